@@ -1,0 +1,104 @@
+"""The xDSL context adir works in, and a parser that records where each op came from.
+
+Every op parsed from text gets a `loc("file":line:col)` location (unless the text gave one),
+so diagnostics from the verifier and from passes can point at the source, and ops created by
+passes can inherit the location of the op they came from.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from itertools import accumulate
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import UNKNOWN_LOC, FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Dialect, Operation
+from xdsl.parser import Parser
+
+
+def _builtin() -> Dialect:
+    from xdsl.dialects.builtin import Builtin
+
+    return Builtin
+
+
+def _func() -> Dialect:
+    from xdsl.dialects.func import Func
+
+    return Func
+
+
+def _arith() -> Dialect:
+    from xdsl.dialects.arith import Arith
+
+    return Arith
+
+
+def _memref() -> Dialect:
+    from xdsl.dialects.memref import MemRef
+
+    return MemRef
+
+
+def _test() -> Dialect:
+    from xdsl.dialects.test import Test
+
+    return Test
+
+
+def _adir() -> Dialect:
+    from adir.dialects.tensor import Adir
+
+    return Adir
+
+
+DIALECTS = {
+    "builtin": _builtin,
+    "func": _func,
+    "arith": _arith,
+    "memref": _memref,
+    "test": _test,
+    "adir": _adir,
+}
+
+
+def register_dialects(ctx: Context) -> None:
+    """Register (lazily) the dialects adir uses, and no others."""
+    for name, factory in DIALECTS.items():
+        ctx.register_dialect(name, factory)
+
+
+def adir_context() -> Context:
+    ctx = Context()
+    register_dialects(ctx)
+    return ctx
+
+
+class LocatedParser(Parser):
+    """A parser that gives every op the `file:line:col` of its first token."""
+
+    def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
+        super().__init__(ctx, text, name)
+        self._file = StringAttr(name)
+        self._line_offset = line_offset
+        # Start offset of every line, so an op's line is a binary search, not a scan.
+        self._line_starts = [0, *accumulate(len(line) + 1 for line in text.split("\n"))]
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span.start
+        op = super().parse_operation()
+        if op.location == UNKNOWN_LOC:
+            line = bisect_right(self._line_starts, start)
+            column = start - self._line_starts[line - 1] + 1
+            op.location = FileLineColLoc(
+                self._file, IntAttr(line + self._line_offset), IntAttr(column)
+            )
+        return op
+
+
+def parse_module(
+    text: str, name: str = "<stdin>", ctx: Context | None = None, line_offset: int = 0
+) -> ModuleOp:
+    """Parse adir IR (not verified: call `module.verify()`)."""
+    parser = LocatedParser(ctx or adir_context(), text, name, line_offset)
+    return parser.parse_module()

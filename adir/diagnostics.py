@@ -1,0 +1,15 @@
+"""Errors that point at an op, so the driver can print them at the op's source location."""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import PassFailedException
+
+
+class OpError(PassFailedException):
+    """A pass failed because of one op; printed as `file:line:col: error: message`."""
+
+    def __init__(self, op: Operation, message: str):
+        super().__init__(message)
+        self.op = op
+        self.message = message

@@ -1,0 +1,1 @@
+"""The IR: the `adir` tensor dialect (and, later, the kernel-level buffer dialect)."""

@@ -1,0 +1,26 @@
+"""The `adir` tensor dialect: value semantics on builtin `tensor<...xf32>`.
+
+One file per op family; the interpreter (`adir/interpreter/<family>.py`), the VJP rules and the
+C kernels use the same family names. To add an op, define it in its family file and list it in
+that file's `*_OPS` list; `docs/extending.md` walks through it.
+"""
+
+from xdsl.ir import Dialect
+
+from adir.dialects.tensor.activations import ACTIVATIONS_OPS
+from adir.dialects.tensor.elementwise import ELEMENTWISE_OPS
+from adir.dialects.tensor.losses import LOSSES_OPS
+from adir.dialects.tensor.matmul_and_shape import MATMUL_AND_SHAPE_OPS
+from adir.dialects.tensor.params import INITIALIZERS, PARAM_OPS
+from adir.dialects.tensor.reductions import REDUCTIONS_OPS
+
+ADIR_OPS = [
+    *PARAM_OPS,
+    *ELEMENTWISE_OPS,
+    *MATMUL_AND_SHAPE_OPS,
+    *REDUCTIONS_OPS,
+    *ACTIVATIONS_OPS,
+    *LOSSES_OPS,
+]
+
+Adir = Dialect("adir", ADIR_OPS, [*INITIALIZERS])

@@ -1,0 +1,3 @@
+"""The activations family (to be filled in)."""
+
+ACTIVATIONS_OPS: list[type] = []

@@ -1,0 +1,3 @@
+"""The losses family (to be filled in)."""
+
+LOSSES_OPS: list[type] = []

@@ -1,0 +1,386 @@
+"""Module-level parameters, their initializers, and the ops that read and write them.
+
+    adir.param @w1 : tensor<32x784xf32> = #adir.kaiming_uniform<a = 2.23606798, seed = 1>
+    adir.param @b1 : tensor<32xf32> = dense<0.0> : tensor<32xf32>
+
+    %w = adir.load @w1 : tensor<32x784xf32>
+    adir.store %w_new, @w1 : tensor<32x784xf32>
+
+A parameter is a symbol of the module, so a training step is a plain function that loads,
+computes and stores. An initializer is an attribute whose numbers are drawn by adir's own
+counter-based generator (`adir.interpreter.prng`), which the C backend implements identically:
+the same seed gives the same bits in numpy and in C. Its parameters print as `key = value`;
+the ones equal to their default are left out, except `seed`, which always prints.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import ClassVar, Self
+
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatData,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    MemoryReadEffect,
+    MemoryWriteEffect,
+    SymbolOpInterface,
+    SymbolTable,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from adir.dialects.tensor.base import TensorOp
+from adir.dialects.tensor.shapes import FloatTensor, is_compatible
+
+
+class InitializerAttr(ParametrizedAttribute):
+    """Base of the initializer attributes: `#adir.<kind><key = value, ...>`.
+
+    Subclasses declare their parameters as `IntAttr` / `FloatData` / `StringAttr` fields and
+    their defaults in `DEFAULTS`; parsing and printing are shared.
+    """
+
+    DEFAULTS: ClassVar[dict[str, int | float | str]] = {}
+
+    @classmethod
+    def param_kinds(cls) -> dict[str, type[Attribute]]:
+        """Parameter name -> its attribute class (IntAttr, FloatData or StringAttr)."""
+        return {
+            name: param.constr.attr  # type: ignore[attr-defined]
+            for name, param in cls.get_irdl_definition().parameters
+        }
+
+    def get(self, key: str) -> int | float | str:
+        return getattr(self, key).data
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        kinds = cls.param_kinds()
+        given: dict[str, int | float | str] = {}
+        if parser.parse_optional_punctuation("<") is not None:
+            while parser.parse_optional_punctuation(">") is None:
+                if given:
+                    parser.parse_punctuation(",")
+                pos = parser.pos
+                key = parser.parse_identifier()
+                if key not in kinds:
+                    parser.raise_error(
+                        f"{cls.name}: unknown parameter '{key}', expected one of "
+                        + ", ".join(kinds),
+                        pos,
+                        parser.pos,
+                    )
+                parser.parse_punctuation("=")
+                if kinds[key] is StringAttr:
+                    given[key] = parser.parse_identifier()
+                elif kinds[key] is IntAttr:
+                    given[key] = parser.parse_integer(allow_negative=False)
+                else:
+                    given[key] = float(parser.parse_number())
+        values: list[Attribute] = []
+        for key, kind in kinds.items():
+            value = given.get(key, cls.DEFAULTS.get(key))
+            if value is None:
+                parser.raise_error(f"{cls.name}: missing parameter '{key}'")
+            values.append(kind(value))
+        return values
+
+    def print_parameters(self, printer: Printer) -> None:
+        shown = [
+            f"{key} = {_format(self.get(key))}"
+            for key in self.param_kinds()
+            if key == "seed" or self.get(key) != self.DEFAULTS.get(key)
+        ]
+        if shown:
+            printer.print_string("<" + ", ".join(shown) + ">")
+
+
+def _format(value: int | float | str) -> str:
+    if isinstance(value, float):
+        return repr(value)  # the shortest text that parses back to the same double
+    return str(value)
+
+
+def _seed_ok(attr: InitializerAttr) -> None:
+    seed = attr.get("seed")
+    if not 0 <= int(seed) < 2**64:
+        raise VerifyException(f"{attr.name}: seed {seed} must be in [0, 2^64)")
+
+
+@irdl_attr_definition
+class ZerosInit(InitializerAttr):
+    """All zeros."""
+
+    name = "adir.zeros"
+
+
+@irdl_attr_definition
+class ConstantInit(InitializerAttr):
+    """Every element `value`."""
+
+    name = "adir.constant"
+    value: FloatData
+
+
+@irdl_attr_definition
+class UniformInit(InitializerAttr):
+    """Uniform on [low, high) (`torch.nn.init.uniform_`)."""
+
+    name = "adir.uniform"
+    low: FloatData
+    high: FloatData
+    seed: IntAttr
+    DEFAULTS: ClassVar[dict[str, int | float | str]] = {"low": 0.0, "high": 1.0, "seed": 0}
+
+    def verify(self) -> None:
+        _seed_ok(self)
+        if not self.low.data < self.high.data:
+            raise VerifyException(
+                f"{self.name}: low {self.low.data} must be less than high {self.high.data}"
+            )
+
+
+@irdl_attr_definition
+class NormalInit(InitializerAttr):
+    """Normal with the given mean and std (`torch.nn.init.normal_`)."""
+
+    name = "adir.normal"
+    mean: FloatData
+    std: FloatData
+    seed: IntAttr
+    DEFAULTS: ClassVar[dict[str, int | float | str]] = {"mean": 0.0, "std": 1.0, "seed": 0}
+
+    def verify(self) -> None:
+        _seed_ok(self)
+        if not self.std.data >= 0:
+            raise VerifyException(f"{self.name}: std {self.std.data} must not be negative")
+
+
+FAN_MODES = ("fan_in", "fan_out")
+
+
+@irdl_attr_definition
+class KaimingUniformInit(InitializerAttr):
+    """`torch.nn.init.kaiming_uniform_(w, a, mode, nonlinearity='leaky_relu')`:
+    U(-b, b) with b = sqrt(2 / (1 + a^2)) * sqrt(3 / fan). `a = sqrt(5)` is what
+    `nn.Linear` and `nn.Conv2d` use for their weights."""
+
+    name = "adir.kaiming_uniform"
+    a: FloatData
+    mode: StringAttr
+    seed: IntAttr
+    DEFAULTS: ClassVar[dict[str, int | float | str]] = {"a": 0.0, "mode": "fan_in", "seed": 0}
+
+    def verify(self) -> None:
+        _seed_ok(self)
+        if self.mode.data not in FAN_MODES:
+            raise VerifyException(
+                f"{self.name}: mode '{self.mode.data}' must be fan_in or fan_out"
+            )
+
+    def bound(self, shape: Sequence[int]) -> float:
+        fan_in, fan_out = fans(shape)
+        fan = fan_in if self.mode.data == "fan_in" else fan_out
+        gain = math.sqrt(2.0 / (1.0 + self.a.data**2))
+        return gain * math.sqrt(3.0 / fan)
+
+
+@irdl_attr_definition
+class XavierUniformInit(InitializerAttr):
+    """`torch.nn.init.xavier_uniform_(w, gain)`: U(-b, b) with
+    b = gain * sqrt(6 / (fan_in + fan_out))."""
+
+    name = "adir.xavier_uniform"
+    gain: FloatData
+    seed: IntAttr
+    DEFAULTS: ClassVar[dict[str, int | float | str]] = {"gain": 1.0, "seed": 0}
+
+    def verify(self) -> None:
+        _seed_ok(self)
+
+    def bound(self, shape: Sequence[int]) -> float:
+        fan_in, fan_out = fans(shape)
+        return self.gain.data * math.sqrt(6.0 / (fan_in + fan_out))
+
+
+def fans(shape: Sequence[int]) -> tuple[int, int]:
+    """(fan_in, fan_out) as `torch.nn.init._calculate_fan_in_and_fan_out` computes them for a
+    weight laid out [out, in, *kernel]."""
+    if len(shape) < 2:
+        raise VerifyException(
+            f"fan in and fan out need a tensor of rank 2 or more, got shape {list(shape)}"
+        )
+    receptive = math.prod(shape[2:])
+    return shape[1] * receptive, shape[0] * receptive
+
+
+INITIALIZERS = [
+    ZerosInit,
+    ConstantInit,
+    UniformInit,
+    NormalInit,
+    KaimingUniformInit,
+    XavierUniformInit,
+]
+
+
+@irdl_op_definition
+class ParamOp(IRDLOperation):
+    """A module-level tensor, persistent across calls: a weight, or optimizer state."""
+
+    name = "adir.param"
+    sym_name = prop_def(StringAttr)
+    type = prop_def(TensorType)
+    initial_value = prop_def(Attribute)
+    traits = traits_def(SymbolOpInterface(), HasParent(ModuleOp))
+
+    def __init__(self, name: str, type: TensorType, initial_value: Attribute):
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "type": type,
+                "initial_value": initial_value,
+            }
+        )
+
+    def verify_(self) -> None:
+        name = f"adir.param @{self.sym_name.data}"
+        if not self.type.has_static_shape():
+            raise VerifyException(f"{name}: the type {self.type} must have a static shape")
+        init = self.initial_value
+        if isinstance(init, DenseIntOrFPElementsAttr):
+            if init.type != self.type:
+                raise VerifyException(
+                    f"{name}: initial data of type {init.type} does not match the type {self.type}"
+                )
+        elif isinstance(init, KaimingUniformInit | XavierUniformInit):
+            if self.type.get_num_dims() < 2:
+                raise VerifyException(
+                    f"{name}: {init.name} needs a tensor of rank 2 or more, got {self.type}"
+                )
+        elif not isinstance(init, InitializerAttr):
+            raise VerifyException(
+                f"{name}: the initial value must be dense data or an initializer "
+                f"(#adir.zeros, #adir.uniform<...>, ...), got {init}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        name = parser.parse_symbol_name()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        type = parser.parse_type()
+        if not isinstance(type, TensorType):
+            parser.raise_error(f"adir.param: expected a ranked tensor type, got {type}", pos)
+        parser.parse_punctuation("=")
+        initial_value = parser.parse_attribute()
+        attributes = parser.parse_optional_attr_dict()
+        op = cls(name.data, type, initial_value)
+        op.attributes.update(attributes)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" : ")
+        printer.print_attribute(self.type)
+        printer.print_string(" = ")
+        printer.print_attribute(self.initial_value)
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+
+
+def lookup_param(op: Operation, symbol: SymbolRefAttr) -> ParamOp:
+    """The `adir.param` that `op` names, or a VerifyException saying why there is none."""
+    found = SymbolTable.lookup_symbol(op, symbol)
+    if not isinstance(found, ParamOp):
+        what = "no symbol" if found is None else f"'{found.name}', not an adir.param,"
+        raise VerifyException(f"{op.name}: {what} named @{symbol.root_reference.data}")
+    return found
+
+
+@irdl_op_definition
+class LoadOp(TensorOp):
+    """Read a parameter's current value."""
+
+    name = "adir.load"
+    param = prop_def(SymbolRefAttr)
+    result = result_def(FloatTensor)
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(self, param: ParamOp | str):
+        name = param if isinstance(param, str) else param.sym_name.data
+        result_types = None if isinstance(param, str) else [param.type]
+        super().__init__([], {"param": SymbolRefAttr(name)}, result_types)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        return [lookup_param(self, self.param).type]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        param = parser.parse_symbol_name()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        result_type = parser.parse_type()
+        return cls.create(
+            properties={"param": SymbolRefAttr(param)},
+            attributes=attributes,
+            result_types=[result_type],
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.param.root_reference.data)
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """Overwrite a parameter with a new value (semantically; bufferization makes it in place)."""
+
+    name = "adir.store"
+    value = operand_def(FloatTensor)
+    param = prop_def(SymbolRefAttr)
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = "$value `,` $param attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue, param: ParamOp | str):
+        name = param if isinstance(param, str) else param.sym_name.data
+        super().__init__(operands=[value], properties={"param": SymbolRefAttr(name)})
+
+    def verify_(self) -> None:
+        declared = lookup_param(self, self.param).type
+        if not is_compatible(self.value.type, declared):
+            raise VerifyException(
+                f"{self.name}: value of type {self.value.type} does not match "
+                f"@{self.param.root_reference.data} of type {declared}"
+            )
+
+
+PARAM_OPS = [ParamOp, LoadOp, StoreOp]
+

@@ -1,0 +1,3 @@
+"""The reductions family (to be filled in)."""
+
+REDUCTIONS_OPS: list[type] = []

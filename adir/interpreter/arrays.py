@@ -1,0 +1,55 @@
+"""Conversions between builtin tensor types, dense attributes and numpy arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    TensorType,
+    UnrankedTensorType,
+)
+from xdsl.ir import Attribute
+
+
+def to_numpy_dtype(type_: Attribute, float_dtype: np.dtype) -> np.dtype:
+    """The numpy dtype a value of this tensor type is held in by the interpreter."""
+    elem = type_.element_type if isinstance(type_, TensorType | UnrankedTensorType) else type_
+    if isinstance(elem, Float32Type | Float64Type):
+        return float_dtype
+    if isinstance(elem, IntegerType):
+        width = elem.width.data
+        if width == 1:
+            return np.dtype(np.bool_)
+        return np.dtype({8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[width])
+    raise TypeError(f"the interpreter has no numpy type for {type_}")
+
+
+def dense_to_numpy(attr: DenseIntOrFPElementsAttr, float_dtype: np.dtype) -> np.ndarray:
+    """The values of a dense attribute (splat or not) as an array of the attribute's shape."""
+    shape = tuple(attr.get_shape())
+    elem = attr.get_element_type()
+    if isinstance(elem, Float32Type | Float64Type) or (
+        isinstance(elem, IntegerType) and elem.width.data in (8, 16, 32, 64)
+    ):
+        # Zero-copy view of the attribute's little-endian storage.
+        storage = np.dtype(f"<{'f' if isinstance(elem, Float32Type | Float64Type) else 'i'}"
+                           f"{_byte_width(elem)}")
+        values = np.frombuffer(attr.data.data, dtype=storage)
+    else:
+        values = np.asarray(attr.get_values())
+    values = values.astype(to_numpy_dtype(attr.type, float_dtype))
+    if values.size == 1 and np.prod(shape, dtype=np.int64) != 1:
+        return np.full(shape, values.reshape(()), dtype=values.dtype)
+    return values.reshape(shape)
+
+
+def _byte_width(elem: Attribute) -> int:
+    if isinstance(elem, Float32Type):
+        return 4
+    if isinstance(elem, Float64Type):
+        return 8
+    assert isinstance(elem, IntegerType)
+    return elem.width.data // 8

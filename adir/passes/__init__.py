@@ -1,0 +1,44 @@
+"""adir's passes, one per file; each usable alone through `-p` pipelines.
+
+`ADIR_PASSES` maps a pass name to a factory that imports it lazily, so the driver starts fast.
+To add a pass: write `adir/passes/<name>.py` with a frozen-dataclass `ModulePass`, add its
+entry here, and a lit folder `test/filecheck/<name>/`.
+"""
+
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass
+
+
+def _infer_shapes() -> type[ModulePass]:
+    from adir.passes.infer_shapes import InferShapesPass
+
+    return InferShapesPass
+
+
+def _canonicalize() -> type[ModulePass]:
+    from xdsl.transforms.canonicalize import CanonicalizePass
+
+    return CanonicalizePass
+
+
+def _cse() -> type[ModulePass]:
+    from xdsl.transforms.common_subexpression_elimination import (
+        CommonSubexpressionElimination,
+    )
+
+    return CommonSubexpressionElimination
+
+
+def _dce() -> type[ModulePass]:
+    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+    return DeadCodeElimination
+
+
+ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "infer-shapes": _infer_shapes,
+    "canonicalize": _canonicalize,
+    "cse": _cse,
+    "dce": _dce,
+}

@@ -1,0 +1,238 @@
+"""`adir-opt`: xDSL's opt driver with adir's dialects, passes and pipeline shortcuts.
+
+    adir-opt model.mlir -p 'infer-shapes'                   any pipeline, xDSL syntax
+    adir-opt --autodiff --plan-memory model.mlir            shortcuts, canonical order
+
+Every xDSL flag keeps working (`-p`, `--split-input-file`, `--verify-diagnostics`,
+`--print-op-generic`, `-t`, `-o`, ...). What this driver adds:
+
+- Shortcut flags expand to passes in one fixed order, whatever order they are given in, after
+  which `-p` runs (`SHORTCUTS` below). A shortcut whose pass does not exist yet is an error.
+- Errors are diagnostics, `file:line:col: error: message` with the source line and a caret, and
+  exit code 1; the traceback only with `--debug`.
+- `-o` is written to a temporary file renamed on success: a failed run leaves the previous
+  output untouched and no partial file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+import tempfile
+import traceback
+from collections.abc import Sequence
+from io import BytesIO
+from typing import IO, NoReturn
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.arg_spec import ArgSpecParseError
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from adir.context import DIALECTS, LocatedParser
+from adir.passes import ADIR_PASSES
+from adir.tools.diagnostics import (
+    DiagnosticError,
+    first_line,
+    format_parse_error,
+    locate_failure,
+    pipeline_error,
+)
+
+# (flag attribute, pass spec) in the order the passes run. `--plan-memory` needs buffers, so it
+# brings `bufferize`; every shortcut brings `infer-shapes` first.
+SHORTCUT_ORDER = ["infer-shapes", "autodiff", "insert-optimizer", "bufferize", "plan-memory"]
+
+
+class AdirOptMain(xDSLOptMain):
+    version_format = "adir-opt (adir 0.1.0, xdsl {xdsl_version})"
+
+    def register_all_dialects(self) -> None:
+        for name, factory in DIALECTS.items():
+            self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self) -> None:
+        for name, factory in ADIR_PASSES.items():
+            self.register_pass(name, factory)
+
+    def register_all_targets(self) -> None:
+        from xdsl.targets.mlir import MLIRTarget
+
+        self.available_targets["mlir"] = lambda: MLIRTarget
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        # A bad command line is exit code 1 like every other error, not argparse's 2.
+        arg_parser.error = _command_line_error  # type: ignore[method-assign]
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--debug", action="store_true", help="show Python tracebacks on errors"
+        )
+        group = arg_parser.add_argument_group(
+            "pipeline shortcuts (run in this order, before any -p pipeline)"
+        )
+        group.add_argument(
+            "--infer-shapes", action="store_true", help="fill in unknown result shapes"
+        )
+        group.add_argument(
+            "--autodiff", action="store_true", help="derive the gradient function"
+        )
+        group.add_argument(
+            "--optimizer",
+            choices=["sgd", "adam", "adamw"],
+            help="insert this optimizer and produce the training step",
+        )
+        group.add_argument("--lr", type=float, help="learning rate for --optimizer")
+        group.add_argument(
+            "--bufferize", action="store_true", help="lower to destination-passing buffers"
+        )
+        group.add_argument(
+            "--plan-memory",
+            action="store_true",
+            help="place every buffer in one static arena (implies --bufferize)",
+        )
+
+    def shortcut_passes(self) -> list[str]:
+        """The pass specs the shortcut flags ask for, in the canonical order."""
+        args = self.args
+        wanted: dict[str, str] = {}
+        if args.optimizer is not None:
+            lr = "" if args.lr is None else f" lr={args.lr!r}"
+            wanted["insert-optimizer"] = f"insert-optimizer{{kind={args.optimizer}{lr}}}"
+        elif args.lr is not None:
+            raise DiagnosticError("adir-opt", "--lr needs --optimizer")
+        for name, given in [
+            ("autodiff", args.autodiff),
+            ("bufferize", args.bufferize or args.plan_memory),
+            ("plan-memory", args.plan_memory),
+        ]:
+            if given:
+                wanted[name] = name
+        if wanted or args.infer_shapes:
+            wanted["infer-shapes"] = "infer-shapes"
+        for name in wanted:
+            if name not in self.available_passes:
+                raise DiagnosticError(
+                    "adir-opt", f"--{name}: the '{name}' pass is not implemented yet"
+                )
+        return [wanted[name] for name in SHORTCUT_ORDER if name in wanted]
+
+    def setup_pipeline(self) -> None:
+        specs = self.shortcut_passes()
+        if self.args.passes:
+            specs.append(self.args.passes)
+        self.args.passes = ",".join(specs)
+        try:
+            super().setup_pipeline()
+        except (ValueError, ArgSpecParseError) as error:
+            raise pipeline_error(self.args.passes, error, self.available_passes) from error
+
+    def parse_chunk(
+        self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
+    ) -> ModuleOp | None:
+        data = chunk.read()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data.count(b"\n", 0, error.start) + 1 + start_offset
+            column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+            raise DiagnosticError(
+                f"{self.get_input_name()}:{line}:{column}",
+                f"the input is not valid UTF-8 (byte 0x{data[error.start]:02x})",
+            ) from error
+        parser = LocatedParser(self.ctx, text, self.get_input_name(), start_offset)
+        return parser.parse_module(not self.args.no_implicit_module)
+
+    def run(self) -> None:
+        """Parse, run the pipeline and print each chunk; write the output only on success."""
+        chunks, _ = self.prepare_input()
+        source_lines = b"".join(chunk.getvalue() for chunk, _ in chunks).decode(
+            "utf-8", "replace"
+        ).split("\n")
+        outputs: list[str] = []
+        for index, (chunk, offset) in enumerate(chunks):
+            if index > 0:
+                outputs.append("// -----\n")
+            module: ModuleOp | None = None
+            try:
+                module = self.parse_chunk(chunk, "mlir", offset)
+                if module is not None:
+                    self.apply_passes(module)
+                    outputs.append(self.output_resulting_program(module))
+            except ParseError as error:
+                error.span = dataclasses.replace(error.span, line_offset=offset)
+                if not self.args.parsing_diagnostics:
+                    raise format_parse_error(error) from error
+                print(format_parse_error(error))
+            except DiagnosticException as error:
+                located = locate_failure(error, module, self.get_input_name(), source_lines)
+                if not self.args.verify_diagnostics:
+                    raise located from error
+                print(located)
+            finally:
+                chunk.close()
+        write_output(self.args.output_file, "".join(outputs))
+
+    def prepare_input(self) -> tuple[list[tuple[BytesIO, int]], str]:  # type: ignore[override]
+        try:
+            chunks, extension = super().prepare_input()
+        except OSError as error:
+            name = self.args.input_file
+            raise DiagnosticError(name, f"cannot read the input: {error.strerror}") from error
+        except ValueError as error:  # an unknown file extension
+            raise DiagnosticError(self.get_input_name(), str(error)) from error
+        # Read now, so a missing or unreadable file is reported before anything runs.
+        return [(BytesIO(chunk.read()), offset) for chunk, offset in chunks], extension
+
+
+def write_output(path: str | None, text: str) -> None:
+    """Write to stdout, or atomically replace `path` (never a half-written file)."""
+    if path is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, temporary = tempfile.mkstemp(dir=directory, prefix=".adir-opt-", suffix=".tmp")
+    except OSError as error:
+        raise DiagnosticError(path, f"cannot write the output: {error.strerror}") from error
+    try:
+        with os.fdopen(fd, "w") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _command_line_error(message: str) -> NoReturn:
+    raise DiagnosticError("adir-opt", message)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    try:
+        AdirOptMain(description="adir's modular optimizer driver", args=args).run()
+    except DiagnosticError as error:
+        if debug:
+            traceback.print_exc()
+        print(error, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # a bug in adir, not in the input
+        if debug:
+            traceback.print_exc()
+        print(
+            f"adir-opt: internal error: {type(error).__name__}: {first_line(error)} "
+            "(a bug in adir; --debug shows the traceback)",
+            file=sys.stderr,
+        )
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

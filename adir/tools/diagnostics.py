@@ -1,0 +1,139 @@
+"""How the command-line tools report errors: `file:line:col: error: message`, then the source
+line and a caret under the column, as C compilers do. Exit code 1 is the caller's job."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import fields
+
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import ArgSpecParseError, parse_pipeline
+from xdsl.utils.exceptions import ParseError
+
+from adir.diagnostics import OpError
+
+
+class DiagnosticError(Exception):
+    """An error in what the user gave, with where it is."""
+
+    def __init__(self, location: str, message: str, context: Sequence[str] = ()):
+        super().__init__(message)
+        self.location = location
+        self.message = message
+        self.context = list(context)
+
+    def __str__(self) -> str:
+        return "\n".join([f"{self.location}: error: {self.message}", *self.context])
+
+
+def caret_lines(line_text: str, column: int, length: int = 1) -> list[str]:
+    """The source line and a caret under `column` (1-based)."""
+    marker = " " * (column - 1) + "^" + "~" * max(0, length - 1)
+    return [line_text.rstrip("\r\n"), marker]
+
+
+def format_parse_error(error: ParseError) -> DiagnosticError:
+    span = error.span
+    where = span.get_location()
+    start_of_line = span.input.get_start_of_line(span.start)
+    end_of_line = span.input.get_end_of_line(span.start)
+    line_text = span.input.content[start_of_line:end_of_line]
+    if isinstance(line_text, bytes):
+        line_text = line_text.decode("utf-8", "replace")
+    length = max(1, min(span.end, end_of_line) - span.start)
+    message = error.msg.strip().splitlines()[0] if error.msg.strip() else "parse error"
+    return DiagnosticError(
+        f"{where.file}:{where.line}:{where.col}", message, caret_lines(line_text, where.col, length)
+    )
+
+
+def op_location(op: Operation, fallback: str, source_lines: Sequence[str]) -> tuple[str, list[str]]:
+    """`file:line:col` of an op and its caret lines, from the location the parser gave it."""
+    location = op.location
+    if isinstance(location, FileLineColLoc):
+        line, column = location.line.data, location.column.data
+        context = []
+        if location.filename.data == fallback and 0 < line <= len(source_lines):
+            context = caret_lines(source_lines[line - 1], column)
+        return f"{location.filename.data}:{line}:{column}", context
+    return fallback, []
+
+
+def first_line(error: BaseException) -> str:
+    """The message of an error on one line (xDSL continues some messages after a colon)."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(error).__name__
+    message = lines[0]
+    for line in lines[1:]:
+        if not message.endswith(":"):
+            break
+        message = f"{message} {line}"
+    return message
+
+
+def failing_op(module: ModuleOp) -> tuple[Operation, Exception] | None:
+    """The first op (in program order) whose own verifier fails, and its error."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except Exception as error:  # the verifier of an op may raise more than VerifyException
+            return op, error
+    return None
+
+
+def locate_failure(
+    error: Exception, module: ModuleOp | None, input_name: str, source_lines: Sequence[str]
+) -> DiagnosticError:
+    """Turn a verifier or pass failure into a diagnostic at the op it concerns."""
+    op: Operation | None = None
+    message = first_line(error)
+    if isinstance(error, OpError):
+        op, message = error.op, error.message
+    elif module is not None and (found := failing_op(module)) is not None:
+        op, cause = found
+        message = first_line(cause)
+    if op is None:
+        return DiagnosticError(input_name, message)
+    if not message.startswith(op.name):
+        message = f"{op.name}: {message}"
+    location, context = op_location(op, input_name, source_lines)
+    return DiagnosticError(location, message, context)
+
+
+def pipeline_error(
+    spec: str, error: BaseException, passes: Mapping[str, Callable[[], type[ModulePass]]]
+) -> DiagnosticError:
+    """A bad `-p` pipeline, located at the pass it concerns within the pipeline text."""
+    if isinstance(error, ArgSpecParseError):
+        # xDSL's text is "...:\npass-pipeline:1:COL\n<spec>\n<caret>\n<message>".
+        lines = str(error).strip().splitlines()
+        column = int(lines[1].rsplit(":", 1)[1]) if len(lines) > 1 else 1
+        message = lines[-1].strip() if len(lines) > 4 else first_line(error)
+        return _at_pipeline(spec, column, f"malformed pass pipeline: {message}")
+    position = 0
+    for arg_spec in parse_pipeline(spec):
+        column = spec.find(arg_spec.name, position) + 1
+        position = max(column, position)
+        if arg_spec.name not in passes:
+            return _at_pipeline(
+                spec,
+                column,
+                f"unknown pass '{arg_spec.name}' (available: {', '.join(sorted(passes))})",
+            )
+        options = [f.name for f in fields(passes[arg_spec.name]())]
+        for key in arg_spec.normalize_parameter_names().parameters:
+            if key not in options:
+                takes = ", ".join(options) if options else "none"
+                return _at_pipeline(
+                    spec,
+                    column,
+                    f"pass '{arg_spec.name}' has no option '{key}' (its options: {takes})",
+                )
+    return _at_pipeline(spec, 1, f"bad pass pipeline: {first_line(error)}")
+
+
+def _at_pipeline(spec: str, column: int, message: str) -> DiagnosticError:
+    return DiagnosticError(f"<pass-pipeline>:1:{column}", message, caret_lines(spec, column))

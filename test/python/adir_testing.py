@@ -1,0 +1,31 @@
+"""Helpers shared by the pytest suite: parse and run small IR functions, compare with PyTorch."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from adir.context import parse_module
+from adir.interpreter import Session
+
+
+def interpret(ir: str, func: str, *args: np.ndarray, float_dtype=np.float32) -> tuple:
+    """Parse and verify `ir`, then call `@func` on `args` in the interpreter."""
+    module = parse_module(ir, "test.mlir")
+    module.verify()
+    return Session(module, float_dtype).call(func, *args)
+
+
+def tensor_type(shape: tuple[int, ...], elem: str = "f32") -> str:
+    return f"tensor<{'x'.join(map(str, shape))}{'x' if shape else ''}{elem}>"
+
+
+def to_torch(array: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(np.ascontiguousarray(array))
+
+
+def assert_close(actual: np.ndarray, expected: torch.Tensor | np.ndarray, rtol: float, atol: float):
+    """Equal shape, dtype kind and values; nan where the reference has nan."""
+    expected = expected.detach().numpy() if isinstance(expected, torch.Tensor) else expected
+    assert actual.shape == expected.shape, f"shape {actual.shape} != {expected.shape}"
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Set up the environment (once) and run every test: the lit/FileCheck suite, then pytest.
+# Usage: bash tools/test.sh [extra pytest arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup.sh
+.venv/bin/lit -sv test
+.venv/bin/python -m pytest "$@"
