@@ -18,6 +18,8 @@ config.maxIndividualTestTime = 60
 bin_dir = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([bin_dir, config.environment.get("PATH", "")])
 
+config.substitutions.append(("%python", sys.executable))
+
 # Round trips: custom form -> generic form -> custom form must print the same IR.
 config.substitutions.append(
     (

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
-import tempfile
 import traceback
 from collections.abc import Sequence
 from io import BytesIO
@@ -40,6 +38,7 @@ from adir.tools.diagnostics import (
     locate_failure,
     pipeline_error,
 )
+from adir.tools.files import decode, write_atomically
 
 # (flag attribute, pass spec) in the order the passes run. `--plan-memory` needs buffers, so it
 # brings `bufferize`; every shortcut brings `infer-shapes` first.
@@ -131,16 +130,7 @@ class AdirOptMain(xDSLOptMain):
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
-        data = chunk.read()
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            line = data.count(b"\n", 0, error.start) + 1 + start_offset
-            column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
-            raise DiagnosticError(
-                f"{self.get_input_name()}:{line}:{column}",
-                f"the input is not valid UTF-8 (byte 0x{data[error.start]:02x})",
-            ) from error
+        text = decode(chunk.read(), self.get_input_name(), start_offset)
         parser = LocatedParser(self.ctx, text, self.get_input_name(), start_offset)
         return parser.parse_module(not self.args.no_implicit_module)
 
@@ -172,7 +162,11 @@ class AdirOptMain(xDSLOptMain):
                 print(located)
             finally:
                 chunk.close()
-        write_output(self.args.output_file, "".join(outputs))
+        text = "".join(outputs)
+        if self.args.output_file is None:
+            sys.stdout.write(text)
+        else:
+            write_atomically(self.args.output_file, text)
 
     def prepare_input(self) -> tuple[list[tuple[BytesIO, int]], str]:  # type: ignore[override]
         try:
@@ -184,26 +178,6 @@ class AdirOptMain(xDSLOptMain):
             raise DiagnosticError(self.get_input_name(), str(error)) from error
         # Read now, so a missing or unreadable file is reported before anything runs.
         return [(BytesIO(chunk.read()), offset) for chunk, offset in chunks], extension
-
-
-def write_output(path: str | None, text: str) -> None:
-    """Write to stdout, or atomically replace `path` (never a half-written file)."""
-    if path is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, temporary = tempfile.mkstemp(dir=directory, prefix=".adir-opt-", suffix=".tmp")
-    except OSError as error:
-        raise DiagnosticError(path, f"cannot write the output: {error.strerror}") from error
-    try:
-        with os.fdopen(fd, "w") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
 
 
 def _command_line_error(message: str) -> NoReturn:

@@ -3,6 +3,7 @@ line and a caret under the column, as C compilers do. Exit code 1 is the caller'
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 
@@ -42,11 +43,20 @@ def format_parse_error(error: ParseError) -> DiagnosticError:
     line_text = span.input.content[start_of_line:end_of_line]
     if isinstance(line_text, bytes):
         line_text = line_text.decode("utf-8", "replace")
-    length = max(1, min(span.end, end_of_line) - span.start)
+    column, length = where.col, max(1, min(span.end, end_of_line) - span.start)
     message = error.msg.strip().splitlines()[0] if error.msg.strip() else "parse error"
+    if match := _UNREGISTERED.fullmatch(message):
+        # xDSL points after the op name; point at the name itself, and say it plainly.
+        name = match.group(1)
+        message = f"unknown op '{name}' (no registered dialect defines it)"
+        if (index := line_text.find(name)) >= 0:
+            column, length = index + 1, len(name)
     return DiagnosticError(
-        f"{where.file}:{where.line}:{where.col}", message, caret_lines(line_text, where.col, length)
+        f"{where.file}:{where.line}:{column}", message, caret_lines(line_text, column, length)
     )
+
+
+_UNREGISTERED = re.compile(r"Operation (\S+) is not registered")
 
 
 def op_location(op: Operation, fallback: str, source_lines: Sequence[str]) -> tuple[str, list[str]]:

@@ -1,0 +1,170 @@
+"""`adir-run`: call a function of a model in the numpy interpreter and print its results.
+
+    adir-run model.mlir --func loss x.npy labels.npy        one .npy file per argument
+    adir-run model.mlir --func loss --random-inputs 0       seeded random arguments
+    adir-run model.mlir --func train_step --random-inputs 0 --repeat 20
+
+Random arguments: floats are standard normal; integer arguments used as class labels by an
+`adir.nll` or `adir.cross_entropy` are uniform over the class count of that op's input (else
+over `--num-classes`). Parameters start from their initializers and persist across `--repeat`
+calls. `--save out.npz` stores the results and the final parameters (written atomically).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+import traceback
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import BlockArgument
+
+from adir.interpreter import Session
+from adir.tools.diagnostics import DiagnosticError, first_line
+from adir.tools.files import load_module, write_atomically
+
+LABEL_CONSUMERS = ("adir.nll", "adir.cross_entropy")
+
+
+def argument_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="adir-run", description="Run a function of an adir model in the interpreter."
+    )
+    parser.error = _command_line_error  # type: ignore[method-assign]
+    parser.add_argument("input_file", help="the model (.mlir); - for stdin")
+    parser.add_argument("inputs", nargs="*", help="one .npy file per function argument")
+    parser.add_argument("--func", default=None, help="the function to call (default: the only one)")
+    parser.add_argument(
+        "--random-inputs", type=int, metavar="SEED", help="draw the arguments from this seed"
+    )
+    parser.add_argument(
+        "--num-classes", type=int, default=10, help="label range when it cannot be inferred"
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="call the function N times")
+    parser.add_argument(
+        "--float64", action="store_true", help="compute in float64 instead of float32"
+    )
+    parser.add_argument("--save", metavar="NPZ", help="save results and parameters here")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    return parser
+
+
+def select_function(module: ModuleOp, name: str | None) -> FuncOp:
+    functions = [op for op in module.ops if isinstance(op, FuncOp) and op.body.blocks]
+    if name is None:
+        if len(functions) != 1:
+            names = ", ".join(f.sym_name.data for f in functions) or "none"
+            raise DiagnosticError("adir-run", f"choose a function with --func (the model has: {names})")
+        return functions[0]
+    for function in functions:
+        if function.sym_name.data == name:
+            return function
+    names = ", ".join(f.sym_name.data for f in functions) or "none"
+    raise DiagnosticError("adir-run", f"no function @{name} (the model has: {names})")
+
+
+def class_count(argument: BlockArgument, default: int) -> int:
+    """The number of classes of the first loss that reads `argument` as labels."""
+    for use in argument.uses:
+        if use.operation.name in LABEL_CONSUMERS and use.index == 1:
+            logits = use.operation.operands[0].type
+            if isinstance(logits, TensorType) and logits.get_shape()[-1] > 0:
+                return logits.get_shape()[-1]
+    return default
+
+
+def random_arguments(function: FuncOp, seed: int, num_classes: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    arguments = []
+    for argument in function.body.block.args:
+        type_ = argument.type
+        if not isinstance(type_, TensorType) or not type_.has_static_shape():
+            raise DiagnosticError(
+                "adir-run", f"--random-inputs needs static shapes, argument {argument.name_hint or argument.index} is {type_}"
+            )
+        shape = tuple(type_.get_shape())
+        if isinstance(type_.element_type, IntegerType):
+            high = class_count(argument, num_classes)
+            arguments.append(rng.integers(0, high, shape).astype(np.int64))
+        else:
+            arguments.append(rng.standard_normal(shape).astype(np.float32))
+    return arguments
+
+
+def load_arguments(paths: Sequence[str]) -> list[np.ndarray]:
+    arrays = []
+    for path in paths:
+        try:
+            arrays.append(np.load(path, allow_pickle=False))
+        except (OSError, ValueError) as error:
+            raise DiagnosticError(path, f"cannot read a .npy array: {first_line(error)}") from error
+    return arrays
+
+
+def format_result(index: int, value: np.ndarray) -> str:
+    if value.ndim == 0:
+        return f"result #{index}: {value.item():.9g}"
+    with np.printoptions(precision=6, threshold=20, edgeitems=3):
+        return f"result #{index}: shape {tuple(value.shape)} {value.dtype}\n{value}"
+
+
+def run(argv: Sequence[str]) -> None:
+    args = argument_parser().parse_args(argv)
+    module = load_module(args.input_file)
+    function = select_function(module, args.func)
+    name = function.sym_name.data
+    if args.random_inputs is not None:
+        if args.inputs:
+            raise DiagnosticError("adir-run", "give either .npy inputs or --random-inputs")
+        arguments = random_arguments(function, args.random_inputs, args.num_classes)
+    else:
+        arguments = load_arguments(args.inputs)
+    session = Session(module, np.float64 if args.float64 else np.float32)
+    results: tuple[np.ndarray, ...] = ()
+    for step in range(args.repeat):
+        try:
+            results = session.call(name, *arguments)
+        except (TypeError, ValueError) as error:
+            raise DiagnosticError("adir-run", first_line(error)) from error
+        prefix = f"[{step + 1}/{args.repeat}] " if args.repeat > 1 else ""
+        for index, value in enumerate(results):
+            print(prefix + format_result(index, value))
+    if args.save:
+        buffer = io.BytesIO()
+        arrays = {f"result{i}": r for i, r in enumerate(results)}
+        arrays.update({f"param_{k}": v for k, v in session.params.items()})
+        np.savez(buffer, **arrays)
+        write_atomically(args.save, buffer.getvalue())
+
+
+def _command_line_error(message: str):
+    raise DiagnosticError("adir-run", message)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        run(args)
+    except DiagnosticError as error:
+        if "--debug" in args:
+            traceback.print_exc()
+        print(error, file=sys.stderr)
+        return 1
+    except Exception as error:
+        if "--debug" in args:
+            traceback.print_exc()
+        print(
+            f"adir-run: internal error: {type(error).__name__}: {first_line(error)} "
+            "(a bug in adir; --debug shows the traceback)",
+            file=sys.stderr,
+        )
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""Files for the command-line tools: read, decode, parse and verify a model, or a located
+diagnostic; write outputs atomically, so a failed run never leaves a half-written file."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+from adir.context import adir_context, parse_module
+from adir.tools.diagnostics import DiagnosticError, format_parse_error, locate_failure
+
+
+def decode(data: bytes, name: str, line_offset: int = 0) -> str:
+    """The text of a source file, or a diagnostic at its first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1 + line_offset
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise DiagnosticError(
+            f"{name}:{line}:{column}",
+            f"the input is not valid UTF-8 (byte 0x{data[error.start]:02x})",
+        ) from error
+
+
+def read_bytes(path: str | None) -> tuple[bytes, str]:
+    """The bytes of `path` (stdin for None or "-") and the name to report them under."""
+    if path is None or path == "-":
+        return sys.stdin.buffer.read(), "stdin"
+    try:
+        with open(path, "rb") as stream:
+            return stream.read(), path
+    except OSError as error:
+        raise DiagnosticError(path, f"cannot read the input: {error.strerror}") from error
+
+
+def load_module(path: str | None) -> ModuleOp:
+    """Parse and verify a model file; every failure is a located `DiagnosticError`."""
+    data, name = read_bytes(path)
+    text = decode(data, name)
+    try:
+        module = parse_module(text, name, adir_context())
+    except ParseError as error:
+        raise format_parse_error(error) from error
+    try:
+        module.verify()
+    except DiagnosticException as error:
+        raise locate_failure(error, module, name, text.split("\n")) from error
+    return module
+
+
+def write_atomically(path: str, content: str | bytes) -> None:
+    """Replace `path` with `content` via a temporary file in the same directory and a rename:
+    on any failure the previous file is untouched and no partial file is left."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, temporary = tempfile.mkstemp(dir=directory, prefix=".adir-", suffix=".tmp")
+    except OSError as error:
+        raise DiagnosticError(path, f"cannot write the output: {error.strerror}") from error
+    try:
+        with os.fdopen(fd, "wb" if isinstance(content, bytes) else "w") as stream:
+            stream.write(content)
+        os.chmod(temporary, _mode_for(path))
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _mode_for(path: str) -> int:
+    """The permissions a plain `open(path, "w")` would give: the existing file's, or 0666 less
+    the umask (mkstemp's own 0600 would surprise)."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

@@ -1,0 +1,13 @@
+// Unknown passes, unknown options and malformed pipelines are located in the -p text.
+// RUN: not adir-opt %s -p 'infer-shapes{bogus=1}' 2>&1 | filecheck %s --check-prefix=OPTION
+// RUN: not adir-opt %s -p 'cse,frobnicate' 2>&1 | filecheck %s --check-prefix=PASS
+// RUN: not adir-opt %s -p 'infer-shapes{' 2>&1 | filecheck %s --check-prefix=SYNTAX
+
+func.func @f() {
+  func.return
+}
+// OPTION: <pass-pipeline>:1:1: error: pass 'infer-shapes' has no option 'bogus' (its options: none)
+// PASS: <pass-pipeline>:1:5: error: unknown pass 'frobnicate' (available: {{.*}}infer-shapes{{.*}})
+// PASS-NEXT: cse,frobnicate
+// PASS-NEXT: {{^    \^}}
+// SYNTAX: <pass-pipeline>:1:14: error: malformed pass pipeline: Expected argument name here
