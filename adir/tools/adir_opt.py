@@ -74,9 +74,7 @@ class AdirOptMain(xDSLOptMain):
         group.add_argument(
             "--infer-shapes", action="store_true", help="fill in unknown result shapes"
         )
-        group.add_argument(
-            "--autodiff", action="store_true", help="derive the gradient function"
-        )
+        group.add_argument("--autodiff", action="store_true", help="derive the gradient function")
         group.add_argument(
             "--optimizer",
             choices=["sgd", "adam", "adamw"],
@@ -137,9 +135,9 @@ class AdirOptMain(xDSLOptMain):
     def run(self) -> None:
         """Parse, run the pipeline and print each chunk; write the output only on success."""
         chunks, _ = self.prepare_input()
-        source_lines = b"".join(chunk.getvalue() for chunk, _ in chunks).decode(
-            "utf-8", "replace"
-        ).split("\n")
+        source_lines = (
+            b"".join(chunk.getvalue() for chunk, _ in chunks).decode("utf-8", "replace").split("\n")
+        )
         outputs: list[str] = []
         for index, (chunk, offset) in enumerate(chunks):
             if index > 0:
@@ -154,12 +152,12 @@ class AdirOptMain(xDSLOptMain):
                 error.span = dataclasses.replace(error.span, line_offset=offset)
                 if not self.args.parsing_diagnostics:
                     raise format_parse_error(error) from error
-                print(format_parse_error(error))
+                outputs.append(f"{format_parse_error(error)}\n")
             except DiagnosticException as error:
                 located = locate_failure(error, module, self.get_input_name(), source_lines)
                 if not self.args.verify_diagnostics:
                     raise located from error
-                print(located)
+                outputs.append(f"{located}\n")  # in place, so chunks keep their order
             finally:
                 chunk.close()
         text = "".join(outputs)
