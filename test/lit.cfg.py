@@ -4,6 +4,8 @@ Tests call `adir-opt`, `adir-run` and `filecheck` from the Python environment li
 the suite works from a virtualenv that is not activated.
 """
 
+# ruff: noqa: F821  (lit injects `config`)
+
 import os
 import sys
 

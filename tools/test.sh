@@ -3,6 +3,6 @@
 # Usage: bash tools/test.sh [extra pytest arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/setup.sh
+bash tools/setup.sh test
 .venv/bin/lit -sv test
 .venv/bin/python -m pytest "$@"

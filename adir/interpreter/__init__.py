@@ -16,18 +16,19 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
-from xdsl.interpreter import Interpreter, InterpreterFunctions
+from xdsl.interpreter import Interpreter
 from xdsl.interpreters.func import FuncFunctions
 
 from adir.interpreter.activations import ActivationsFunctions
 from adir.interpreter.arrays import to_numpy_dtype
 from adir.interpreter.elementwise import ElementwiseFunctions
+from adir.interpreter.family import FamilyFunctions
 from adir.interpreter.losses import LossesFunctions
 from adir.interpreter.matmul_and_shape import MatmulAndShapeFunctions
 from adir.interpreter.params import ParamFunctions, initial_params
 from adir.interpreter.reductions import ReductionsFunctions
 
-FAMILY_FUNCTIONS: list[type[InterpreterFunctions]] = [
+FAMILY_FUNCTIONS: list[type[FamilyFunctions]] = [
     ElementwiseFunctions,
     MatmulAndShapeFunctions,
     ReductionsFunctions,
@@ -47,7 +48,7 @@ class Session:
         self._interpreter.register_implementations(FuncFunctions())
         self._interpreter.register_implementations(ParamFunctions(self.params))
         for functions in FAMILY_FUNCTIONS:
-            self._interpreter.register_implementations(functions())
+            self._interpreter.register_implementations(functions(self.float_dtype))
 
     def function(self, name: str) -> FuncOp:
         for op in self.module.ops:
@@ -62,7 +63,9 @@ class Session:
         inputs = func.function_type.inputs.data
         if len(args) != len(inputs):
             raise TypeError(f"@{name} takes {len(inputs)} arguments, got {len(args)}")
-        converted = [self._argument(name, i, t, a) for i, (t, a) in enumerate(zip(inputs, args))]
+        converted = [
+            self._argument(name, i, t, a) for i, (t, a) in enumerate(zip(inputs, args, strict=True))
+        ]
         # IEEE special values are defined behaviour (log(0) = -inf, 0/0 = nan, as in PyTorch),
         # not warnings.
         with np.errstate(all="ignore"):

@@ -35,8 +35,9 @@ def dense_to_numpy(attr: DenseIntOrFPElementsAttr, float_dtype: np.dtype) -> np.
         isinstance(elem, IntegerType) and elem.width.data in (8, 16, 32, 64)
     ):
         # Zero-copy view of the attribute's little-endian storage.
-        storage = np.dtype(f"<{'f' if isinstance(elem, Float32Type | Float64Type) else 'i'}"
-                           f"{_byte_width(elem)}")
+        storage = np.dtype(
+            f"<{'f' if isinstance(elem, Float32Type | Float64Type) else 'i'}{_byte_width(elem)}"
+        )
         values = np.frombuffer(attr.data.data, dtype=storage)
     else:
         values = np.asarray(attr.get_values())

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+from xdsl.interpreter import Interpreter, impl, register_impls
 
 from adir.dialects.tensor import elementwise as ew
+from adir.interpreter.family import FamilyFunctions
 
 _COMPARE = {
     "eq": np.equal,
@@ -20,7 +21,7 @@ _COMPARE = {
 
 
 @register_impls
-class ElementwiseFunctions(InterpreterFunctions):
+class ElementwiseFunctions(FamilyFunctions):
     @impl(ew.AddOp)
     def run_add(self, interpreter: Interpreter, op: ew.AddOp, args: tuple[Any, ...]):
         return (np.add(*args),)

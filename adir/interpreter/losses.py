@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+from xdsl.interpreter import Interpreter, impl, register_impls
 
 from adir.dialects.tensor import losses as ls
+from adir.interpreter.family import FamilyFunctions
 
 
 def reduce_loss(losses: np.ndarray, reduction: str) -> np.ndarray:
@@ -69,7 +70,7 @@ def _require_probabilities(op_name: str, operand: str, values: np.ndarray) -> No
 
 
 @register_impls
-class LossesFunctions(InterpreterFunctions):
+class LossesFunctions(FamilyFunctions):
     @impl(ls.MseOp)
     def run_mse(self, interpreter: Interpreter, op: ls.MseOp, args: tuple[Any, ...]):
         input, target = args

@@ -16,6 +16,12 @@ def _infer_shapes() -> type[ModulePass]:
     return InferShapesPass
 
 
+def _fold_transpose_into_matmul() -> type[ModulePass]:
+    from adir.passes.fold_transpose_into_matmul import FoldTransposeIntoMatmulPass
+
+    return FoldTransposeIntoMatmulPass
+
+
 def _canonicalize() -> type[ModulePass]:
     from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -38,6 +44,7 @@ def _dce() -> type[ModulePass]:
 
 ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "infer-shapes": _infer_shapes,
+    "fold-transpose-into-matmul": _fold_transpose_into_matmul,
     "canonicalize": _canonicalize,
     "cse": _cse,
     "dce": _dce,

@@ -33,7 +33,10 @@ from adir.dialects.tensor.shapes import is_compatible, refine
 
 
 def refine_values(
-    op: Operation, values: Sequence[SSAValue], inferred: Sequence[Attribute], rewriter: PatternRewriter
+    op: Operation,
+    values: Sequence[SSAValue],
+    inferred: Sequence[Attribute],
+    rewriter: PatternRewriter,
 ) -> None:
     for index, (value, new_type) in enumerate(zip(values, inferred, strict=True)):
         if not is_compatible(value.type, new_type):
@@ -82,7 +85,10 @@ class RefineFunctionResults(RewritePattern):
         returned = [value.type for value in op.arguments]
         if len(declared) != len(returned):
             return  # the verifier reports this
-        refined = [refine(d, r) if is_compatible(d, r) else d for d, r in zip(declared, returned)]
+        refined = [
+            refine(d, r) if is_compatible(d, r) else d
+            for d, r in zip(declared, returned, strict=True)
+        ]
         if list(declared) != refined:
             function.function_type = FunctionType.from_lists(
                 function.function_type.inputs.data, refined

@@ -58,7 +58,9 @@ def select_function(module: ModuleOp, name: str | None) -> FuncOp:
     if name is None:
         if len(functions) != 1:
             names = ", ".join(f.sym_name.data for f in functions) or "none"
-            raise DiagnosticError("adir-run", f"choose a function with --func (the model has: {names})")
+            raise DiagnosticError(
+                "adir-run", f"choose a function with --func (the model has: {names})"
+            )
         return functions[0]
     for function in functions:
         if function.sym_name.data == name:
@@ -84,7 +86,8 @@ def random_arguments(function: FuncOp, seed: int, num_classes: int) -> list[np.n
         type_ = argument.type
         if not isinstance(type_, TensorType) or not type_.has_static_shape():
             raise DiagnosticError(
-                "adir-run", f"--random-inputs needs static shapes, argument {argument.name_hint or argument.index} is {type_}"
+                "adir-run",
+                f"--random-inputs needs static shapes; argument #{argument.index} is {type_}",
             )
         shape = tuple(type_.get_shape())
         if isinstance(type_.element_type, IntegerType):

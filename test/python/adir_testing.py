@@ -21,7 +21,8 @@ def tensor_type(shape: tuple[int, ...], elem: str = "f32") -> str:
 
 
 def to_torch(array: np.ndarray) -> torch.Tensor:
-    return torch.from_numpy(np.ascontiguousarray(array))
+    """A torch tensor of the array's values and shape (0-d arrays stay 0-d)."""
+    return torch.from_numpy(np.array(array, copy=True))
 
 
 def assert_close(actual: np.ndarray, expected: torch.Tensor | np.ndarray, rtol: float, atol: float):

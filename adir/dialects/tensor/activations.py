@@ -1,3 +1,154 @@
-"""The activations family (to be filled in)."""
+"""Activations: elementwise nonlinearities, and softmax / log_softmax along one axis.
 
-ACTIVATIONS_OPS: list[type] = []
+    %0 = adir.relu %x : tensor<2x3xf32>
+    %1 = adir.leaky_relu %x {alpha = 2.000000e-01 : f32} : tensor<2x3xf32>
+    %2 = adir.gelu %x {approximate = "tanh"} : tensor<2x3xf32>
+    %3 = adir.softmax %x {axis = 0 : i64} : tensor<2x3xf32>
+
+Every op has the semantics of its `torch.nn.functional` namesake with the same parameters, and
+its result has the operand's type. A property equal to its default (the PyTorch default) is left
+out of the printed form. relu, leaky_relu, sigmoid, tanh and gelu are `UnaryElementwiseOp`s, so
+a pass that handles elementwise ops uniformly sees them; softmax and log_softmax are not, since
+each of their outputs depends on a whole slice of the input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    I64,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    f32,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from adir.dialects.tensor.base import TensorOp
+from adir.dialects.tensor.elementwise import UnaryElementwiseOp
+from adir.dialects.tensor.shapes import FloatTensor, normalize_axis
+
+
+@irdl_op_definition
+class ReluOp(UnaryElementwiseOp):
+    """`y = max(x, 0)`; like `torch.relu`, nan stays nan and -0.0 stays -0.0 (`x < 0 ? 0 : x`)."""
+
+    name = "adir.relu"
+
+
+@irdl_op_definition
+class LeakyReluOp(UnaryElementwiseOp):
+    """`y = x > 0 ? x : alpha * x` (`torch.nn.functional.leaky_relu` with
+    `negative_slope = alpha`, default 0.01)."""
+
+    name = "adir.leaky_relu"
+    alpha = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(0.01, f32))
+
+    def __init__(self, input: SSAValue, alpha: float = 0.01):
+        super().__init__(input, {"alpha": FloatAttr(alpha, f32)})
+
+
+@irdl_op_definition
+class SigmoidOp(UnaryElementwiseOp):
+    """`y = 1 / (1 + exp(-x))`, computed without overflow as `1 / (1 + e)` for x >= 0 and
+    `e / (1 + e)` for x < 0, where `e = exp(-|x|)` is in (0, 1]."""
+
+    name = "adir.sigmoid"
+
+
+@irdl_op_definition
+class TanhOp(UnaryElementwiseOp):
+    """`y = tanh(x) = (exp(x) - exp(-x)) / (exp(x) + exp(-x))`."""
+
+    name = "adir.tanh"
+
+
+GELU_APPROXIMATIONS = ("none", "tanh")
+
+
+@irdl_op_definition
+class GeluOp(UnaryElementwiseOp):
+    """Gaussian error linear unit (Hendrycks & Gimpel, 2016), as `torch.nn.functional.gelu`:
+
+    - `approximate = "none"` (the default): `y = x * 0.5 * (1 + erf(x / sqrt(2)))`, i.e.
+      `x * Phi(x)` with Phi the standard normal CDF;
+    - `approximate = "tanh"`: `y = 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`.
+    """
+
+    name = "adir.gelu"
+    approximate = prop_def(StringAttr, default_value=StringAttr("none"))
+
+    APPROXIMATIONS: ClassVar[tuple[str, ...]] = GELU_APPROXIMATIONS
+
+    def __init__(self, input: SSAValue, approximate: str = "none"):
+        super().__init__(input, {"approximate": StringAttr(approximate)})
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        if self.approximate.data not in self.APPROXIMATIONS:
+            raise VerifyException(
+                f"{self.name}: unknown approximation '{self.approximate.data}', expected "
+                + " or ".join(self.APPROXIMATIONS)
+            )
+        return super().infer_result_types()
+
+
+class AxisActivationOp(TensorOp):
+    """A normalisation along `axis` (default -1, the last; negative counts from the end); the
+    result has the operand's type. Not elementwise: each output depends on a whole slice.
+
+    The axis must exist, so the operand has rank >= 1 (PyTorch also accepts a rank-0 tensor,
+    whose softmax is 1 and log_softmax 0; adir asks for a `tensor<1xf32>` instead).
+    """
+
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    axis = prop_def(IntegerAttr[I64], default_value=IntegerAttr(-1, i64))
+    traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue, axis: int = -1):
+        super().__init__([input], {"axis": IntegerAttr(axis, i64)})
+
+    def normalized_axis(self, rank: int) -> int:
+        """The axis in 0..rank-1 (a `VerifyException` if out of range)."""
+        return normalize_axis(self.name, self.axis.value.data, rank)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        if (shape := self.operand_shape(0)) is not None:
+            self.normalized_axis(len(shape))
+        return [self.input.type]
+
+
+@irdl_op_definition
+class SoftmaxOp(AxisActivationOp):
+    """`y_i = exp(x_i - m) / sum_j exp(x_j - m)` along `axis`, with `m = max_j x_j` so that no
+    exp overflows (`torch.softmax`). Any nan or +inf in a slice makes the whole slice nan, as in
+    PyTorch."""
+
+    name = "adir.softmax"
+
+
+@irdl_op_definition
+class LogSoftmaxOp(AxisActivationOp):
+    """`y_i = (x_i - m) - log(sum_j exp(x_j - m))` along `axis`, `m = max_j x_j`
+    (`torch.log_softmax`): finite for any finite input, where `log(softmax(x))` would give
+    -inf once a softmax entry underflows."""
+
+    name = "adir.log_softmax"
+
+
+ACTIVATIONS_OPS = [
+    ReluOp,
+    LeakyReluOp,
+    SigmoidOp,
+    TanhOp,
+    GeluOp,
+    SoftmaxOp,
+    LogSoftmaxOp,
+]

@@ -9,7 +9,7 @@ The shared custom format, in the spirit of MLIR's elementwise ops:
 
     %r = adir.add %a, %b : tensor<2x3xf32>                          all types equal
     %r = adir.add %a, %b : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x3xf32>
-    %r = adir.matmul %a, %b {transpose_b} : tensor<1x784xf32>, tensor<32x784xf32> -> tensor<1x32xf32>
+    %r = adir.matmul %a, %b {transpose_b} : tensor<1x8xf32>, tensor<4x8xf32> -> tensor<1x4xf32>
 
 Properties print in the attribute dictionary (a property equal to its default is left out),
 so an op needs no format of its own unless it has no operands.
@@ -74,7 +74,7 @@ class TensorOp(IRDLOperation, ABC):
                 which = "result" if len(self.results) == 1 else f"result #{index}"
                 raise VerifyException(
                     f"{self.name}: {which} type {result.type} does not match the type "
-                    f"{expected} implied by the operands"
+                    f"{expected} implied by its operands and properties"
                 )
 
     # --- the shared textual format -------------------------------------------------------
@@ -124,8 +124,7 @@ class TensorOp(IRDLOperation, ABC):
             printer.print_string(" ")
             printer.print_list(self.operands, printer.print_ssa_value)
         defaults = {
-            name: prop.default_value
-            for name, prop in self.get_irdl_definition().properties.items()
+            name: prop.default_value for name, prop in self.get_irdl_definition().properties.items()
         }
         entries = {
             name: value for name, value in self.properties.items() if value != defaults.get(name)
@@ -148,4 +147,3 @@ class TensorOp(IRDLOperation, ABC):
             printer.print_string("(")
             printer.print_list(result_types, printer.print_attribute)
             printer.print_string(")")
-

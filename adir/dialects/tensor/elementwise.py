@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import StringAttr, f32, i1
@@ -38,8 +38,8 @@ class UnaryElementwiseOp(TensorOp):
     result = result_def(FloatTensor)
     traits = traits_def(Pure())
 
-    def __init__(self, input: SSAValue):
-        super().__init__([input])
+    def __init__(self, input: SSAValue, properties: Mapping[str, Attribute] | None = None):
+        super().__init__([input], properties)
 
     def infer_result_types(self) -> Sequence[Attribute]:
         return [self.input.type]
@@ -210,4 +210,3 @@ ELEMENTWISE_OPS = [
     CmpOp,
     SelectOp,
 ]
-

@@ -10,7 +10,8 @@ A parameter is a symbol of the module, so a training step is a plain function th
 computes and stores. An initializer is an attribute whose numbers are drawn by adir's own
 counter-based generator (`adir.interpreter.prng`), which the C backend implements identically:
 the same seed gives the same bits in numpy and in C. Its parameters print as `key = value`;
-the ones equal to their default are left out, except `seed`, which always prints.
+the ones equal to their default are left out, except `seed`, which always prints. An
+initializer verifies as it is parsed, so a bad parameter is a parse error at the attribute.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import ClassVar, Self
 
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
+    Float32Type,
     FloatData,
     IntAttr,
     ModuleOp,
@@ -77,6 +79,7 @@ class InitializerAttr(ParametrizedAttribute):
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         kinds = cls.param_kinds()
         given: dict[str, int | float | str] = {}
+        start = _attribute_start(parser, cls.name)
         if parser.parse_optional_punctuation("<") is not None:
             while parser.parse_optional_punctuation(">") is None:
                 if given:
@@ -90,20 +93,42 @@ class InitializerAttr(ParametrizedAttribute):
                         pos,
                         parser.pos,
                     )
+                if key in given:
+                    parser.raise_error(
+                        f"{cls.name}: parameter '{key}' is given twice", pos, parser.pos
+                    )
                 parser.parse_punctuation("=")
-                if kinds[key] is StringAttr:
-                    given[key] = parser.parse_identifier()
-                elif kinds[key] is IntAttr:
-                    given[key] = parser.parse_integer(allow_negative=False)
-                else:
-                    given[key] = float(parser.parse_number())
+                given[key] = cls._parse_value(parser, key, kinds[key])
         values: list[Attribute] = []
         for key, kind in kinds.items():
             value = given.get(key, cls.DEFAULTS.get(key))
             if value is None:
-                parser.raise_error(f"{cls.name}: missing parameter '{key}'")
+                parser.raise_error(f"{cls.name}: missing parameter '{key}'", start, parser.pos)
             values.append(kind(value))
+        # The attribute verifies when it is built, after this returns, where a failure would
+        # have no location; verify here so that it is an error at the attribute.
+        try:
+            cls.new(values)
+        except VerifyException as error:
+            parser.raise_error(str(error), start, parser.pos)
         return values
+
+    @classmethod
+    def _parse_value(cls, parser: AttrParser, key: str, kind: type[Attribute]) -> int | float | str:
+        pos = parser.pos
+        if kind is StringAttr:
+            value = parser.parse_optional_identifier()
+            expected = "an identifier"
+        elif kind is IntAttr:  # negative values parse, and the verifier says what is allowed
+            value = parser.parse_optional_integer(allow_boolean=False)
+            expected = "an integer"
+        else:
+            number = parser.parse_optional_number()
+            value = None if number is None else float(number)
+            expected = "a number"
+        if value is None:
+            parser.raise_error(f"{cls.name}: '{key}' must be {expected}", pos)
+        return value
 
     def print_parameters(self, printer: Printer) -> None:
         shown = [
@@ -113,6 +138,17 @@ class InitializerAttr(ParametrizedAttribute):
         ]
         if shown:
             printer.print_string("<" + ", ".join(shown) + ">")
+
+
+def _attribute_start(parser: AttrParser, name: str) -> int:
+    """Where `#name` begins, for errors about a whole attribute. The parser has consumed the
+    name and keeps no previous token, so search back from the next token, past comments."""
+    content = parser.lexer.input.content
+    at = parser.pos
+    while (at := content.rfind("#" + name, 0, at)) >= 0:
+        if "//" not in content[content.rfind("\n", 0, at) + 1 : at]:
+            return at
+    return parser.pos
 
 
 def _format(value: int | float | str) -> str:
@@ -135,10 +171,10 @@ class ZerosInit(InitializerAttr):
 
 
 @irdl_attr_definition
-class ConstantInit(InitializerAttr):
+class FillInit(InitializerAttr):
     """Every element `value`."""
 
-    name = "adir.constant"
+    name = "adir.fill"
     value: FloatData
 
 
@@ -194,9 +230,7 @@ class KaimingUniformInit(InitializerAttr):
     def verify(self) -> None:
         _seed_ok(self)
         if self.mode.data not in FAN_MODES:
-            raise VerifyException(
-                f"{self.name}: mode '{self.mode.data}' must be fan_in or fan_out"
-            )
+            raise VerifyException(f"{self.name}: mode '{self.mode.data}' must be fan_in or fan_out")
 
     def bound(self, shape: Sequence[int]) -> float:
         fan_in, fan_out = fans(shape)
@@ -236,7 +270,7 @@ def fans(shape: Sequence[int]) -> tuple[int, int]:
 
 INITIALIZERS = [
     ZerosInit,
-    ConstantInit,
+    FillInit,
     UniformInit,
     NormalInit,
     KaimingUniformInit,
@@ -267,6 +301,11 @@ class ParamOp(IRDLOperation):
         name = f"adir.param @{self.sym_name.data}"
         if not self.type.has_static_shape():
             raise VerifyException(f"{name}: the type {self.type} must have a static shape")
+        if not isinstance(self.type.element_type, Float32Type):
+            raise VerifyException(
+                f"{name}: the type {self.type} must have f32 elements (adir.load and adir.store "
+                "move f32 tensors)"
+            )
         init = self.initial_value
         if isinstance(init, DenseIntOrFPElementsAttr):
             if init.type != self.type:
@@ -314,9 +353,11 @@ class ParamOp(IRDLOperation):
 def lookup_param(op: Operation, symbol: SymbolRefAttr) -> ParamOp:
     """The `adir.param` that `op` names, or a VerifyException saying why there is none."""
     found = SymbolTable.lookup_symbol(op, symbol)
+    name = symbol.root_reference.data
+    if found is None:
+        raise VerifyException(f"{op.name}: no adir.param named @{name} in the module")
     if not isinstance(found, ParamOp):
-        what = "no symbol" if found is None else f"'{found.name}', not an adir.param,"
-        raise VerifyException(f"{op.name}: {what} named @{symbol.root_reference.data}")
+        raise VerifyException(f"{op.name}: @{name} is a {found.name}, not an adir.param")
     return found
 
 
@@ -336,6 +377,14 @@ class LoadOp(TensorOp):
 
     def infer_result_types(self) -> Sequence[Attribute]:
         return [lookup_param(self, self.param).type]
+
+    def verify_(self) -> None:
+        declared = lookup_param(self, self.param).type
+        if not is_compatible(self.result.type, declared):
+            raise VerifyException(
+                f"{self.name}: result type {self.result.type} does not match "
+                f"@{self.param.root_reference.data} of type {declared}"
+            )
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
@@ -367,11 +416,39 @@ class StoreOp(IRDLOperation):
     value = operand_def(FloatTensor)
     param = prop_def(SymbolRefAttr)
     traits = traits_def(MemoryWriteEffect())
-    assembly_format = "$value `,` $param attr-dict `:` type($value)"
 
     def __init__(self, value: SSAValue, param: ParamOp | str):
         name = param if isinstance(param, str) else param.sym_name.data
         super().__init__(operands=[value], properties={"param": SymbolRefAttr(name)})
+
+    # `adir.store %v, @w attr-dict : type`, parsed by hand: a declarative format would check
+    # the operand type while parsing, where a mismatch gets no location.
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        param = parser.parse_symbol_name()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        value_type = parser.parse_type()
+        operands = parser.resolve_operands([value], [value_type], pos)
+        return cls.create(
+            operands=operands,
+            properties={"param": SymbolRefAttr(param)},
+            attributes=attributes,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(", ")
+        printer.print_symbol_name(self.param.root_reference.data)
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
 
     def verify_(self) -> None:
         declared = lookup_param(self, self.param).type
@@ -383,4 +460,3 @@ class StoreOp(IRDLOperation):
 
 
 PARAM_OPS = [ParamOp, LoadOp, StoreOp]
-

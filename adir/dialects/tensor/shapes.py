@@ -74,7 +74,9 @@ def is_compatible(a: Attribute, b: Attribute) -> bool:
     sa, sb = shape_of(a), shape_of(b)
     if sa is None or sb is None:
         return True
-    return len(sa) == len(sb) and all(x is None or y is None or x == y for x, y in zip(sa, sb))
+    return len(sa) == len(sb) and all(
+        x is None or y is None or x == y for x, y in zip(sa, sb, strict=True)
+    )
 
 
 def refine(declared: Attribute, inferred: Attribute) -> Attribute:
@@ -84,7 +86,7 @@ def refine(declared: Attribute, inferred: Attribute) -> Attribute:
         return inferred
     if si is None:
         return declared
-    merged = tuple(d if d is not None else i for d, i in zip(sd, si))
+    merged = tuple(d if d is not None else i for d, i in zip(sd, si, strict=True))
     return tensor_type(element_type(declared), merged)
 
 
@@ -124,7 +126,7 @@ def broadcast(op_name: str, shapes: Sequence[Shape], names: Sequence[str]) -> Sh
 def normalize_axis(op_name: str, axis: int, rank: int) -> int:
     if not -rank <= axis < rank:
         raise VerifyException(f"{op_name}: axis {axis} is out of range for rank {rank}")
-    return axis % rank if rank else 0
+    return axis % rank
 
 
 def require_rank(op_name: str, operand: str, shape: Shape, ranks: Sequence[int]) -> None:

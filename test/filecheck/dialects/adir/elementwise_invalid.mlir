@@ -13,7 +13,7 @@ func.func @wrong_result(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
   %0 = adir.mul %a, %b : tensor<2x3xf32>, tensor<3xf32> -> tensor<3x2xf32>
   func.return
 }
-// CHECK: elementwise_invalid.mlir:13:3: error: adir.mul: result type tensor<3x2xf32> does not match the type tensor<2x3xf32> implied by the operands
+// CHECK: elementwise_invalid.mlir:13:3: error: adir.mul: result type tensor<3x2xf32> does not match the type tensor<2x3xf32> implied by its operands and properties
 
 // -----
 
@@ -21,7 +21,7 @@ func.func @wrong_unary_result(%a: tensor<4xf32>) {
   %0 = adir.exp %a : tensor<4xf32> -> tensor<5xf32>
   func.return
 }
-// CHECK: elementwise_invalid.mlir:21:3: error: adir.exp: result type tensor<5xf32> does not match the type tensor<4xf32> implied by the operands
+// CHECK: elementwise_invalid.mlir:21:3: error: adir.exp: result type tensor<5xf32> does not match the type tensor<4xf32> implied by its operands and properties
 
 // -----
 

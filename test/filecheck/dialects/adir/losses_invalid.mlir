@@ -23,7 +23,7 @@ func.func @mean_is_a_scalar(%x: tensor<4x3xf32>) {
   %0 = adir.bce_with_logits %x, %x : tensor<4x3xf32>
   func.return
 }
-// CHECK: losses_invalid.mlir:23:3: error: adir.bce_with_logits: result type tensor<4x3xf32> does not match the type tensor<f32> implied by the operands
+// CHECK: losses_invalid.mlir:23:3: error: adir.bce_with_logits: result type tensor<4x3xf32> does not match the type tensor<f32> implied by its operands and properties
 
 // -----
 
@@ -31,7 +31,7 @@ func.func @none_keeps_the_batch(%z: tensor<4x3xf32>, %l: tensor<4xi64>) {
   %0 = adir.nll %z, %l {reduction = "none"} : tensor<4x3xf32>, tensor<4xi64> -> tensor<f32>
   func.return
 }
-// CHECK: losses_invalid.mlir:31:3: error: adir.nll: result type tensor<f32> does not match the type tensor<4xf32> implied by the operands
+// CHECK: losses_invalid.mlir:31:3: error: adir.nll: result type tensor<f32> does not match the type tensor<4xf32> implied by its operands and properties
 
 // -----
 

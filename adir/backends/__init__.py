@@ -1,0 +1,1 @@
+"""adir's backends: printers from planned IR to code for a target."""

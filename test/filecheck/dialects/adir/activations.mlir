@@ -1,0 +1,57 @@
+// Every activation prints in its custom form and survives a trip through the generic form.
+// RUN: ADIR_ROUNDTRIP
+// RUN: ADIR_GENERIC_ROUNDTRIP
+
+// CHECK-LABEL: func.func @elementwise
+func.func @elementwise(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: %0 = adir.relu %x : tensor<2x3xf32>
+  %0 = adir.relu %x : tensor<2x3xf32>
+  // CHECK-NEXT: %1 = adir.leaky_relu %0 : tensor<2x3xf32>
+  %1 = adir.leaky_relu %0 : tensor<2x3xf32>
+  // CHECK-NEXT: %2 = adir.sigmoid %1 : tensor<2x3xf32>
+  %2 = adir.sigmoid %1 : tensor<2x3xf32>
+  // CHECK-NEXT: %3 = adir.tanh %2 : tensor<2x3xf32>
+  %3 = adir.tanh %2 : tensor<2x3xf32>
+  // CHECK-NEXT: %4 = adir.gelu %3 : tensor<2x3xf32>
+  %4 = adir.gelu %3 : tensor<2x3xf32>
+  func.return %4 : tensor<2x3xf32>
+}
+
+// -----
+
+// Properties other than their defaults print; the defaults (alpha = 0.01, approximate = "none",
+// axis = -1) are left out even when written.
+// CHECK-LABEL: func.func @properties
+func.func @properties(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: %0 = adir.leaky_relu %x {alpha = 2.000000e-01 : f32} : tensor<2x3xf32>
+  %0 = adir.leaky_relu %x {alpha = 0.2 : f32} : tensor<2x3xf32>
+  // CHECK-NEXT: %1 = adir.leaky_relu %0 : tensor<2x3xf32>
+  %1 = adir.leaky_relu %0 {alpha = 0.01 : f32} : tensor<2x3xf32>
+  // CHECK-NEXT: %2 = adir.gelu %1 {approximate = "tanh"} : tensor<2x3xf32>
+  %2 = adir.gelu %1 {approximate = "tanh"} : tensor<2x3xf32>
+  // CHECK-NEXT: %3 = adir.gelu %2 : tensor<2x3xf32>
+  %3 = adir.gelu %2 {approximate = "none"} : tensor<2x3xf32>
+  // CHECK-NEXT: %4 = adir.softmax %3 {axis = 0 : i64} : tensor<2x3xf32>
+  %4 = adir.softmax %3 {axis = 0 : i64} : tensor<2x3xf32>
+  // CHECK-NEXT: %5 = adir.log_softmax %4 {axis = -2 : i64} : tensor<2x3xf32>
+  %5 = adir.log_softmax %4 {axis = -2 : i64} : tensor<2x3xf32>
+  // CHECK-NEXT: %6 = adir.softmax %5 : tensor<2x3xf32>
+  %6 = adir.softmax %5 {axis = -1 : i64} : tensor<2x3xf32>
+  // CHECK-NEXT: %7 = adir.log_softmax %6 : tensor<2x3xf32>
+  %7 = adir.log_softmax %6 : tensor<2x3xf32>
+  func.return %7 : tensor<2x3xf32>
+}
+
+// -----
+
+// Unknown shapes are legal before infer-shapes.
+// CHECK-LABEL: func.func @unknown
+func.func @unknown(%x: tensor<?x10xf32>, %u: tensor<*xf32>) -> tensor<*xf32> {
+  // CHECK-NEXT: %0 = adir.softmax %x : tensor<?x10xf32>
+  %0 = adir.softmax %x : tensor<?x10xf32>
+  // CHECK-NEXT: %1 = adir.log_softmax %u {axis = 3 : i64} : tensor<*xf32>
+  %1 = adir.log_softmax %u {axis = 3 : i64} : tensor<*xf32>
+  // CHECK-NEXT: %2 = adir.relu %0 : tensor<?x10xf32> -> tensor<*xf32>
+  %2 = adir.relu %0 : tensor<?x10xf32> -> tensor<*xf32>
+  func.return %1 : tensor<*xf32>
+}

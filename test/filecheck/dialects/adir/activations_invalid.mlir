@@ -1,0 +1,90 @@
+// Every verifier rule of the activations family, one case per split.
+// RUN: adir-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+func.func @wrong_result(%x: tensor<2x3xf32>) {
+  %0 = adir.relu %x : tensor<2x3xf32> -> tensor<3x2xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:5:3: error: adir.relu: result type tensor<3x2xf32> does not match the type tensor<2x3xf32> implied by its operands and properties
+
+// -----
+
+func.func @int_operand(%x: tensor<4xi32>) {
+  %0 = adir.sigmoid %x : tensor<4xi32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:13:3: error: adir.sigmoid: operand 'input' at position 0 does not verify: i32 should be of base attribute f32
+
+// -----
+
+// A float without a type is an f64; alpha is an f32.
+func.func @alpha_not_f32(%x: tensor<4xf32>) {
+  %0 = adir.leaky_relu %x {alpha = 0.2} : tensor<4xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:22:3: error: adir.leaky_relu: f64 should be of base attribute f32
+
+// -----
+
+func.func @alpha_not_a_float(%x: tensor<4xf32>) {
+  %0 = adir.leaky_relu %x {alpha = 1 : i32} : tensor<4xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:30:3: error: adir.leaky_relu: 1 : i32 should be of base attribute float
+
+// -----
+
+func.func @unknown_gelu_approximation(%x: tensor<4xf32>) {
+  %0 = adir.gelu %x {approximate = "fast"} : tensor<4xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:38:3: error: adir.gelu: unknown approximation 'fast', expected none or tanh
+
+// -----
+
+func.func @gelu_approximation_not_a_string(%x: tensor<4xf32>) {
+  %0 = adir.gelu %x {approximate = 1 : i64} : tensor<4xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:46:3: error: adir.gelu: 1 : i64 should be of base attribute string
+
+// -----
+
+func.func @softmax_axis_out_of_range(%x: tensor<2x3xf32>) {
+  %0 = adir.softmax %x {axis = 2 : i64} : tensor<2x3xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:54:3: error: adir.softmax: axis 2 is out of range for rank 2
+
+// -----
+
+func.func @log_softmax_negative_axis_out_of_range(%x: tensor<2x3xf32>) {
+  %0 = adir.log_softmax %x {axis = -3 : i64} : tensor<2x3xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:62:3: error: adir.log_softmax: axis -3 is out of range for rank 2
+
+// -----
+
+// A scalar has no axis to normalise along.
+func.func @softmax_of_scalar(%x: tensor<f32>) {
+  %0 = adir.softmax %x : tensor<f32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:71:3: error: adir.softmax: axis -1 is out of range for rank 0
+
+// -----
+
+func.func @axis_not_i64(%x: tensor<2x3xf32>) {
+  %0 = adir.softmax %x {axis = 0 : i32} : tensor<2x3xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:79:3: error: adir.softmax: Expected attribute i64 but got i32
+
+// -----
+
+func.func @softmax_wrong_result(%x: tensor<2x3xf32>) {
+  %0 = adir.log_softmax %x : tensor<2x3xf32> -> tensor<2xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:87:3: error: adir.log_softmax: result type tensor<2xf32> does not match the type tensor<2x3xf32> implied by its operands and properties

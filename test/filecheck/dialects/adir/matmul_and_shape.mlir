@@ -1,0 +1,91 @@
+// Every matmul_and_shape op prints in its custom form and survives a trip through the generic
+// form.
+// RUN: ADIR_ROUNDTRIP
+// RUN: ADIR_GENERIC_ROUNDTRIP
+
+// CHECK-LABEL: func.func @matmul
+func.func @matmul(%x: tensor<8x784xf32>, %w: tensor<32x784xf32>, %v: tensor<784x32xf32>) -> tensor<8x32xf32> {
+  // CHECK-NEXT: %0 = adir.matmul %x, %v : tensor<8x784xf32>, tensor<784x32xf32> -> tensor<8x32xf32>
+  %0 = adir.matmul %x, %v : tensor<8x784xf32>, tensor<784x32xf32> -> tensor<8x32xf32>
+  // CHECK-NEXT: %1 = adir.matmul %x, %w {transpose_b} : tensor<8x784xf32>, tensor<32x784xf32> -> tensor<8x32xf32>
+  %1 = adir.matmul %x, %w {transpose_b} : tensor<8x784xf32>, tensor<32x784xf32> -> tensor<8x32xf32>
+  // CHECK-NEXT: %2 = adir.matmul %x, %0 {transpose_a} : tensor<8x784xf32>, tensor<8x32xf32> -> tensor<784x32xf32>
+  %2 = adir.matmul %x, %0 {transpose_a} : tensor<8x784xf32>, tensor<8x32xf32> -> tensor<784x32xf32>
+  // CHECK-NEXT: %3 = adir.matmul %v, %w {transpose_a, transpose_b} : tensor<784x32xf32>, tensor<32x784xf32> -> tensor<32x32xf32>
+  %3 = adir.matmul %v, %w {transpose_a, transpose_b} : tensor<784x32xf32>, tensor<32x784xf32> -> tensor<32x32xf32>
+  // A square matmul whose types are all equal prints one type.
+  // CHECK-NEXT: %4 = adir.matmul %3, %3 : tensor<32x32xf32>
+  %4 = adir.matmul %3, %3 : tensor<32x32xf32>
+  func.return %1 : tensor<8x32xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @batched
+func.func @batched(%a: tensor<4x2x3xf32>, %b: tensor<4x3x5xf32>, %w: tensor<5x3xf32>) -> tensor<4x2x5xf32> {
+  // CHECK-NEXT: %0 = adir.matmul %a, %b : tensor<4x2x3xf32>, tensor<4x3x5xf32> -> tensor<4x2x5xf32>
+  %0 = adir.matmul %a, %b : tensor<4x2x3xf32>, tensor<4x3x5xf32> -> tensor<4x2x5xf32>
+  // CHECK-NEXT: %1 = adir.matmul %a, %w {transpose_b} : tensor<4x2x3xf32>, tensor<5x3xf32> -> tensor<4x2x5xf32>
+  %1 = adir.matmul %a, %w {transpose_b} : tensor<4x2x3xf32>, tensor<5x3xf32> -> tensor<4x2x5xf32>
+  // CHECK-NEXT: %2 = adir.matmul %b, %a {transpose_a, transpose_b} : tensor<4x3x5xf32>, tensor<4x2x3xf32> -> tensor<4x5x2xf32>
+  %2 = adir.matmul %b, %a {transpose_a, transpose_b} : tensor<4x3x5xf32>, tensor<4x2x3xf32> -> tensor<4x5x2xf32>
+  func.return %1 : tensor<4x2x5xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @shape_ops
+func.func @shape_ops(%x: tensor<2x3x4xf32>, %v: tensor<3x1xf32>) -> tensor<4x3x2xf32> {
+  // CHECK-NEXT: %0 = adir.transpose %x {permutation = array<i64: 2, 1, 0>} : tensor<2x3x4xf32> -> tensor<4x3x2xf32>
+  %0 = adir.transpose %x {permutation = array<i64: 2, 1, 0>} : tensor<2x3x4xf32> -> tensor<4x3x2xf32>
+  // CHECK-NEXT: %1 = adir.reshape %x {shape = array<i64: 6, 4>} : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %1 = adir.reshape %x {shape = array<i64: 6, 4>} : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  // CHECK-NEXT: %2 = adir.reshape %x {shape = array<i64: 2, -1>} : tensor<2x3x4xf32> -> tensor<2x12xf32>
+  %2 = adir.reshape %x {shape = array<i64: 2, -1>} : tensor<2x3x4xf32> -> tensor<2x12xf32>
+  // CHECK-NEXT: %3 = adir.broadcast_to %v {shape = array<i64: 5, 3, 4>} : tensor<3x1xf32> -> tensor<5x3x4xf32>
+  %3 = adir.broadcast_to %v {shape = array<i64: 5, 3, 4>} : tensor<3x1xf32> -> tensor<5x3x4xf32>
+  // An identity permutation and a same-shape reshape print one type.
+  // CHECK-NEXT: %4 = adir.transpose %x {permutation = array<i64: 0, 1, 2>} : tensor<2x3x4xf32>
+  %4 = adir.transpose %x {permutation = array<i64: 0, 1, 2>} : tensor<2x3x4xf32>
+  // CHECK-NEXT: %5 = adir.reshape %x {shape = array<i64: 2, 3, 4>} : tensor<2x3x4xf32>
+  %5 = adir.reshape %x {shape = array<i64: 2, 3, 4>} : tensor<2x3x4xf32>
+  func.return %0 : tensor<4x3x2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @constants
+func.func @constants() -> tensor<2xf32> {
+  // CHECK-NEXT: %0 = adir.constant dense<[1.000000e+00, 2.500000e+00]> : tensor<2xf32>
+  %0 = adir.constant dense<[1.0, 2.5]> : tensor<2xf32>
+  // A splat keeps its one value.
+  // CHECK-NEXT: %1 = adir.constant dense<5.000000e-01> : tensor<4x4xf32>
+  %1 = adir.constant dense<0.5> : tensor<4x4xf32>
+  // CHECK-NEXT: %2 = adir.constant dense<-3.000000e+00> : tensor<f32>
+  %2 = adir.constant dense<-3.0> : tensor<f32>
+  // Discardable attributes go first, as for arith.constant.
+  // CHECK-NEXT: %3 = adir.constant {note = "bias"} dense<{{\[}}[0.000000e+00, 1.000000e+00]]> : tensor<1x2xf32>
+  %3 = adir.constant {note = "bias"} dense<[[0.0, 1.0]]> : tensor<1x2xf32>
+  // A result type that says less than the data is kept (infer-shapes refines it).
+  // CHECK-NEXT: %4 = adir.constant dense<1.000000e+00> : tensor<3xf32> -> tensor<*xf32>
+  %4 = adir.constant dense<1.0> : tensor<3xf32> -> tensor<*xf32>
+  func.return %0 : tensor<2xf32>
+}
+
+// -----
+
+// Unknown shapes are legal before infer-shapes.
+// CHECK-LABEL: func.func @unknown
+func.func @unknown(%a: tensor<?x784xf32>, %w: tensor<32x784xf32>, %u: tensor<*xf32>) -> tensor<?x32xf32> {
+  // CHECK-NEXT: %0 = adir.matmul %a, %w {transpose_b} : tensor<?x784xf32>, tensor<32x784xf32> -> tensor<?x32xf32>
+  %0 = adir.matmul %a, %w {transpose_b} : tensor<?x784xf32>, tensor<32x784xf32> -> tensor<?x32xf32>
+  // CHECK-NEXT: %1 = adir.matmul %u, %w : tensor<*xf32>, tensor<32x784xf32> -> tensor<*xf32>
+  %1 = adir.matmul %u, %w : tensor<*xf32>, tensor<32x784xf32> -> tensor<*xf32>
+  // CHECK-NEXT: %2 = adir.transpose %u {permutation = array<i64: 1, 0>} : tensor<*xf32> -> tensor<?x?xf32>
+  %2 = adir.transpose %u {permutation = array<i64: 1, 0>} : tensor<*xf32> -> tensor<?x?xf32>
+  // CHECK-NEXT: %3 = adir.reshape %a {shape = array<i64: -1, 28, 28>} : tensor<?x784xf32> -> tensor<?x28x28xf32>
+  %3 = adir.reshape %a {shape = array<i64: -1, 28, 28>} : tensor<?x784xf32> -> tensor<?x28x28xf32>
+  // CHECK-NEXT: %4 = adir.broadcast_to %u {shape = array<i64: 2, 3>} : tensor<*xf32> -> tensor<2x3xf32>
+  %4 = adir.broadcast_to %u {shape = array<i64: 2, 3>} : tensor<*xf32> -> tensor<2x3xf32>
+  func.return %0 : tensor<?x32xf32>
+}

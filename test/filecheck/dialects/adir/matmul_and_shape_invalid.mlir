@@ -1,0 +1,249 @@
+// Every verifier rule of the matmul_and_shape family, one case per split.
+// RUN: adir-opt %s --split-input-file --verify-diagnostics --parsing-diagnostics | filecheck %s
+
+func.func @matmul_rank_lhs(%a: tensor<4xf32>, %b: tensor<4x2xf32>) {
+  %0 = adir.matmul %a, %b : tensor<4xf32>, tensor<4x2xf32> -> tensor<2xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:5:3: error: adir.matmul: operand lhs must have rank 2 or 3, got rank 1 (4)
+
+// -----
+
+func.func @matmul_rank_rhs(%a: tensor<2x3xf32>, %b: tensor<1x2x3x4xf32>) {
+  %0 = adir.matmul %a, %b : tensor<2x3xf32>, tensor<1x2x3x4xf32> -> tensor<2x4xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:13:3: error: adir.matmul: operand rhs must have rank 2 or 3, got rank 4 (1x2x3x4)
+
+// -----
+
+func.func @matmul_2d_lhs_3d_rhs(%a: tensor<2x3xf32>, %b: tensor<5x3x4xf32>) {
+  %0 = adir.matmul %a, %b : tensor<2x3xf32>, tensor<5x3x4xf32> -> tensor<5x2x4xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:21:3: error: adir.matmul: operand rhs of rank 3 (5x3x4) needs an lhs of rank 3, got rank 2 (2x3)
+
+// -----
+
+// Without flags the contraction dims are lhs dim 1 and rhs dim 0.
+func.func @matmul_inner(%x: tensor<1x784xf32>, %w: tensor<32x784xf32>) {
+  %0 = adir.matmul %x, %w : tensor<1x784xf32>, tensor<32x784xf32> -> tensor<1x32xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:30:3: error: adir.matmul: inner dimensions 784 and 32 do not match
+
+// -----
+
+// The flags apply first: lhs^T is 1x784, rhs^T is 32x784.
+func.func @matmul_inner_transposed(%x: tensor<784x1xf32>, %w: tensor<784x32xf32>) {
+  %0 = adir.matmul %x, %w {transpose_a, transpose_b} : tensor<784x1xf32>, tensor<784x32xf32> -> tensor<1x784xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:39:3: error: adir.matmul: inner dimensions 784 and 32 do not match
+
+// -----
+
+// Batch dims must be equal: a batch of 1 does not broadcast.
+func.func @matmul_batch(%a: tensor<4x2x3xf32>, %b: tensor<1x3x5xf32>) {
+  %0 = adir.matmul %a, %b : tensor<4x2x3xf32>, tensor<1x3x5xf32> -> tensor<4x2x5xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:48:3: error: adir.matmul: batch dimensions 4 and 1 do not match
+
+// -----
+
+func.func @matmul_result(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) {
+  %0 = adir.matmul %a, %b : tensor<2x3xf32>, tensor<3x5xf32> -> tensor<2x3xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:56:3: error: adir.matmul: result type tensor<2x3xf32> does not match the type tensor<2x5xf32> implied by its operands and properties
+
+// -----
+
+func.func @matmul_int_operand(%a: tensor<2x3xi32>, %b: tensor<3x5xf32>) {
+  %0 = adir.matmul %a, %b : tensor<2x3xi32>, tensor<3x5xf32> -> tensor<2x5xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:64:3: error: adir.matmul: operand 'lhs' at position 0 does not verify: i32 should be of base attribute f32
+
+// -----
+
+// A flag is a unit attribute, set or absent.
+func.func @matmul_flag_not_unit(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) {
+  %0 = adir.matmul %a, %b {transpose_a = true} : tensor<2x3xf32>, tensor<3x5xf32> -> tensor<3x5xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:73:3: error: adir.matmul: true should be of base attribute unit
+
+// -----
+
+func.func @transpose_missing_permutation(%x: tensor<2x3xf32>) {
+  %0 = adir.transpose %x : tensor<2x3xf32> -> tensor<3x2xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:81:3: error: adir.transpose: property 'permutation' expected in operation 'adir.transpose'
+
+// -----
+
+func.func @transpose_permutation_not_i64(%x: tensor<2x3xf32>) {
+  %0 = adir.transpose %x {permutation = array<i32: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:89:3: error: adir.transpose: Expected attribute i64 but got i32
+
+// -----
+
+func.func @transpose_wrong_length(%x: tensor<2x3x4xf32>) {
+  %0 = adir.transpose %x {permutation = array<i64: 1, 0>} : tensor<2x3x4xf32> -> tensor<3x2xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:97:3: error: adir.transpose: permutation [1, 0] has 2 entries but operand input has rank 3 (2x3x4)
+
+// -----
+
+// Each axis exactly once.
+func.func @transpose_repeated_axis(%x: tensor<2x3xf32>) {
+  %0 = adir.transpose %x {permutation = array<i64: 1, 1>} : tensor<2x3xf32> -> tensor<3x3xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:106:3: error: adir.transpose: permutation [1, 1] is not a permutation of [0, 1]
+
+// -----
+
+func.func @transpose_axis_out_of_range(%x: tensor<2x3xf32>) {
+  %0 = adir.transpose %x {permutation = array<i64: 0, 2>} : tensor<2x3xf32> -> tensor<2x3xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:114:3: error: adir.transpose: permutation [0, 2] is not a permutation of [0, 1]
+
+// -----
+
+func.func @transpose_result(%x: tensor<2x3xf32>) {
+  %0 = adir.transpose %x {permutation = array<i64: 1, 0>} : tensor<2x3xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:122:3: error: adir.transpose: result type tensor<2x3xf32> does not match the type tensor<3x2xf32> implied by its operands and properties
+
+// -----
+
+func.func @reshape_negative_entry(%x: tensor<2x3xf32>) {
+  %0 = adir.reshape %x {shape = array<i64: -2, 3>} : tensor<2x3xf32> -> tensor<2x3xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:130:3: error: adir.reshape: shape [-2, 3] has entry -2; entries must be non-negative, or -1 for the one inferred
+
+// -----
+
+func.func @reshape_two_inferred(%x: tensor<2x3xf32>) {
+  %0 = adir.reshape %x {shape = array<i64: -1, -1>} : tensor<2x3xf32> -> tensor<6x1xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:138:3: error: adir.reshape: shape [-1, -1] has more than one -1
+
+// -----
+
+func.func @reshape_count(%x: tensor<3x4xf32>) {
+  %0 = adir.reshape %x {shape = array<i64: 5, 2>} : tensor<3x4xf32> -> tensor<5x2xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:146:3: error: adir.reshape: operand input (3x4) has 12 elements but shape [5, 2] has 10
+
+// -----
+
+func.func @reshape_inferred_not_multiple(%x: tensor<3x4xf32>) {
+  %0 = adir.reshape %x {shape = array<i64: 5, -1>} : tensor<3x4xf32> -> tensor<5x?xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:154:3: error: adir.reshape: operand input (3x4) has 12 elements, not a multiple of the 5 that shape [5, -1] fixes
+
+// -----
+
+// As in torch.reshape: beside a 0 entry, -1 is ambiguous.
+func.func @reshape_inferred_with_zero(%x: tensor<0x4xf32>) {
+  %0 = adir.reshape %x {shape = array<i64: 0, -1>} : tensor<0x4xf32> -> tensor<0x?xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:163:3: error: adir.reshape: shape [0, -1] has a 0 entry, so its -1 could be any size
+
+// -----
+
+func.func @reshape_result(%x: tensor<3x4xf32>) {
+  %0 = adir.reshape %x {shape = array<i64: -1, 6>} : tensor<3x4xf32> -> tensor<3x6xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:171:3: error: adir.reshape: result type tensor<3x6xf32> does not match the type tensor<2x6xf32> implied by its operands and properties
+
+// -----
+
+func.func @broadcast_to_negative_entry(%x: tensor<3xf32>) {
+  %0 = adir.broadcast_to %x {shape = array<i64: -1, 3>} : tensor<3xf32> -> tensor<2x3xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:179:3: error: adir.broadcast_to: shape [-1, 3] has a negative entry
+
+// -----
+
+func.func @broadcast_to_rank(%x: tensor<2x3x4xf32>) {
+  %0 = adir.broadcast_to %x {shape = array<i64: 3, 4>} : tensor<2x3x4xf32> -> tensor<3x4xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:187:3: error: adir.broadcast_to: cannot broadcast operand input (2x3x4) to shape [3, 4]: rank 3 exceeds 2
+
+// -----
+
+func.func @broadcast_to_dimension(%x: tensor<3x2xf32>) {
+  %0 = adir.broadcast_to %x {shape = array<i64: 4, 3>} : tensor<3x2xf32> -> tensor<4x3xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:195:3: error: adir.broadcast_to: cannot broadcast operand input (3x2) to shape [4, 3]: dimension 3 is neither 1 nor 4
+
+// -----
+
+func.func @broadcast_to_result(%x: tensor<3x1xf32>) {
+  %0 = adir.broadcast_to %x {shape = array<i64: 3, 4>} : tensor<3x1xf32> -> tensor<3x1xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:203:3: error: adir.broadcast_to: result type tensor<3x1xf32> does not match the type tensor<3x4xf32> implied by its operands and properties
+
+// -----
+
+// A parse error: the value must be dense data.
+func.func @constant_not_dense() {
+  %0 = adir.constant array<i64: 1, 2> : tensor<2xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:212:22: error: adir.constant: expected dense data such as dense<[1.0, 2.0]> : tensor<2xf32>
+
+// -----
+
+// The result has the data's type, and results are f32.
+func.func @constant_int_custom() {
+  %0 = adir.constant dense<[1, 2]> : tensor<2xi32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:221:3: error: adir.constant: result 'result' at position 0 does not verify: i32 should be of base attribute f32
+
+// -----
+
+// In the generic form the data and result types can disagree.
+func.func @constant_int_generic() {
+  %0 = "adir.constant"() <{value = dense<[1, 2]> : tensor<2xi32>}> : () -> tensor<2xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:230:3: error: adir.constant: value must be a tensor of f32, got tensor<2xi32>
+
+// -----
+
+func.func @constant_vector() {
+  %0 = "adir.constant"() <{value = dense<1.0> : vector<2xf32>}> : () -> tensor<2xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:238:3: error: adir.constant: value must be a tensor of f32, got vector<2xf32>
+
+// -----
+
+func.func @constant_result() {
+  %0 = "adir.constant"() <{value = dense<1.0> : tensor<2xf32>}> : () -> tensor<3xf32>
+  func.return
+}
+// CHECK: matmul_and_shape_invalid.mlir:246:3: error: adir.constant: result type tensor<3xf32> does not match the type tensor<2xf32> implied by its operands and properties

@@ -1,0 +1,83 @@
+// infer-shapes fills the unknown result shapes of matmul_and_shape ops from their operands and
+// properties.
+// RUN: adir-opt %s --split-input-file -p infer-shapes | filecheck %s
+
+// An MLP layer stack: the flags decide which dims contract and which remain.
+// CHECK-LABEL: func.func @mlp(%x: tensor<8x784xf32>, %w1: tensor<32x784xf32>, %w2: tensor<32x10xf32>) -> tensor<8x10xf32>
+// CHECK-NEXT:    %0 = adir.matmul %x, %w1 {transpose_b} : tensor<8x784xf32>, tensor<32x784xf32> -> tensor<8x32xf32>
+// CHECK-NEXT:    %1 = adir.matmul %0, %w2 : tensor<8x32xf32>, tensor<32x10xf32> -> tensor<8x10xf32>
+// CHECK-NEXT:    %2 = adir.matmul %x, %0 {transpose_a} : tensor<8x784xf32>, tensor<8x32xf32> -> tensor<784x32xf32>
+// CHECK-NEXT:    %3 = adir.matmul %w1, %2 {transpose_a, transpose_b} : tensor<32x784xf32>, tensor<784x32xf32> -> tensor<784x784xf32>
+// CHECK-NEXT:    func.return %1 : tensor<8x10xf32>
+func.func @mlp(%x: tensor<8x784xf32>, %w1: tensor<32x784xf32>, %w2: tensor<32x10xf32>) -> tensor<*xf32> {
+  %0 = adir.matmul %x, %w1 {transpose_b} : tensor<8x784xf32>, tensor<32x784xf32> -> tensor<*xf32>
+  %1 = adir.matmul %0, %w2 : tensor<*xf32>, tensor<32x10xf32> -> tensor<*xf32>
+  %2 = adir.matmul %x, %0 {transpose_a} : tensor<8x784xf32>, tensor<*xf32> -> tensor<*xf32>
+  %3 = adir.matmul %w1, %2 {transpose_a, transpose_b} : tensor<32x784xf32>, tensor<*xf32> -> tensor<*xf32>
+  func.return %1 : tensor<*xf32>
+}
+
+// -----
+
+// Batched products keep the batch dim; a 2-D rhs is shared across it; a `?` batch dim is
+// taken from the other operand.
+// CHECK-LABEL: func.func @batched(%a: tensor<4x2x3xf32>, %b: tensor<?x3x5xf32>, %w: tensor<5x3xf32>) -> tensor<4x2x5xf32>
+// CHECK-NEXT:    %0 = adir.matmul %a, %b : tensor<4x2x3xf32>, tensor<?x3x5xf32> -> tensor<4x2x5xf32>
+// CHECK-NEXT:    %1 = adir.matmul %a, %w {transpose_b} : tensor<4x2x3xf32>, tensor<5x3xf32> -> tensor<4x2x5xf32>
+// CHECK-NEXT:    %2 = adir.matmul %b, %a {transpose_a, transpose_b} : tensor<?x3x5xf32>, tensor<4x2x3xf32> -> tensor<4x5x2xf32>
+// CHECK-NEXT:    func.return %0 : tensor<4x2x5xf32>
+func.func @batched(%a: tensor<4x2x3xf32>, %b: tensor<?x3x5xf32>, %w: tensor<5x3xf32>) -> tensor<*xf32> {
+  %0 = adir.matmul %a, %b : tensor<4x2x3xf32>, tensor<?x3x5xf32> -> tensor<*xf32>
+  %1 = adir.matmul %a, %w {transpose_b} : tensor<4x2x3xf32>, tensor<5x3xf32> -> tensor<?x?x?xf32>
+  %2 = adir.matmul %b, %a {transpose_a, transpose_b} : tensor<?x3x5xf32>, tensor<4x2x3xf32> -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @shape_ops(%x: tensor<2x3x4xf32>, %v: tensor<3x1xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT:    %0 = adir.transpose %x {permutation = array<i64: 2, 0, 1>} : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+// CHECK-NEXT:    %1 = adir.reshape %0 {shape = array<i64: -1, 6>} : tensor<4x2x3xf32> -> tensor<4x6xf32>
+// CHECK-NEXT:    %2 = adir.reshape %1 {shape = array<i64: 24>} : tensor<4x6xf32> -> tensor<24xf32>
+// CHECK-NEXT:    %3 = adir.broadcast_to %v {shape = array<i64: 2, 3, 4>} : tensor<3x1xf32> -> tensor<2x3x4xf32>
+// CHECK-NEXT:    func.return %0 : tensor<4x2x3xf32>
+func.func @shape_ops(%x: tensor<2x3x4xf32>, %v: tensor<3x1xf32>) -> tensor<*xf32> {
+  %0 = adir.transpose %x {permutation = array<i64: 2, 0, 1>} : tensor<2x3x4xf32> -> tensor<*xf32>
+  %1 = adir.reshape %0 {shape = array<i64: -1, 6>} : tensor<*xf32> -> tensor<*xf32>
+  %2 = adir.reshape %1 {shape = array<i64: 24>} : tensor<*xf32> -> tensor<*xf32>
+  %3 = adir.broadcast_to %v {shape = array<i64: 2, 3, 4>} : tensor<3x1xf32> -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+// What the operands do not know stays unknown: the -1 of a reshape needs every input dim,
+// a transpose of an unranked tensor knows only its rank, a matmul of one only that it exists.
+// CHECK-LABEL: func.func @partly_unknown(%a: tensor<?x784xf32>, %u: tensor<*xf32>, %w: tensor<784x32xf32>) -> tensor<?x28x28xf32>
+// CHECK-NEXT:    %0 = adir.reshape %a {shape = array<i64: -1, 28, 28>} : tensor<?x784xf32> -> tensor<?x28x28xf32>
+// CHECK-NEXT:    %1 = adir.matmul %a, %w : tensor<?x784xf32>, tensor<784x32xf32> -> tensor<?x32xf32>
+// CHECK-NEXT:    %2 = adir.transpose %u {permutation = array<i64: 1, 0>} : tensor<*xf32> -> tensor<?x?xf32>
+// CHECK-NEXT:    %3 = adir.matmul %u, %w : tensor<*xf32>, tensor<784x32xf32> -> tensor<*xf32>
+// CHECK-NEXT:    %4 = adir.broadcast_to %u {shape = array<i64: 5, 6>} : tensor<*xf32> -> tensor<5x6xf32>
+// CHECK-NEXT:    func.return %0 : tensor<?x28x28xf32>
+func.func @partly_unknown(%a: tensor<?x784xf32>, %u: tensor<*xf32>, %w: tensor<784x32xf32>) -> tensor<*xf32> {
+  %0 = adir.reshape %a {shape = array<i64: -1, 28, 28>} : tensor<?x784xf32> -> tensor<*xf32>
+  %1 = adir.matmul %a, %w : tensor<?x784xf32>, tensor<784x32xf32> -> tensor<*xf32>
+  %2 = adir.transpose %u {permutation = array<i64: 1, 0>} : tensor<*xf32> -> tensor<*xf32>
+  %3 = adir.matmul %u, %w : tensor<*xf32>, tensor<784x32xf32> -> tensor<*xf32>
+  %4 = adir.broadcast_to %u {shape = array<i64: 5, 6>} : tensor<*xf32> -> tensor<*xf32>
+  func.return %0 : tensor<*xf32>
+}
+
+// -----
+
+// A constant's result takes the type of its data.
+// CHECK-LABEL: func.func @constant() -> tensor<2x2xf32>
+// CHECK-NEXT:    %0 = adir.constant dense<5.000000e-01> : tensor<2x2xf32>
+// CHECK-NEXT:    %1 = adir.matmul %0, %0 : tensor<2x2xf32>
+// CHECK-NEXT:    func.return %1 : tensor<2x2xf32>
+func.func @constant() -> tensor<*xf32> {
+  %0 = adir.constant dense<0.5> : tensor<2x2xf32> -> tensor<*xf32>
+  %1 = adir.matmul %0, %0 : tensor<*xf32>, tensor<*xf32> -> tensor<*xf32>
+  func.return %1 : tensor<*xf32>
+}

@@ -1,0 +1,344 @@
+"""The matmul_and_shape family in the interpreter equals PyTorch.
+
+matmul: numpy and PyTorch may sum in different orders, so results are compared within the
+rounding-error bound of a matrix product, |fl(AB) - AB| <= gamma_K |A||B| elementwise, with
+gamma_K = K u / (1 - K u) and u the unit roundoff (Higham, Accuracy and Stability of Numerical
+Algorithms, 2nd ed., section 3.5). Two results that both meet it are within 2 gamma_K |A||B| of
+each other. The shape ops move data without arithmetic: exactly equal.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import torch
+from adir_testing import assert_close, interpret, tensor_type
+from xdsl.dialects.builtin import TensorType, f32
+from xdsl.interpreter import Interpreter
+from xdsl.interpreters.func import FuncFunctions
+from xdsl.ir import Block
+from xdsl.utils.exceptions import VerifyException
+
+from adir.context import adir_context, parse_module
+from adir.dialects.tensor.matmul_and_shape import (
+    BroadcastToOp,
+    ConstantOp,
+    MatmulOp,
+    ReshapeOp,
+    TransposeOp,
+)
+from adir.interpreter.matmul_and_shape import MatmulAndShapeFunctions
+from adir.passes.fold_transpose_into_matmul import FoldTransposeIntoMatmulPass
+
+DTYPES = [np.float32, np.float64]
+
+
+def stored_shape(shape: tuple[int, ...], transposed: bool) -> tuple[int, ...]:
+    """The shape an operand has in memory when matmul reads it with its last two dims swapped."""
+    return (*shape[:-2], shape[-1], shape[-2]) if transposed else shape
+
+
+def matmul_ir(a: tuple, b: tuple, result: tuple, transpose_a: bool, transpose_b: bool) -> str:
+    flags = [
+        name for name, on in [("transpose_a", transpose_a), ("transpose_b", transpose_b)] if on
+    ]
+    attrs = f" {{{', '.join(flags)}}}" if flags else ""
+    ta, tb, tr = tensor_type(a), tensor_type(b), tensor_type(result)
+    return f"""
+func.func @f(%a: {ta}, %b: {tb}) -> {tr} {{
+  %0 = adir.matmul %a, %b{attrs} : {ta}, {tb} -> {tr}
+  func.return %0 : {tr}
+}}"""
+
+
+def assert_matmul_close(actual: np.ndarray, expected: torch.Tensor, a, b, k: int) -> None:
+    """Within 2 gamma_K |A||B| of PyTorch, elementwise (A, B as matmul reads them); nan and
+    inf exactly where PyTorch has them."""
+    expected_np = expected.numpy()
+    assert actual.shape == expected_np.shape, f"shape {actual.shape} != {expected_np.shape}"
+    np.testing.assert_array_equal(np.isnan(actual), np.isnan(expected_np))
+    infinite = np.isinf(expected_np)
+    np.testing.assert_array_equal(actual[infinite], expected_np[infinite])
+    magnitude = np.matmul(np.abs(a.double().numpy()), np.abs(b.double().numpy()))
+    u = np.finfo(actual.dtype).eps / 2
+    bound = 2 * (k * u / (1 - k * u)) * magnitude
+    finite = np.isfinite(expected_np)
+    error = np.abs(actual[finite].astype(np.float64) - expected_np[finite])
+    assert np.all(error <= bound[finite]), f"error {error.max()} beyond the bound"
+
+
+# (lhs shape, rhs shape) as matmul sees them, after the flags.
+MATMUL_SHAPES = [
+    ((5, 7), (7, 3)),  # 2-D x 2-D
+    ((8, 784), (784, 32)),  # an MLP layer
+    ((4, 5, 7), (4, 7, 3)),  # batched
+    ((4, 5, 7), (7, 3)),  # one rhs shared by the batch
+    ((5, 1), (1, 3)),  # K = 1: an outer product
+    ((1, 7), (7, 1)),  # M = N = 1: a dot product
+    ((1, 1), (1, 1)),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    ("transpose_a", "transpose_b"), list(itertools.product([False, True], repeat=2))
+)
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=str)
+def test_matmul_matches_torch(shapes: tuple, transpose_a: bool, transpose_b: bool, dtype) -> None:
+    """matmul(A, B) {flags} == torch.matmul(A', B'), with A' = A.mT when transpose_a."""
+    lhs, rhs = shapes
+    a_shape, b_shape = stored_shape(lhs, transpose_a), stored_shape(rhs, transpose_b)
+    result = (*lhs[:-1], rhs[-1])
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal(a_shape).astype(dtype)
+    b = rng.standard_normal(b_shape).astype(dtype)
+    ir = matmul_ir(a_shape, b_shape, result, transpose_a, transpose_b)
+    (actual,) = interpret(ir, "f", a, b, float_dtype=dtype)
+    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    ta, tb = (ta.mT if transpose_a else ta), (tb.mT if transpose_b else tb)
+    assert actual.dtype == dtype
+    assert actual.shape == result
+    assert_matmul_close(actual, torch.matmul(ta, tb), ta, tb, k=lhs[-1])
+
+
+@pytest.mark.parametrize(
+    "shapes", [((3, 0), (0, 2)), ((0, 4), (4, 2)), ((2, 0, 3), (2, 3, 5))], ids=str
+)
+def test_matmul_of_empty_operands_matches_torch(shapes: tuple) -> None:
+    """K = 0 gives zeros (an empty sum); M = 0 an empty result."""
+    a = np.ones(shapes[0], np.float32)
+    b = np.ones(shapes[1], np.float32)
+    result = (*shapes[0][:-1], shapes[1][-1])
+    (actual,) = interpret(matmul_ir(shapes[0], shapes[1], result, False, False), "f", a, b)
+    expected = torch.matmul(torch.from_numpy(a), torch.from_numpy(b))
+    assert actual.shape == result
+    assert_close(actual, expected, rtol=0, atol=0)
+
+
+def test_matmul_propagates_inf_and_nan_like_torch() -> None:
+    """inf * 0 = nan, a nan poisons its row, inf + finite = inf."""
+    a = np.array([[np.inf, 0, 1], [1, np.nan, 2], [1, 2, 3], [-np.inf, 1, 1]], np.float32)
+    b = np.array([[0, 1], [1, 0], [np.inf, 1]], np.float32)
+    (actual,) = interpret(matmul_ir((4, 3), (3, 2), (4, 2), False, False), "f", a, b)
+    expected = np.array([[np.nan, np.inf], [np.nan, np.nan], [np.inf, 4], [np.nan, -np.inf]])
+    assert_close(actual, expected, rtol=0, atol=0)
+    assert_close(actual, torch.matmul(torch.from_numpy(a), torch.from_numpy(b)), rtol=0, atol=0)
+
+
+def test_fold_transpose_into_matmul_keeps_the_numbers() -> None:
+    """matmul(x^T, ((w^T)^T)) {transpose_b} and the folded matmul(x, w) {flags} agree."""
+    ir = """
+func.func @f(%x: tensor<6x4x5xf32>, %w: tensor<3x4xf32>) -> tensor<6x5x3xf32> {
+  %tx = adir.transpose %x {permutation = array<i64: 0, 2, 1>}
+      : tensor<6x4x5xf32> -> tensor<6x5x4xf32>
+  %tw = adir.transpose %w {permutation = array<i64: 1, 0>} : tensor<3x4xf32> -> tensor<4x3xf32>
+  %tt = adir.transpose %tw {permutation = array<i64: 1, 0>} : tensor<4x3xf32> -> tensor<3x4xf32>
+  %y = adir.matmul %tx, %tt {transpose_b} : tensor<6x5x4xf32>, tensor<3x4xf32> -> tensor<6x5x3xf32>
+  func.return %y : tensor<6x5x3xf32>
+}"""
+    module = parse_module(ir)
+    module.verify()
+    FoldTransposeIntoMatmulPass().apply(adir_context(), module)
+    module.verify()
+    (matmul,) = [op for op in module.walk() if op.name.startswith("adir.")]
+    assert str(matmul).startswith("%y = adir.matmul %x, %w {transpose_a, transpose_b}")
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((6, 4, 5))
+    w = rng.standard_normal((3, 4))
+    (before,) = interpret(ir, "f", x, w, float_dtype=np.float64)
+    (after,) = interpret(str(module), "f", x, w, float_dtype=np.float64)
+    a, b = torch.from_numpy(x).mT, torch.from_numpy(w).mT
+    assert_matmul_close(before, torch.matmul(a, b), a, b, k=4)
+    assert_matmul_close(after, torch.matmul(a, b), a, b, k=4)
+
+
+def unary_ir(op: str, attrs: str, source: tuple, result: tuple) -> str:
+    ts, tr = tensor_type(source), tensor_type(result)
+    return f"""
+func.func @f(%x: {ts}) -> {tr} {{
+  %0 = adir.{op} %x {{{attrs}}} : {ts} -> {tr}
+  func.return %0 : {tr}
+}}"""
+
+
+def i64_array(values: tuple[int, ...]) -> str:
+    return f"array<i64: {', '.join(map(str, values))}>" if values else "array<i64>"
+
+
+PERMUTATIONS = [
+    (),  # a scalar
+    (0,),
+    (1, 0),
+    *itertools.permutations(range(3)),
+    (0, 2, 3, 1),  # NCHW -> NHWC
+    (0, 3, 1, 2),  # NHWC -> NCHW
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("permutation", PERMUTATIONS, ids=str)
+def test_transpose_matches_torch_permute(permutation: tuple, dtype) -> None:
+    source = (2, 3, 4, 5)[: len(permutation)]
+    result = tuple(source[p] for p in permutation)
+    x = np.random.default_rng(1).standard_normal(source).astype(dtype)
+    ir = unary_ir("transpose", f"permutation = {i64_array(permutation)}", source, result)
+    (actual,) = interpret(ir, "f", x, float_dtype=dtype)
+    assert actual.dtype == dtype
+    assert_close(actual, torch.from_numpy(x).permute(permutation), rtol=0, atol=0)
+
+
+# (source shape, shape property, result shape)
+RESHAPES = [
+    ((2, 3, 4), (6, 4), (6, 4)),
+    ((2, 3, 4), (-1,), (24,)),
+    ((2, 3, 4), (4, -1, 2), (4, 3, 2)),
+    ((1, 28, 28), (-1, 784), (1, 784)),
+    ((1,), (), ()),  # to a scalar
+    ((), (1, 1), (1, 1)),  # from a scalar
+    ((0, 4), (4, 0), (4, 0)),  # no elements
+    ((0, 4), (-1, 2), (0, 2)),  # -1 is 0 when there are no elements
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", RESHAPES, ids=str)
+def test_reshape_matches_torch(case: tuple, dtype) -> None:
+    source, shape, result = case
+    x = np.random.default_rng(4).standard_normal(source).astype(dtype)
+    (actual,) = interpret(
+        unary_ir("reshape", f"shape = {i64_array(shape)}", source, result),
+        "f",
+        x,
+        float_dtype=dtype,
+    )
+    assert actual.dtype == dtype
+    assert_close(actual, torch.from_numpy(x).reshape(shape), rtol=0, atol=0)
+
+
+def test_reshape_of_a_transpose_reads_in_row_major_order() -> None:
+    """reshape sees the transposed tensor's logical order, not its operand's memory order."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    ir = """
+func.func @f(%x: tensor<2x3xf32>) -> tensor<6xf32> {
+  %t = adir.transpose %x {permutation = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  %r = adir.reshape %t {shape = array<i64: 6>} : tensor<3x2xf32> -> tensor<6xf32>
+  func.return %r : tensor<6xf32>
+}"""
+    (actual,) = interpret(ir, "f", x)
+    np.testing.assert_array_equal(actual, [0, 3, 1, 4, 2, 5])
+    assert_close(actual, torch.from_numpy(x).T.reshape(6), rtol=0, atol=0)
+
+
+# (source shape, target shape)
+BROADCASTS = [
+    ((3,), (4, 3)),
+    ((3, 1), (2, 3, 4)),
+    ((), (2, 2)),
+    ((2, 3), (2, 3)),
+    ((1, 1), (5, 1)),
+    ((2, 1), (2, 0)),  # a 1 broadcasts to 0
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", BROADCASTS, ids=str)
+def test_broadcast_to_matches_torch(case: tuple, dtype) -> None:
+    source, target = case
+    x = np.random.default_rng(6).standard_normal(source).astype(dtype)
+    ir = unary_ir("broadcast_to", f"shape = {i64_array(target)}", source, target)
+    (actual,) = interpret(ir, "f", x, float_dtype=dtype)
+    assert actual.dtype == dtype
+    assert_close(actual, torch.broadcast_to(torch.from_numpy(x), target), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize(
+    ("op", "attrs", "result"),
+    [
+        ("transpose", "permutation = array<i64: 1, 0>", (3, 2)),
+        ("reshape", "shape = array<i64: 6>", (6,)),
+        ("reshape", "shape = array<i64: 2, 3>", (2, 3)),
+        ("broadcast_to", "shape = array<i64: 2, 3>", (2, 3)),
+    ],
+)
+def test_shape_op_results_do_not_alias_the_operand(op: str, attrs: str, result: tuple) -> None:
+    """Value semantics: writing to a result never changes the caller's input."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    (actual,) = interpret(unary_ir(op, attrs, (2, 3), result), "f", x)
+    assert not np.shares_memory(actual, x)
+    actual[...] = -1
+    np.testing.assert_array_equal(x, np.arange(6).reshape(2, 3))
+
+
+def constant_ir(value: str, type_: str) -> str:
+    return f"""
+func.func @f() -> {type_} {{
+  %0 = adir.constant {value} : {type_}
+  func.return %0 : {type_}
+}}"""
+
+
+def test_constant_gives_its_data() -> None:
+    (actual,) = interpret(constant_ir("dense<[[1.0, -2.5], [0.0, 3.0]]>", "tensor<2x2xf32>"), "f")
+    assert actual.dtype == np.float32
+    np.testing.assert_array_equal(actual, [[1.0, -2.5], [0.0, 3.0]])
+
+
+@pytest.mark.parametrize(("shape", "type_"), [((4, 4), "tensor<4x4xf32>"), ((), "tensor<f32>")])
+def test_splat_constant_fills_its_shape(shape: tuple, type_: str) -> None:
+    (actual,) = interpret(constant_ir("dense<0.5>", type_), "f")
+    assert actual.shape == shape
+    np.testing.assert_array_equal(actual, np.full(shape, 0.5, np.float32))
+
+
+def test_constant_is_made_in_the_functions_float_dtype() -> None:
+    """MatmulAndShapeFunctions(float64) makes float64 constants from the f32 data: 0.1 is the
+    f32 nearest 0.1, 0.100000001490116..., widened exactly."""
+    module = parse_module(constant_ir("dense<[0.1, 2.0]>", "tensor<2xf32>"))
+    interpreter = Interpreter(module)
+    interpreter.register_implementations(FuncFunctions())
+    interpreter.register_implementations(MatmulAndShapeFunctions(np.float64))
+    (actual,) = interpreter.call_op("f", ())
+    assert actual.dtype == np.float64
+    np.testing.assert_array_equal(actual, [float(np.float32(0.1)), 2.0])
+
+
+def test_float64_matmul_with_a_constant_stays_float64() -> None:
+    """A float64 input times a constant computes in float64, as torch does with the constant's
+    f32 values widened."""
+    ir = """
+func.func @f(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %c = adir.constant dense<[[0.1, 0.2], [0.3, 0.4]]> : tensor<2x2xf32>
+  %y = adir.matmul %x, %c : tensor<3x2xf32>, tensor<2x2xf32> -> tensor<3x2xf32>
+  func.return %y : tensor<3x2xf32>
+}"""
+    x = np.random.default_rng(9).standard_normal((3, 2))
+    (actual,) = interpret(ir, "f", x, float_dtype=np.float64)
+    c = torch.tensor([[0.1, 0.2], [0.3, 0.4]], dtype=torch.float32).double()
+    assert actual.dtype == np.float64
+    assert_matmul_close(actual, torch.matmul(torch.from_numpy(x), c), torch.from_numpy(x), c, k=2)
+
+
+def test_constant_alone_is_float64_in_a_float64_session() -> None:
+    (actual,) = interpret(constant_ir("dense<0.5>", "tensor<2xf32>"), "f", float_dtype=np.float64)
+    assert actual.dtype == np.float64
+
+
+def test_python_constructors_infer_result_types() -> None:
+    """Building ops in Python gives them the result types the shape rules imply."""
+    types = [TensorType(f32, shape) for shape in [(8, 784), (32, 784), (784, 8), (3,)]]
+    x, w, xt, v = Block(arg_types=types).args
+    assert MatmulOp(x, w, transpose_b=True).result.type == TensorType(f32, [8, 32])
+    both = MatmulOp(xt, w, transpose_a=True, transpose_b=True)
+    assert both.result.type == TensorType(f32, [8, 32])
+    assert TransposeOp(x, [1, 0]).result.type == TensorType(f32, [784, 8])
+    assert ReshapeOp(x, [-1, 28, 28]).result.type == TensorType(f32, [8, 28, 28])
+    assert BroadcastToOp(v, [2, 3]).result.type == TensorType(f32, [2, 3])
+    splat = ConstantOp.splat(0.5, [2, 2])
+    assert splat.result.type == TensorType(f32, [2, 2])
+    assert splat.value.get_values() == (0.5,) * 4
+    with pytest.raises(
+        VerifyException, match=r"adir\.matmul: inner dimensions 784 and 8 do not match"
+    ):
+        MatmulOp(x, x)
