@@ -93,6 +93,12 @@ def log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
+def softplus(x: np.ndarray, beta: float, threshold: float) -> np.ndarray:
+    """`log1p(exp(beta * x)) / beta`, linear above the threshold, as torch's kernel."""
+    scaled = x * x.dtype.type(beta)
+    return np.where(scaled > threshold, x, np.log1p(np.exp(scaled)) / x.dtype.type(beta))
+
+
 @register_impls
 class ActivationsFunctions(FamilyFunctions):
     @impl(act.ReluOp)
@@ -110,6 +116,10 @@ class ActivationsFunctions(FamilyFunctions):
     @impl(act.TanhOp)
     def run_tanh(self, interpreter: Interpreter, op: act.TanhOp, args: tuple[Any, ...]):
         return (tanh(args[0]),)
+
+    @impl(act.SoftplusOp)
+    def run_softplus(self, interpreter: Interpreter, op: act.SoftplusOp, args: tuple[Any, ...]):
+        return (softplus(args[0], op.beta.value.data, op.threshold.value.data),)
 
     @impl(act.GeluOp)
     def run_gelu(self, interpreter: Interpreter, op: act.GeluOp, args: tuple[Any, ...]):

@@ -9,9 +9,10 @@ from dataclasses import fields
 
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.ir import Operation
+from xdsl.irdl import ConstraintContext, IRDLOperation
 from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import ArgSpecParseError, parse_pipeline
-from xdsl.utils.exceptions import ParseError
+from xdsl.utils.exceptions import ParseError, VerifyException
 
 from adir.diagnostics import OpError
 
@@ -84,13 +85,27 @@ def first_line(error: BaseException) -> str:
     return message
 
 
-def failing_op(module: ModuleOp) -> tuple[Operation, Exception] | None:
-    """The first op (in program order) whose own verifier fails, and its error."""
+def failing_op(module: ModuleOp) -> tuple[Operation, str] | None:
+    """The first op (in program order) whose own verifier fails, and what is wrong."""
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
         except Exception as error:  # the verifier of an op may raise more than VerifyException
-            return op, error
+            return op, bad_property(op) or first_line(error)
+    return None
+
+
+def bad_property(op: Operation) -> str | None:
+    """IRDL's message for a property of the wrong kind does not name the property; this does."""
+    if not isinstance(op, IRDLOperation):
+        return None
+    for name, definition in op.get_irdl_definition().properties.items():
+        if name not in op.properties:
+            continue
+        try:
+            definition.constr.verify(op.properties[name], ConstraintContext())
+        except VerifyException as error:
+            return f"property '{name}': {first_line(error)}"
     return None
 
 
@@ -103,8 +118,7 @@ def locate_failure(
     if isinstance(error, OpError):
         op, message = error.op, error.message
     elif module is not None and (found := failing_op(module)) is not None:
-        op, cause = found
-        message = first_line(cause)
+        op, message = found
     if op is None:
         return DiagnosticError(input_name, message)
     if not message.startswith(op.name):

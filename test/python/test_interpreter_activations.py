@@ -14,6 +14,9 @@ within 1 ulp. An error of k ulp is at most k * eps relative.
   IEEE subtraction, identical in both.
 - log_softmax over n elements: (n + 7 + 4 log n) eps absolute plus eps relative: the relative
   error of the sum becomes an absolute error of its log, and the log (<= 2.9 ulp) is <= log n.
+- softplus: 8 eps relative: exp (2.5 and 0.9 ulp) enters log1p with a relative weight
+  z / ((1 + z) log1p z) <= 1, then log1p (2.9 and 0.9 ulp) and one division in each; x * beta
+  and the threshold test are the same IEEE operations in both.
 - gelu: 2 eps relative plus 3 eps |x| absolute. For x < 0, `1 + erf(x / sqrt 2)` cancels, so an
   error d in erf becomes an absolute error |x| d / 2 in the result. The interpreter's erf is
   within 1 ulp; PyTorch's float32 gelu kernel evaluates erf with an approximation of its own,
@@ -56,6 +59,12 @@ ELEMENTWISE: dict[str, tuple[str, str, Callable[[torch.Tensor], torch.Tensor]]] 
     ),
     "sigmoid": ("sigmoid", "", torch.sigmoid),
     "tanh": ("tanh", "", torch.tanh),
+    "softplus": ("softplus", "", F.softplus),
+    "softplus_beta_2_threshold_5": (
+        "softplus",
+        "{beta = 2.0 : f32, threshold = 5.0 : f32}",
+        lambda t: F.softplus(t, beta=2.0, threshold=5.0),
+    ),
     "gelu": ("gelu", "", F.gelu),
     "gelu_tanh": ("gelu", '{approximate = "tanh"}', lambda t: F.gelu(t, approximate="tanh")),
 }
@@ -88,6 +97,8 @@ def tolerance(name: str, x: np.ndarray, n: int = 1) -> tuple[float, np.ndarray |
         return 2 * eps, 0.0
     if name == "sigmoid":
         return 6 * eps, tiny
+    if name.startswith("softplus"):
+        return 8 * eps, tiny
     if name.startswith("gelu"):
         return 2 * eps, 3 * eps * np.abs(x.astype(np.float64))
     if name == "softmax":

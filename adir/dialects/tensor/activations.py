@@ -70,6 +70,25 @@ class TanhOp(UnaryElementwiseOp):
     name = "adir.tanh"
 
 
+@irdl_op_definition
+class SoftplusOp(UnaryElementwiseOp):
+    """`y = log(1 + exp(beta * x)) / beta`, and `y = x` where `beta * x > threshold`
+    (`torch.nn.functional.softplus`, defaults beta = 1, threshold = 20)."""
+
+    name = "adir.softplus"
+    beta = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(1.0, f32))
+    threshold = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(20.0, f32))
+
+    def __init__(self, input: SSAValue, beta: float = 1.0, threshold: float = 20.0):
+        properties = {"beta": FloatAttr(beta, f32), "threshold": FloatAttr(threshold, f32)}
+        super().__init__(input, properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        if not self.beta.value.data > 0:
+            raise VerifyException(f"{self.name}: beta must be positive, got {self.beta.value.data}")
+        return super().infer_result_types()
+
+
 GELU_APPROXIMATIONS = ("none", "tanh")
 
 
@@ -148,6 +167,7 @@ ACTIVATIONS_OPS = [
     LeakyReluOp,
     SigmoidOp,
     TanhOp,
+    SoftplusOp,
     GeluOp,
     SoftmaxOp,
     LogSoftmaxOp,

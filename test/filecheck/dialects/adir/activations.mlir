@@ -14,7 +14,11 @@ func.func @elementwise(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %3 = adir.tanh %2 : tensor<2x3xf32>
   // CHECK-NEXT: %4 = adir.gelu %3 : tensor<2x3xf32>
   %4 = adir.gelu %3 : tensor<2x3xf32>
-  func.return %4 : tensor<2x3xf32>
+  // CHECK-NEXT: %5 = adir.softplus %4 : tensor<2x3xf32>
+  %5 = adir.softplus %4 : tensor<2x3xf32>
+  // CHECK-NEXT: %6 = adir.softplus %5 {beta = 2.000000e+00 : f32, threshold = 5.000000e+00 : f32} : tensor<2x3xf32>
+  %6 = adir.softplus %5 {beta = 2.0 : f32, threshold = 5.0 : f32} : tensor<2x3xf32>
+  func.return %6 : tensor<2x3xf32>
 }
 
 // -----

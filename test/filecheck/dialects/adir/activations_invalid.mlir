@@ -22,7 +22,7 @@ func.func @alpha_not_f32(%x: tensor<4xf32>) {
   %0 = adir.leaky_relu %x {alpha = 0.2} : tensor<4xf32>
   func.return
 }
-// CHECK: activations_invalid.mlir:22:3: error: adir.leaky_relu: f64 should be of base attribute f32
+// CHECK: activations_invalid.mlir:22:3: error: adir.leaky_relu: property 'alpha': f64 should be of base attribute f32
 
 // -----
 
@@ -30,7 +30,7 @@ func.func @alpha_not_a_float(%x: tensor<4xf32>) {
   %0 = adir.leaky_relu %x {alpha = 1 : i32} : tensor<4xf32>
   func.return
 }
-// CHECK: activations_invalid.mlir:30:3: error: adir.leaky_relu: 1 : i32 should be of base attribute float
+// CHECK: activations_invalid.mlir:30:3: error: adir.leaky_relu: property 'alpha': 1 : i32 should be of base attribute float
 
 // -----
 
@@ -46,7 +46,7 @@ func.func @gelu_approximation_not_a_string(%x: tensor<4xf32>) {
   %0 = adir.gelu %x {approximate = 1 : i64} : tensor<4xf32>
   func.return
 }
-// CHECK: activations_invalid.mlir:46:3: error: adir.gelu: 1 : i64 should be of base attribute string
+// CHECK: activations_invalid.mlir:46:3: error: adir.gelu: property 'approximate': 1 : i64 should be of base attribute string
 
 // -----
 
@@ -79,7 +79,7 @@ func.func @axis_not_i64(%x: tensor<2x3xf32>) {
   %0 = adir.softmax %x {axis = 0 : i32} : tensor<2x3xf32>
   func.return
 }
-// CHECK: activations_invalid.mlir:79:3: error: adir.softmax: Expected attribute i64 but got i32
+// CHECK: activations_invalid.mlir:79:3: error: adir.softmax: property 'axis': Expected attribute i64 but got i32
 
 // -----
 
@@ -88,3 +88,11 @@ func.func @softmax_wrong_result(%x: tensor<2x3xf32>) {
   func.return
 }
 // CHECK: activations_invalid.mlir:87:3: error: adir.log_softmax: result type tensor<2xf32> does not match the type tensor<2x3xf32> implied by its operands and properties
+
+// -----
+
+func.func @softplus_beta_not_positive(%x: tensor<4xf32>) {
+  %0 = adir.softplus %x {beta = 0.0 : f32} : tensor<4xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:95:3: error: adir.softplus: beta must be positive, got 0.0

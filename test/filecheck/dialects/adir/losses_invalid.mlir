@@ -13,7 +13,7 @@ func.func @reduction_not_a_string(%z: tensor<4x3xf32>, %l: tensor<4xi32>) {
   %0 = adir.cross_entropy %z, %l {reduction = 1 : i32} : tensor<4x3xf32>, tensor<4xi32> -> tensor<f32>
   func.return
 }
-// CHECK: losses_invalid.mlir:13:3: error: adir.cross_entropy: 1 : i32 should be of base attribute string
+// CHECK: losses_invalid.mlir:13:3: error: adir.cross_entropy: property 'reduction': 1 : i32 should be of base attribute string
 // (IRDL's message for a property of the wrong kind does not name the property.)
 
 // -----

@@ -73,7 +73,7 @@ func.func @matmul_flag_not_unit(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>) {
   %0 = adir.matmul %a, %b {transpose_a = true} : tensor<2x3xf32>, tensor<3x5xf32> -> tensor<3x5xf32>
   func.return
 }
-// CHECK: matmul_and_shape_invalid.mlir:73:3: error: adir.matmul: true should be of base attribute unit
+// CHECK: matmul_and_shape_invalid.mlir:73:3: error: adir.matmul: property 'transpose_a': true should be of base attribute unit
 
 // -----
 
@@ -89,7 +89,7 @@ func.func @transpose_permutation_not_i64(%x: tensor<2x3xf32>) {
   %0 = adir.transpose %x {permutation = array<i32: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
   func.return
 }
-// CHECK: matmul_and_shape_invalid.mlir:89:3: error: adir.transpose: Expected attribute i64 but got i32
+// CHECK: matmul_and_shape_invalid.mlir:89:3: error: adir.transpose: property 'permutation': Expected attribute i64 but got i32
 
 // -----
 

@@ -98,7 +98,7 @@ func.func @axes_not_i64(%x: tensor<2x3xf32>) {
   %0 = adir.sum %x {axes = array<i32: 1>} : tensor<2x3xf32> -> tensor<2xf32>
   func.return
 }
-// CHECK: reductions_invalid.mlir:98:3: error: adir.sum: Expected attribute i64 but got i32
+// CHECK: reductions_invalid.mlir:98:3: error: adir.sum: property 'axes': Expected attribute i64 but got i32
 
 // -----
 
@@ -106,7 +106,7 @@ func.func @axes_not_an_array(%x: tensor<2x3xf32>) {
   %0 = adir.sum %x {axes = [1]} : tensor<2x3xf32> -> tensor<2xf32>
   func.return
 }
-// CHECK: reductions_invalid.mlir:106:3: error: adir.sum: [1 : i64] should be of base attribute array
+// CHECK: reductions_invalid.mlir:106:3: error: adir.sum: property 'axes': [1 : i64] should be of base attribute array
 
 // -----
 
@@ -114,4 +114,4 @@ func.func @keepdims_not_unit(%x: tensor<2x3xf32>) {
   %0 = adir.sum %x {keepdims = true} : tensor<2x3xf32> -> tensor<1x1xf32>
   func.return
 }
-// CHECK: reductions_invalid.mlir:114:3: error: adir.sum: true should be of base attribute unit
+// CHECK: reductions_invalid.mlir:114:3: error: adir.sum: property 'keepdims': true should be of base attribute unit
