@@ -55,7 +55,7 @@ class FoldTransposeIntoMatmul(RewritePattern):
         folded.attributes.update(op.attributes)
         folded.location = op.location
         rewriter.replace(op, folded)
-        for transpose in {t for t in (lhs_t, rhs_t) if t is not None}:
+        for transpose in dict.fromkeys(t for t in (lhs_t, rhs_t) if t is not None):
             if not transpose.result.uses:
                 rewriter.erase(transpose)
 

@@ -9,7 +9,8 @@
 // CHECK-NEXT:    %4 = adir.gelu %3 {approximate = "tanh"} : tensor<8x32xf32>
 // CHECK-NEXT:    %5 = adir.softmax %4 : tensor<8x32xf32>
 // CHECK-NEXT:    %6 = adir.log_softmax %5 {axis = 0 : i64} : tensor<8x32xf32>
-// CHECK-NEXT:    func.return %6 : tensor<8x32xf32>
+// CHECK-NEXT:    %7 = adir.softplus %6 : tensor<8x32xf32>
+// CHECK-NEXT:    func.return %7 : tensor<8x32xf32>
 func.func @mlp_head(%x: tensor<8x32xf32>) -> tensor<*xf32> {
   %0 = adir.relu %x : tensor<8x32xf32> -> tensor<*xf32>
   %1 = adir.leaky_relu %0 {alpha = 0.2 : f32} : tensor<*xf32>
@@ -18,7 +19,8 @@ func.func @mlp_head(%x: tensor<8x32xf32>) -> tensor<*xf32> {
   %4 = adir.gelu %3 {approximate = "tanh"} : tensor<*xf32>
   %5 = adir.softmax %4 : tensor<*xf32>
   %6 = adir.log_softmax %5 {axis = 0 : i64} : tensor<*xf32>
-  func.return %6 : tensor<*xf32>
+  %7 = adir.softplus %6 : tensor<*xf32>
+  func.return %7 : tensor<*xf32>
 }
 
 // -----
