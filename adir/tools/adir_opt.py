@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-import traceback
 from collections.abc import Sequence
 from io import BytesIO
 from typing import IO, NoReturn
@@ -33,10 +32,10 @@ from adir.context import DIALECTS, LocatedParser
 from adir.passes import ADIR_PASSES
 from adir.tools.diagnostics import (
     DiagnosticError,
-    first_line,
     format_parse_error,
     locate_failure,
     pipeline_error,
+    report_errors,
 )
 from adir.tools.files import decode, write_atomically
 
@@ -184,26 +183,11 @@ def _command_line_error(message: str) -> NoReturn:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in args
-    try:
-        AdirOptMain(description="adir's modular optimizer driver", args=args).run()
-    except DiagnosticError as error:
-        if debug:
-            traceback.print_exc()
-        print(error, file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except Exception as error:  # a bug in adir, not in the input
-        if debug:
-            traceback.print_exc()
-        print(
-            f"adir-opt: internal error: {type(error).__name__}: {first_line(error)} "
-            "(a bug in adir; --debug shows the traceback)",
-            file=sys.stderr,
-        )
-        return 2
-    return 0
+    return report_errors(
+        "adir-opt",
+        lambda: AdirOptMain(description="adir's modular optimizer driver", args=args).run(),
+        debug="--debug" in args,
+    )
 
 
 if __name__ == "__main__":

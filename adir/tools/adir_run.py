@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-import traceback
 from collections.abc import Sequence
 
 import numpy as np
@@ -24,7 +23,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import BlockArgument
 
 from adir.interpreter import Session
-from adir.tools.diagnostics import DiagnosticError, first_line
+from adir.tools.diagnostics import DiagnosticError, first_line, report_errors
 from adir.tools.files import load_module, write_atomically
 
 LABEL_CONSUMERS = ("adir.nll", "adir.cross_entropy")
@@ -150,23 +149,7 @@ def _command_line_error(message: str):
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    try:
-        run(args)
-    except DiagnosticError as error:
-        if "--debug" in args:
-            traceback.print_exc()
-        print(error, file=sys.stderr)
-        return 1
-    except Exception as error:
-        if "--debug" in args:
-            traceback.print_exc()
-        print(
-            f"adir-run: internal error: {type(error).__name__}: {first_line(error)} "
-            "(a bug in adir; --debug shows the traceback)",
-            file=sys.stderr,
-        )
-        return 2
-    return 0
+    return report_errors("adir-run", lambda: run(args), debug="--debug" in args)
 
 
 if __name__ == "__main__":

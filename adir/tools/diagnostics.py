@@ -4,6 +4,8 @@ line and a caret under the column, as C compilers do. Exit code 1 is the caller'
 from __future__ import annotations
 
 import re
+import sys
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 
@@ -28,6 +30,31 @@ class DiagnosticError(Exception):
 
     def __str__(self) -> str:
         return "\n".join([f"{self.location}: error: {self.message}", *self.context])
+
+
+def report_errors(tool: str, body: Callable[[], None], debug: bool) -> int:
+    """Run a tool's `body` and turn what it raises into an exit code: 0 on success, 1 for a
+    diagnostic about the input (printed without a traceback unless `debug`), 2 for a bug in
+    adir itself (one line; `--debug` shows the traceback)."""
+    try:
+        body()
+    except DiagnosticError as error:
+        if debug:
+            traceback.print_exc()
+        print(error, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:
+        if debug:
+            traceback.print_exc()
+        print(
+            f"{tool}: internal error: {type(error).__name__}: {first_line(error)} "
+            "(a bug in adir; --debug shows the traceback)",
+            file=sys.stderr,
+        )
+        return 2
+    return 0
 
 
 def caret_lines(line_text: str, column: int, length: int = 1) -> list[str]:
