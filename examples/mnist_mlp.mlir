@@ -12,7 +12,7 @@
 adir.param @w1 : tensor<32x784xf32> = #adir.kaiming_uniform<a = 2.23606797749979, seed = 1>
 adir.param @w2 : tensor<10x32xf32> = #adir.kaiming_uniform<a = 2.23606797749979, seed = 2>
 
-func.func @loss(%x: tensor<1x784xf32>, %label: tensor<1xi32>) -> tensor<f32> {
+func.func @loss(%x: tensor<1x784xf32>, %label: tensor<1xi32>) -> tensor<f32> attributes {adir.loss} {
   %w1 = adir.load @w1 : tensor<32x784xf32>
   %h = adir.matmul %x, %w1 {transpose_b} : tensor<1x784xf32>, tensor<32x784xf32> -> tensor<1x32xf32>
   %a = adir.sigmoid %h : tensor<1x32xf32>

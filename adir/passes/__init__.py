@@ -22,6 +22,12 @@ def _fold_transpose_into_matmul() -> type[ModulePass]:
     return FoldTransposeIntoMatmulPass
 
 
+def _autodiff() -> type[ModulePass]:
+    from adir.passes.autodiff import AutodiffPass
+
+    return AutodiffPass
+
+
 def _canonicalize() -> type[ModulePass]:
     from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -44,6 +50,7 @@ def _dce() -> type[ModulePass]:
 
 ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "infer-shapes": _infer_shapes,
+    "autodiff": _autodiff,
     "fold-transpose-into-matmul": _fold_transpose_into_matmul,
     "canonicalize": _canonicalize,
     "cse": _cse,

@@ -148,8 +148,8 @@ def locate_failure(
         op, message = found
     if op is None:
         return DiagnosticError(input_name, message)
-    if not message.startswith(op.name):
-        message = f"{op.name}: {message}"
+    if not isinstance(error, OpError) and not message.startswith(op.name):
+        message = f"{op.name}: {message}"  # a verifier message that does not name its op
     location, context = op_location(op, input_name, source_lines)
     return DiagnosticError(location, message, context)
 

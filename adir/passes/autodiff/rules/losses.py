@@ -1,0 +1,1 @@
+"""VJP rules of the losses family (being written)."""
