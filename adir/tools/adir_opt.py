@@ -92,27 +92,31 @@ class AdirOptMain(xDSLOptMain):
     def shortcut_passes(self) -> list[str]:
         """The pass specs the shortcut flags ask for, in the canonical order."""
         args = self.args
-        wanted: dict[str, str] = {}
+        wanted: dict[str, tuple[str, str]] = {}  # pass name -> (spec, the flag that wants it)
         if args.optimizer is not None:
             lr = "" if args.lr is None else f" lr={args.lr!r}"
-            wanted["insert-optimizer"] = f"insert-optimizer{{kind={args.optimizer}{lr}}}"
+            spec = f"insert-optimizer{{kind={args.optimizer}{lr}}}"
+            wanted["insert-optimizer"] = (spec, "--optimizer")
         elif args.lr is not None:
             raise DiagnosticError("adir-opt", "--lr needs --optimizer")
-        for name, given in [
-            ("autodiff", args.autodiff),
-            ("bufferize", args.bufferize or args.plan_memory),
-            ("plan-memory", args.plan_memory),
+        for name, flag in [
+            ("autodiff", "--autodiff" if args.autodiff else None),
+            (
+                "bufferize",
+                "--bufferize" if args.bufferize else "--plan-memory" if args.plan_memory else None,
+            ),
+            ("plan-memory", "--plan-memory" if args.plan_memory else None),
         ]:
-            if given:
-                wanted[name] = name
+            if flag is not None:
+                wanted[name] = (name, flag)
         if wanted or args.infer_shapes:
-            wanted["infer-shapes"] = "infer-shapes"
-        for name in wanted:
-            if name not in self.available_passes:
+            wanted["infer-shapes"] = ("infer-shapes", "--infer-shapes")
+        for name in SHORTCUT_ORDER:
+            if name in wanted and name not in self.available_passes:
                 raise DiagnosticError(
-                    "adir-opt", f"--{name}: the '{name}' pass is not implemented yet"
+                    "adir-opt", f"{wanted[name][1]}: the '{name}' pass is not implemented yet"
                 )
-        return [wanted[name] for name in SHORTCUT_ORDER if name in wanted]
+        return [wanted[name][0] for name in SHORTCUT_ORDER if name in wanted]
 
     def setup_pipeline(self) -> None:
         specs = self.shortcut_passes()

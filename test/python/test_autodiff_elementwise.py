@@ -44,7 +44,10 @@ def test_pow_at_zero_follows_torch() -> None:
     base = np.array([0.0, 0.0, 2.0, 0.0])
     exponent = np.array([0.0, 2.0, 0.0, 1.0])
     check_op_gradients(
-        "adir.pow OPERANDS", [(4,), (4,)], torch.pow, inputs=[base, exponent],
+        "adir.pow OPERANDS",
+        [(4,), (4,)],
+        torch.pow,
+        inputs=[base, exponent],
         finite_differences=False,  # the points are on the edge of the domain
     )
 
@@ -55,7 +58,10 @@ def test_ties_split_the_adjoint_like_torch(op: str) -> None:
     a = np.array([1.0, 2.0, 3.0, -1.0])
     b = np.array([1.0, 5.0, 3.0, -2.0])
     check_op_gradients(
-        f"adir.{op} OPERANDS", [(4,), (4,)], BINARY[op], inputs=[a, b],
+        f"adir.{op} OPERANDS",
+        [(4,), (4,)],
+        BINARY[op],
+        inputs=[a, b],
         finite_differences=False,  # not differentiable at a tie
     )
 
@@ -78,7 +84,10 @@ def test_select(shapes) -> None:
     condition = rng.standard_normal(shapes[0]) > 0
     inputs = [condition, rng.standard_normal(shapes[1]), rng.standard_normal(shapes[2])]
     check_op_gradients(
-        "adir.select OPERANDS", shapes, torch.where, inputs=inputs,
+        "adir.select OPERANDS",
+        shapes,
+        torch.where,
+        inputs=inputs,
         elem_types=["i1", "f32", "f32"],
     )
 

@@ -10,4 +10,4 @@ func.func @f(%a: tensor<4xf32>) -> tensor<*xf32> {
   %0 = adir.exp %a : tensor<4xf32> -> tensor<*xf32>
   func.return %0 : tensor<*xf32>
 }
-// LATER: adir-opt: error: --autodiff: the 'autodiff' pass is not implemented yet
+// LATER: adir-opt: error: --plan-memory: the 'bufferize' pass is not implemented yet
