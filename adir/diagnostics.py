@@ -13,3 +13,12 @@ class OpError(PassFailedException):
         super().__init__(message)
         self.op = op
         self.message = message
+
+
+class PassOptionError(ValueError):
+    """A pass option with a bad value; the driver points at the option in the pipeline text."""
+
+    def __init__(self, pass_name: str, option: str, message: str):
+        super().__init__(f"{pass_name}: {message}")
+        self.pass_name = pass_name
+        self.option = option

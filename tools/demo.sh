@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The main job, as far as the pipeline goes today: compile the seed MNIST MLP (shape inference),
-# print the IR, then evaluate its loss on a random digit in the reference interpreter.
+# The main job, as far as the pipeline goes today: differentiate the seed MNIST MLP and insert
+# SGD (compile time), print the training step, then train it in the reference interpreter for
+# 20 steps on one random digit, printing the loss of each step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
-.venv/bin/adir-opt --infer-shapes examples/mnist_mlp.mlir
-.venv/bin/adir-run examples/mnist_mlp.mlir --func loss --random-inputs 0
+mkdir -p build
+.venv/bin/adir-opt --optimizer=sgd --lr=0.1 examples/mnist_mlp.mlir -o build/mnist_mlp_train.mlir
+sed -n '/func.func @train_step/,$p' build/mnist_mlp_train.mlir
+.venv/bin/adir-run build/mnist_mlp_train.mlir --func train_step --random-inputs 0 --repeat 20

@@ -25,6 +25,7 @@ from adir.interpreter.elementwise import ElementwiseFunctions
 from adir.interpreter.family import FamilyFunctions
 from adir.interpreter.losses import LossesFunctions
 from adir.interpreter.matmul_and_shape import MatmulAndShapeFunctions
+from adir.interpreter.optimizers import OptimizersFunctions
 from adir.interpreter.params import ParamFunctions, initial_params
 from adir.interpreter.reductions import ReductionsFunctions
 
@@ -34,6 +35,7 @@ FAMILY_FUNCTIONS: list[type[FamilyFunctions]] = [
     ReductionsFunctions,
     ActivationsFunctions,
     LossesFunctions,
+    OptimizersFunctions,
 ]
 
 

@@ -28,6 +28,12 @@ def _autodiff() -> type[ModulePass]:
     return AutodiffPass
 
 
+def _insert_optimizer() -> type[ModulePass]:
+    from adir.passes.insert_optimizer import InsertOptimizerPass
+
+    return InsertOptimizerPass
+
+
 def _canonicalize() -> type[ModulePass]:
     from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -51,6 +57,7 @@ def _dce() -> type[ModulePass]:
 ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "infer-shapes": _infer_shapes,
     "autodiff": _autodiff,
+    "insert-optimizer": _insert_optimizer,
     "fold-transpose-into-matmul": _fold_transpose_into_matmul,
     "canonicalize": _canonicalize,
     "cse": _cse,

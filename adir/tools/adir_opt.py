@@ -100,7 +100,10 @@ class AdirOptMain(xDSLOptMain):
         elif args.lr is not None:
             raise DiagnosticError("adir-opt", "--lr needs --optimizer")
         for name, flag in [
-            ("autodiff", "--autodiff" if args.autodiff else None),
+            (
+                "autodiff",
+                "--autodiff" if args.autodiff else "--optimizer" if args.optimizer else None,
+            ),
             (
                 "bufferize",
                 "--bufferize" if args.bufferize else "--plan-memory" if args.plan_memory else None,

@@ -16,7 +16,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import ArgSpecParseError, parse_pipeline
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from adir.diagnostics import OpError
+from adir.diagnostics import OpError, PassOptionError
 
 
 class DiagnosticError(Exception):
@@ -164,6 +164,10 @@ def pipeline_error(
         column = int(lines[1].rsplit(":", 1)[1]) if len(lines) > 1 else 1
         message = lines[-1].strip() if len(lines) > 4 else first_line(error)
         return _at_pipeline(spec, column, f"malformed pass pipeline: {message}")
+    if isinstance(error, PassOptionError):
+        start = max(spec.find(error.pass_name), 0)
+        column = spec.find(f"{error.option}=", start) + 1 or start + 1
+        return _at_pipeline(spec, column, str(error))
     position = 0
     for arg_spec in parse_pipeline(spec):
         column = spec.find(arg_spec.name, position) + 1

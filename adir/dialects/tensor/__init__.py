@@ -11,6 +11,7 @@ from adir.dialects.tensor.activations import ACTIVATIONS_OPS
 from adir.dialects.tensor.elementwise import ELEMENTWISE_OPS
 from adir.dialects.tensor.losses import LOSSES_OPS
 from adir.dialects.tensor.matmul_and_shape import MATMUL_AND_SHAPE_OPS
+from adir.dialects.tensor.optimizers import OPTIMIZERS_OPS
 from adir.dialects.tensor.params import INITIALIZERS, PARAM_OPS
 from adir.dialects.tensor.reductions import REDUCTIONS_OPS
 
@@ -21,6 +22,7 @@ ADIR_OPS = [
     *REDUCTIONS_OPS,
     *ACTIVATIONS_OPS,
     *LOSSES_OPS,
+    *OPTIMIZERS_OPS,
 ]
 
 Adir = Dialect("adir", ADIR_OPS, [*INITIALIZERS])

@@ -33,7 +33,14 @@ from xdsl.utils.exceptions import VerifyException
 
 from adir.dialects.tensor.base import TensorOp
 from adir.dialects.tensor.elementwise import UnaryElementwiseOp
-from adir.dialects.tensor.shapes import FloatTensor, normalize_axis
+from adir.dialects.tensor.shapes import (
+    FloatTensor,
+    format_shape,
+    is_compatible,
+    normalize_axis,
+    refine,
+    shape_of,
+)
 
 
 @irdl_op_definition
@@ -162,6 +169,180 @@ class LogSoftmaxOp(AxisActivationOp):
     name = "adir.log_softmax"
 
 
+# --- gradient ops: `dx` from the adjoint `dy` of the result and a value the forward op saved ---
+
+
+class ActivationGradOp(TensorOp):
+    """`dx = f'(saved) * dy` for an activation f: the operands are a value the forward op
+    saved (its input or its output, as each op says) and the adjoint `grad` of its result;
+    both have one shape, which the result has too. Each op computes PyTorch's backward kernel
+    for its forward op, so the autodiff rules need no composition of primitive ops."""
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self, saved: SSAValue, grad: SSAValue, properties: dict[str, Attribute] | None = None
+    ):
+        super().__init__([saved, grad], properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        saved, grad = self.operands
+        if not is_compatible(saved.type, grad.type):
+            saved_name = self.get_irdl_definition().operands[0][0]
+            raise VerifyException(
+                f"{self.name}: operands {saved_name} ({format_shape(self.operand_shape(0))}) "
+                f"and grad ({format_shape(self.operand_shape(1))}) must have the same shape"
+            )
+        return [refine(saved.type, grad.type)]
+
+
+class InputGradOp(ActivationGradOp):
+    """A gradient op that reads the forward op's input."""
+
+    input = operand_def(FloatTensor)
+    grad = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+
+
+class OutputGradOp(ActivationGradOp):
+    """A gradient op that reads the forward op's output, which the derivative is cheapest in."""
+
+    output = operand_def(FloatTensor)
+    grad = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+
+
+@irdl_op_definition
+class ReluGradOp(OutputGradOp):
+    """`dx = output <= 0 ? 0 : grad`, with `output = relu(x)`: PyTorch's derivative of relu,
+    `threshold_backward(grad, result, 0)`.
+
+    The derivative at x = 0 is 0, and a nan input passes `grad` through (relu(nan) = nan, and
+    `nan <= 0` is false). Giving relu's input instead gives the same result everywhere, since
+    relu(x) <= 0 exactly where x <= 0; the output is what PyTorch saves, and it lets the input
+    die after the forward pass.
+    """
+
+    name = "adir.relu_grad"
+
+
+@irdl_op_definition
+class LeakyReluGradOp(InputGradOp):
+    """`dx = input > 0 ? grad : alpha * grad`: PyTorch's `leaky_relu_backward(grad, self,
+    negative_slope)`; the slope at 0 (and at nan) is alpha. Default alpha 0.01, as
+    `adir.leaky_relu`."""
+
+    name = "adir.leaky_relu_grad"
+    alpha = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(0.01, f32))
+
+    def __init__(self, input: SSAValue, grad: SSAValue, alpha: float = 0.01):
+        super().__init__(input, grad, {"alpha": FloatAttr(alpha, f32)})
+
+
+@irdl_op_definition
+class SigmoidGradOp(OutputGradOp):
+    """`dx = grad * (1 - output) * output`, with `output = sigmoid(x)`: PyTorch's
+    `sigmoid_backward(grad, result)`."""
+
+    name = "adir.sigmoid_grad"
+
+
+@irdl_op_definition
+class TanhGradOp(OutputGradOp):
+    """`dx = grad * (1 - output^2)`, with `output = tanh(x)`: PyTorch's
+    `tanh_backward(grad, result)`. Evaluated as `(1 - output) * (1 + output)`, which keeps
+    full precision near |output| = 1, where PyTorch's `1 - output * output` cancels."""
+
+    name = "adir.tanh_grad"
+
+
+@irdl_op_definition
+class SoftplusGradOp(InputGradOp):
+    """`dx = grad * sigmoid(beta * input)`, and `dx = grad` where `beta * input > threshold`
+    (the linear part of `adir.softplus`): PyTorch's `softplus_backward(grad, self, beta,
+    threshold)`, which writes `sigmoid(z)` as `exp(z) / (exp(z) + 1)` (nan once exp(z)
+    overflows, possible only with a threshold above 88.7; an overflow-free sigmoid gives 1).
+    Defaults beta = 1, threshold = 20, as `adir.softplus`; beta must be positive."""
+
+    name = "adir.softplus_grad"
+    beta = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(1.0, f32))
+    threshold = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(20.0, f32))
+
+    def __init__(self, input: SSAValue, grad: SSAValue, beta: float = 1.0, threshold: float = 20.0):
+        properties = {"beta": FloatAttr(beta, f32), "threshold": FloatAttr(threshold, f32)}
+        super().__init__(input, grad, properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        if not self.beta.value.data > 0:
+            raise VerifyException(f"{self.name}: beta must be positive, got {self.beta.value.data}")
+        return super().infer_result_types()
+
+
+@irdl_op_definition
+class GeluGradOp(InputGradOp):
+    """The derivative of `adir.gelu` times `grad`, as PyTorch's `gelu_backward(grad, self,
+    approximate)` computes it:
+
+    - `approximate = "none"` (the default): `dx = grad * (Phi(x) + x * phi(x))` with
+      `Phi(x) = 0.5 * (1 + erf(x / sqrt(2)))` and `phi(x) = exp(-x^2 / 2) / sqrt(2 pi)`;
+    - `approximate = "tanh"`: with `k = sqrt(2 / pi)`, `u = k * (x + 0.044715 * x^3)` and
+      `t = tanh(u)`, `dx = grad * (0.5 * (1 + t) + 0.5 * x * (1 - t^2) * k * (1 + 3 * 0.044715
+      * x^2))`.
+    """
+
+    name = "adir.gelu_grad"
+    approximate = prop_def(StringAttr, default_value=StringAttr("none"))
+
+    APPROXIMATIONS: ClassVar[tuple[str, ...]] = GELU_APPROXIMATIONS
+
+    def __init__(self, input: SSAValue, grad: SSAValue, approximate: str = "none"):
+        super().__init__(input, grad, {"approximate": StringAttr(approximate)})
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        if self.approximate.data not in self.APPROXIMATIONS:
+            raise VerifyException(
+                f"{self.name}: unknown approximation '{self.approximate.data}', expected "
+                + " or ".join(self.APPROXIMATIONS)
+            )
+        return super().infer_result_types()
+
+
+class AxisGradOp(OutputGradOp):
+    """The gradient of a normalisation along `axis` (default -1; negative counts from the
+    end), from its output: each entry depends on the whole slice of `grad` along the axis."""
+
+    axis = prop_def(IntegerAttr[I64], default_value=IntegerAttr(-1, i64))
+
+    def __init__(self, output: SSAValue, grad: SSAValue, axis: int = -1):
+        super().__init__(output, grad, {"axis": IntegerAttr(axis, i64)})
+
+    def normalized_axis(self, rank: int) -> int:
+        """The axis in 0..rank-1 (a `VerifyException` if out of range)."""
+        return normalize_axis(self.name, self.axis.value.data, rank)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        (result,) = super().infer_result_types()
+        if (shape := shape_of(result)) is not None:
+            self.normalized_axis(len(shape))
+        return [result]
+
+
+@irdl_op_definition
+class SoftmaxGradOp(AxisGradOp):
+    """`dx = output * (grad - sum(grad * output, axis, keepdims))`, with `output =
+    softmax(x, axis)`: PyTorch's `_softmax_backward_data(grad, output, dim)`."""
+
+    name = "adir.softmax_grad"
+
+
+@irdl_op_definition
+class LogSoftmaxGradOp(AxisGradOp):
+    """`dx = grad - exp(output) * sum(grad, axis, keepdims)`, with `output =
+    log_softmax(x, axis)`: PyTorch's `_log_softmax_backward_data(grad, output, dim)`."""
+
+    name = "adir.log_softmax_grad"
+
+
 ACTIVATIONS_OPS = [
     ReluOp,
     LeakyReluOp,
@@ -171,4 +352,12 @@ ACTIVATIONS_OPS = [
     GeluOp,
     SoftmaxOp,
     LogSoftmaxOp,
+    ReluGradOp,
+    LeakyReluGradOp,
+    SigmoidGradOp,
+    TanhGradOp,
+    SoftplusGradOp,
+    GeluGradOp,
+    SoftmaxGradOp,
+    LogSoftmaxGradOp,
 ]

@@ -42,7 +42,10 @@ from adir.dialects.tensor.shapes import (
     Shape,
     element_type,
     format_shape,
+    is_compatible,
+    refine,
     require_rank,
+    shape_of,
     tensor_type,
 )
 
@@ -87,13 +90,11 @@ class LossOp(TensorOp):
         return [tensor_type(f32, shape if self.reduction.data == "none" else ())]
 
 
-class ElementwiseLossOp(LossOp):
-    """A loss term per element of `input` and `target`, which have the same shape."""
+class ElementwiseTerms:
+    """The shape rule of losses with one term per element of `input` and `target`, which have
+    the same shape; shared by the losses and their gradient ops."""
 
-    input = operand_def(FloatTensor)
-    target = operand_def(FloatTensor)
-
-    def unreduced_shape(self) -> Shape:
+    def unreduced_shape(self: TensorOp) -> Shape:  # type: ignore[misc]
         input_shape, target_shape = self.operand_shape(0), self.operand_shape(1)
         if input_shape is None or target_shape is None:
             return input_shape if target_shape is None else target_shape
@@ -110,17 +111,22 @@ class ElementwiseLossOp(LossOp):
         )
 
 
-class ClassificationLossOp(LossOp):
-    """A loss term per sample of a batch `input` [N, C] (or [C]) against a class target.
+class ElementwiseLossOp(ElementwiseTerms, LossOp):
+    """A loss term per element of `input` and `target`, which have the same shape."""
+
+    input = operand_def(FloatTensor)
+    target = operand_def(FloatTensor)
+
+
+class ClassificationTerms:
+    """The shape rule of losses with one term per sample of a batch `input` [N, C] (or [C])
+    against a class target; shared by the losses and their gradient ops.
 
     The target's rank says its form: `[N]` (or `[]`) of i32/i64 class indices, or `[N, C]`
     (or `[C]`) of f32 class probabilities. With an unranked operand, the element type decides.
     """
 
-    input = operand_def(FloatTensor)
-    target = operand_def(AnyTensor)
-
-    def unreduced_shape(self) -> Shape:
+    def unreduced_shape(self: TensorOp) -> Shape:  # type: ignore[misc]
         input_shape, target_shape = self.operand_shape(0), self.operand_shape(1)
         require_rank(self.name, "input", input_shape, (1, 2))
         indices = self._holds_class_indices(input_shape, target_shape)
@@ -136,7 +142,9 @@ class ClassificationLossOp(LossOp):
             for a, b in zip(input_shape[:-1], target_batch, strict=True)
         )
 
-    def _holds_class_indices(self, input_shape: Shape, target_shape: Shape) -> bool:
+    def _holds_class_indices(  # type: ignore[misc]
+        self: TensorOp, input_shape: Shape, target_shape: Shape
+    ) -> bool:
         """Whether the target holds class indices (else class probabilities), checking that its
         rank and element type agree on it."""
         elem = element_type(self.target.type)
@@ -175,6 +183,13 @@ class ClassificationLossOp(LossOp):
                 f"element type must be f32, got {elem}"
             )
         return indices
+
+
+class ClassificationLossOp(ClassificationTerms, LossOp):
+    """A loss term per sample of a batch `input` [N, C] (or [C]) against a class target."""
+
+    input = operand_def(FloatTensor)
+    target = operand_def(AnyTensor)
 
 
 @irdl_op_definition
@@ -233,3 +248,148 @@ class BceWithLogitsOp(ElementwiseLossOp):
 
 
 LOSSES_OPS = [MseOp, NllOp, CrossEntropyOp, BceOp, BceWithLogitsOp]
+
+
+# --- the gradient ops: the adjoint of a loss's input -----------------------------------------
+
+
+class LossGradOp(TensorOp):
+    """The adjoint of a loss's `input`, given its `target` and the adjoint `dloss` of its result:
+
+        %dx = adir.mse_grad %x, %y, %dl : tensor<4xf32>, tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+
+    `input` and `target` fit together as the forward loss's do, `dloss` has the loss result's
+    shape (a scalar for "mean" and "sum", the unreduced losses' for "none"), and the result has
+    the input's shape. "mean" divides by the number of terms the forward loss averaged. Each
+    op's docstring gives its formula: PyTorch's derivative of its loss, in PyTorch's order.
+    """
+
+    result = result_def(FloatTensor)
+    reduction = prop_def(StringAttr, default_value=StringAttr("mean"))
+    traits = traits_def(Pure())
+
+    REDUCTIONS: ClassVar[tuple[str, ...]] = REDUCTIONS
+
+    def __init__(self, input: SSAValue, target: SSAValue, dloss: SSAValue, reduction: str = "mean"):
+        super().__init__([input, target, dloss], {"reduction": StringAttr(reduction)})
+
+    @abstractmethod
+    def unreduced_shape(self) -> Shape:
+        """The shape of the forward loss's unreduced losses (checking input and target)."""
+
+    @abstractmethod
+    def input_shape(self, unreduced: Shape) -> Shape:
+        """The input's shape (the result's), refined by what the other operands tell."""
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        reduction = self.reduction.data
+        if reduction not in self.REDUCTIONS:
+            raise VerifyException(
+                f"{self.name}: unknown reduction '{reduction}', expected one of "
+                + ", ".join(self.REDUCTIONS)
+            )
+        unreduced = self.unreduced_shape()
+        loss_type = tensor_type(f32, unreduced if reduction == "none" else ())
+        dloss_type = tensor_type(f32, self.operand_shape(2))
+        if not is_compatible(dloss_type, loss_type):
+            expected = shape_of(loss_type)
+            what = "be a scalar" if expected == () else f"have shape {format_shape(expected)}"
+            raise VerifyException(
+                f"{self.name}: operand dloss must {what} (the loss's shape for reduction "
+                f"'{reduction}'), got {format_shape(self.operand_shape(2))}"
+            )
+        if reduction == "none":
+            unreduced = shape_of(refine(loss_type, dloss_type))
+        return [tensor_type(f32, self.input_shape(unreduced))]
+
+
+class ElementwiseLossGradOp(ElementwiseTerms, LossGradOp):
+    """The adjoint of an elementwise loss's input: one term per element."""
+
+    input = operand_def(FloatTensor)
+    target = operand_def(FloatTensor)
+    dloss = operand_def(FloatTensor)
+
+    def input_shape(self, unreduced: Shape) -> Shape:
+        return unreduced
+
+
+class ClassificationLossGradOp(ClassificationTerms, LossGradOp):
+    """The adjoint of a classification loss's input [N, C] (or [C]), for a target of class
+    indices (i32/i64, [N] or []) or class probabilities (f32, [N, C] or [C]).
+
+    Below, `onehot(t)` is the target as probabilities (a 1 at each sample's class), `s[n]` is
+    `dloss[n]` for "none", `dloss` for "sum" and `dloss / N` for "mean" (N = 1 unbatched).
+    """
+
+    input = operand_def(FloatTensor)
+    target = operand_def(AnyTensor)
+    dloss = operand_def(FloatTensor)
+
+    def input_shape(self, unreduced: Shape) -> Shape:
+        input_shape, target_shape = self.operand_shape(0), self.operand_shape(1)
+        probabilities = not isinstance(element_type(self.target.type), IntegerType)
+        classes: Dim = None
+        if input_shape is not None:
+            classes = input_shape[-1]
+        if classes is None and probabilities and target_shape is not None:
+            classes = target_shape[-1]
+        if unreduced is None:
+            return None if input_shape is None else (*input_shape[:-1], classes)
+        return (*unreduced, classes)
+
+
+@irdl_op_definition
+class MseGradOp(ElementwiseLossGradOp):
+    """The adjoint of `adir.mse`'s input: `2 * (input - target) * dloss`, times 1/numel for
+    "mean" (PyTorch's `mse_loss_backward`: `norm * (x - t) * grad`, norm = 2 or 2/numel).
+    The target's adjoint is its negation."""
+
+    name = "adir.mse_grad"
+
+
+@irdl_op_definition
+class NllGradOp(ClassificationLossGradOp):
+    """The adjoint of `adir.nll`'s input (log-probabilities): `-onehot(target) * s`, i.e.
+    `-s[n]` at each sample's class and 0 elsewhere for class indices (PyTorch's
+    `nll_loss_backward`), and `-target * s` for class probabilities."""
+
+    name = "adir.nll_grad"
+
+
+@irdl_op_definition
+class CrossEntropyGradOp(ClassificationLossGradOp):
+    """The adjoint of `adir.cross_entropy`'s input (logits):
+    `(softmax(input) * sum_c target - target) * s`, which is `(softmax(input) - onehot) * s`
+    for class indices and for probabilities that sum to 1.
+
+    Evaluated as PyTorch's composition `log_softmax` then `nll_loss`: `g = -target * s`, then
+    the log-softmax backward `g - exp(log_softmax(input)) * sum_c g`.
+    """
+
+    name = "adir.cross_entropy_grad"
+
+
+BCE_GRAD_EPSILON = 1e-12
+"""PyTorch's `EPSILON` (a C `float`) in `binary_cross_entropy_backward`'s denominator."""
+
+
+@irdl_op_definition
+class BceGradOp(ElementwiseLossGradOp):
+    """The adjoint of `adir.bce`'s input (probabilities):
+    `dloss * (input - target) / max((1 - input) * input, 1e-12)`, then / numel for "mean"
+    (PyTorch's `binary_cross_entropy_backward`, with its clamp: finite at input 0 and 1, where
+    the loss's logs are clamped). The 1e-12 is PyTorch's `float` constant, 9.99999996e-13."""
+
+    name = "adir.bce_grad"
+
+
+@irdl_op_definition
+class BceWithLogitsGradOp(ElementwiseLossGradOp):
+    """The adjoint of `adir.bce_with_logits`'s input (logits): `(sigmoid(input) - target) *
+    dloss`, then / numel for "mean" (PyTorch's `binary_cross_entropy_with_logits_backward`)."""
+
+    name = "adir.bce_with_logits_grad"
+
+
+LOSSES_OPS += [MseGradOp, NllGradOp, CrossEntropyGradOp, BceGradOp, BceWithLogitsGradOp]

@@ -25,12 +25,16 @@ def _kept(b: BackwardBuilder, op: red.ReductionOp, value: SSAValue) -> SSAValue:
 
 @vjp(red.SumOp)
 def sum_(b: BackwardBuilder, op: red.SumOp, dy: SSAValue) -> Adjoints:
+    if not _reduced_axes(op):  # a rank-0 input: the reduction is the identity
+        return [dy]
     return [b.broadcast_to(_kept(b, op, dy), static_shape(op.input))]
 
 
 @vjp(red.MeanOp)
 def mean(b: BackwardBuilder, op: red.MeanOp, dy: SSAValue) -> Adjoints:
     shape = static_shape(op.input)
+    if not _reduced_axes(op):
+        return [dy]
     count = math.prod(shape[axis] for axis in _reduced_axes(op))
     scaled = b.div(_kept(b, op, dy), b.constant(float(count)))
     return [b.broadcast_to(scaled, shape)]
@@ -40,6 +44,8 @@ def mean(b: BackwardBuilder, op: red.MeanOp, dy: SSAValue) -> Adjoints:
 def max_(b: BackwardBuilder, op: red.MaxOp, dy: SSAValue) -> Adjoints:
     # As torch.amax: the adjoint is shared evenly by the elements equal to the maximum.
     shape = static_shape(op.input)
+    if not _reduced_axes(op):
+        return [dy]
     is_max = b.cmp("eq", op.input, b.broadcast_to(_kept(b, op, op.result), shape))
     ones = b.select(is_max, b.constant(1.0), b.constant(0.0))
     count = b.sum(ones, _reduced_axes(op), keepdims=True)

@@ -59,3 +59,52 @@ func.func @unknown(%x: tensor<?x10xf32>, %u: tensor<*xf32>) -> tensor<*xf32> {
   %2 = adir.relu %0 : tensor<?x10xf32> -> tensor<*xf32>
   func.return %1 : tensor<*xf32>
 }
+
+// -----
+
+// The gradient ops: (saved forward value, adjoint of the result), one type for both and the
+// result; the properties are the forward ops', with the same defaults left out.
+// CHECK-LABEL: func.func @gradients
+func.func @gradients(%x: tensor<2x3xf32>, %dy: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: %0 = adir.relu_grad %x, %dy : tensor<2x3xf32>
+  %0 = adir.relu_grad %x, %dy : tensor<2x3xf32>
+  // CHECK-NEXT: %1 = adir.leaky_relu_grad %x, %0 : tensor<2x3xf32>
+  %1 = adir.leaky_relu_grad %x, %0 {alpha = 0.01 : f32} : tensor<2x3xf32>
+  // CHECK-NEXT: %2 = adir.leaky_relu_grad %x, %1 {alpha = 2.000000e-01 : f32} : tensor<2x3xf32>
+  %2 = adir.leaky_relu_grad %x, %1 {alpha = 0.2 : f32} : tensor<2x3xf32>
+  // CHECK-NEXT: %3 = adir.sigmoid_grad %x, %2 : tensor<2x3xf32>
+  %3 = adir.sigmoid_grad %x, %2 : tensor<2x3xf32>
+  // CHECK-NEXT: %4 = adir.tanh_grad %x, %3 : tensor<2x3xf32>
+  %4 = adir.tanh_grad %x, %3 : tensor<2x3xf32>
+  // CHECK-NEXT: %5 = adir.gelu_grad %x, %4 : tensor<2x3xf32>
+  %5 = adir.gelu_grad %x, %4 {approximate = "none"} : tensor<2x3xf32>
+  // CHECK-NEXT: %6 = adir.gelu_grad %x, %5 {approximate = "tanh"} : tensor<2x3xf32>
+  %6 = adir.gelu_grad %x, %5 {approximate = "tanh"} : tensor<2x3xf32>
+  // CHECK-NEXT: %7 = adir.softplus_grad %x, %6 : tensor<2x3xf32>
+  %7 = adir.softplus_grad %x, %6 : tensor<2x3xf32>
+  // CHECK-NEXT: %8 = adir.softplus_grad %x, %7 {beta = 2.000000e+00 : f32, threshold = 5.000000e+00 : f32} : tensor<2x3xf32>
+  %8 = adir.softplus_grad %x, %7 {beta = 2.0 : f32, threshold = 5.0 : f32} : tensor<2x3xf32>
+  // CHECK-NEXT: %9 = adir.softmax_grad %x, %8 : tensor<2x3xf32>
+  %9 = adir.softmax_grad %x, %8 {axis = -1 : i64} : tensor<2x3xf32>
+  // CHECK-NEXT: %10 = adir.softmax_grad %x, %9 {axis = 0 : i64} : tensor<2x3xf32>
+  %10 = adir.softmax_grad %x, %9 {axis = 0 : i64} : tensor<2x3xf32>
+  // CHECK-NEXT: %11 = adir.log_softmax_grad %x, %10 : tensor<2x3xf32>
+  %11 = adir.log_softmax_grad %x, %10 : tensor<2x3xf32>
+  // CHECK-NEXT: %12 = adir.log_softmax_grad %x, %11 {axis = -2 : i64} : tensor<2x3xf32>
+  %12 = adir.log_softmax_grad %x, %11 {axis = -2 : i64} : tensor<2x3xf32>
+  func.return %12 : tensor<2x3xf32>
+}
+
+// -----
+
+// Unknown dims: the operands need only be compatible; the result may say what either knows.
+// CHECK-LABEL: func.func @gradients_unknown
+func.func @gradients_unknown(%y: tensor<?x10xf32>, %dy: tensor<8x?xf32>, %u: tensor<*xf32>) -> tensor<8x10xf32> {
+  // CHECK-NEXT: %0 = adir.softmax_grad %y, %dy : tensor<?x10xf32>, tensor<8x?xf32> -> tensor<8x10xf32>
+  %0 = adir.softmax_grad %y, %dy : tensor<?x10xf32>, tensor<8x?xf32> -> tensor<8x10xf32>
+  // CHECK-NEXT: %1 = adir.sigmoid_grad %u, %0 : tensor<*xf32>, tensor<8x10xf32> -> tensor<*xf32>
+  %1 = adir.sigmoid_grad %u, %0 : tensor<*xf32>, tensor<8x10xf32> -> tensor<*xf32>
+  // CHECK-NEXT: %2 = adir.log_softmax_grad %u, %u {axis = 5 : i64} : tensor<*xf32>
+  %2 = adir.log_softmax_grad %u, %u {axis = 5 : i64} : tensor<*xf32>
+  func.return %0 : tensor<8x10xf32>
+}

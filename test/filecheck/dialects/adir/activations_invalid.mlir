@@ -96,3 +96,77 @@ func.func @softplus_beta_not_positive(%x: tensor<4xf32>) {
   func.return
 }
 // CHECK: activations_invalid.mlir:95:3: error: adir.softplus: beta must be positive, got 0.0
+
+// -----
+
+func.func @relu_grad_shape_mismatch(%x: tensor<2x3xf32>, %dy: tensor<3x2xf32>) {
+  %0 = adir.relu_grad %x, %dy : tensor<2x3xf32>, tensor<3x2xf32> -> tensor<2x3xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:103:3: error: adir.relu_grad: operands output (2x3) and grad (3x2) must have the same shape
+
+// -----
+
+func.func @leaky_relu_grad_rank_mismatch(%x: tensor<4xf32>, %dy: tensor<2x4xf32>) {
+  %0 = adir.leaky_relu_grad %x, %dy : tensor<4xf32>, tensor<2x4xf32> -> tensor<4xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:111:3: error: adir.leaky_relu_grad: operands input (4) and grad (2x4) must have the same shape
+
+// -----
+
+// Unknown dims are compatible with anything, but the known ones must agree.
+func.func @softmax_grad_known_dims_differ(%y: tensor<?x3xf32>, %dy: tensor<2x4xf32>) {
+  %0 = adir.softmax_grad %y, %dy : tensor<?x3xf32>, tensor<2x4xf32> -> tensor<2x3xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:120:3: error: adir.softmax_grad: operands output (?x3) and grad (2x4) must have the same shape
+
+// -----
+
+func.func @sigmoid_grad_wrong_result(%y: tensor<2x3xf32>, %dy: tensor<2x3xf32>) {
+  %0 = adir.sigmoid_grad %y, %dy : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<3x2xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:128:3: error: adir.sigmoid_grad: result type tensor<3x2xf32> does not match the type tensor<2x3xf32> implied by its operands and properties
+
+// -----
+
+func.func @tanh_grad_int_operand(%y: tensor<4xi32>, %dy: tensor<4xf32>) {
+  %0 = adir.tanh_grad %y, %dy : tensor<4xi32>, tensor<4xf32> -> tensor<4xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:136:3: error: adir.tanh_grad: operand 'output' at position 0 does not verify: i32 should be of base attribute f32
+
+// -----
+
+func.func @unknown_gelu_grad_approximation(%x: tensor<4xf32>, %dy: tensor<4xf32>) {
+  %0 = adir.gelu_grad %x, %dy {approximate = "fast"} : tensor<4xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:144:3: error: adir.gelu_grad: unknown approximation 'fast', expected none or tanh
+
+// -----
+
+func.func @softplus_grad_beta_not_positive(%x: tensor<4xf32>, %dy: tensor<4xf32>) {
+  %0 = adir.softplus_grad %x, %dy {beta = -1.0 : f32} : tensor<4xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:152:3: error: adir.softplus_grad: beta must be positive, got -1.0
+
+// -----
+
+func.func @softmax_grad_axis_out_of_range(%y: tensor<2x3xf32>, %dy: tensor<2x3xf32>) {
+  %0 = adir.softmax_grad %y, %dy {axis = 2 : i64} : tensor<2x3xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:160:3: error: adir.softmax_grad: axis 2 is out of range for rank 2
+
+// -----
+
+// The rank is known from either operand.
+func.func @log_softmax_grad_axis_out_of_range(%y: tensor<?x3xf32>, %dy: tensor<*xf32>) {
+  %0 = adir.log_softmax_grad %y, %dy {axis = -3 : i64} : tensor<?x3xf32>, tensor<*xf32> -> tensor<?x3xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:169:3: error: adir.log_softmax_grad: axis -3 is out of range for rank 2

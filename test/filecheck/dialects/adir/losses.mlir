@@ -123,3 +123,32 @@ func.func @unknown(%x: tensor<?x10xf32>, %u: tensor<*xf32>, %labels: tensor<*xi3
   %3 = adir.bce_with_logits %u, %u : tensor<*xf32>, tensor<*xf32> -> tensor<f32>
   func.return %1 : tensor<*xf32>
 }
+
+// -----
+
+// The gradient ops: (input, target, dloss) -> the adjoint of input, dloss shaped like the
+// loss's result (a scalar for "mean" and "sum", one per element or sample for "none").
+// CHECK-LABEL: func.func @gradients
+func.func @gradients(%x: tensor<4x3xf32>, %y: tensor<4x3xf32>, %labels: tensor<4xi64>, %s: tensor<f32>, %per_element: tensor<4x3xf32>, %per_sample: tensor<4xf32>, %z: tensor<3xf32>, %label: tensor<i32>) -> tensor<4x3xf32> {
+  // CHECK-NEXT: %0 = adir.mse_grad %x, %y, %s : tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32> -> tensor<4x3xf32>
+  %0 = adir.mse_grad %x, %y, %s : tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32> -> tensor<4x3xf32>
+  // CHECK-NEXT: %1 = adir.mse_grad %x, %y, %per_element {reduction = "none"} : tensor<4x3xf32>
+  %1 = adir.mse_grad %x, %y, %per_element {reduction = "none"} : tensor<4x3xf32>
+  // CHECK-NEXT: %2 = adir.nll_grad %x, %labels, %s {reduction = "sum"} : tensor<4x3xf32>, tensor<4xi64>, tensor<f32> -> tensor<4x3xf32>
+  %2 = adir.nll_grad %x, %labels, %s {reduction = "sum"} : tensor<4x3xf32>, tensor<4xi64>, tensor<f32> -> tensor<4x3xf32>
+  // CHECK-NEXT: %3 = adir.nll_grad %x, %y, %per_sample {reduction = "none"} : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4xf32> -> tensor<4x3xf32>
+  %3 = adir.nll_grad %x, %y, %per_sample {reduction = "none"} : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4xf32> -> tensor<4x3xf32>
+  // CHECK-NEXT: %4 = adir.cross_entropy_grad %x, %labels, %s : tensor<4x3xf32>, tensor<4xi64>, tensor<f32> -> tensor<4x3xf32>
+  %4 = adir.cross_entropy_grad %x, %labels, %s : tensor<4x3xf32>, tensor<4xi64>, tensor<f32> -> tensor<4x3xf32>
+  // CHECK-NEXT: %5 = adir.cross_entropy_grad %x, %y, %per_sample {reduction = "none"} : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4xf32> -> tensor<4x3xf32>
+  %5 = adir.cross_entropy_grad %x, %y, %per_sample {reduction = "none"} : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4xf32> -> tensor<4x3xf32>
+  // CHECK-NEXT: %6 = adir.cross_entropy_grad %z, %label, %s {reduction = "none"} : tensor<3xf32>, tensor<i32>, tensor<f32> -> tensor<3xf32>
+  %6 = adir.cross_entropy_grad %z, %label, %s {reduction = "none"} : tensor<3xf32>, tensor<i32>, tensor<f32> -> tensor<3xf32>
+  // CHECK-NEXT: %7 = adir.bce_grad %x, %y, %s {reduction = "sum"} : tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32> -> tensor<4x3xf32>
+  %7 = adir.bce_grad %x, %y, %s {reduction = "sum"} : tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32> -> tensor<4x3xf32>
+  // CHECK-NEXT: %8 = adir.bce_with_logits_grad %x, %y, %s : tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32> -> tensor<4x3xf32>
+  %8 = adir.bce_with_logits_grad %x, %y, %s : tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32> -> tensor<4x3xf32>
+  // CHECK-NEXT: %9 = adir.bce_with_logits_grad %x, %y, %per_element {reduction = "none"} : tensor<4x3xf32>
+  %9 = adir.bce_with_logits_grad %x, %y, %per_element {reduction = "none"} : tensor<4x3xf32>
+  func.return %9 : tensor<4x3xf32>
+}

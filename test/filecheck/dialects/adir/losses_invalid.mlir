@@ -210,3 +210,97 @@ func.func @f64_result(%x: tensor<4xf32>) {
   func.return
 }
 // CHECK: losses_invalid.mlir:209:3: error: adir.mse: result 'result' at position 0 does not verify: f64 should be of base attribute f32
+
+// -----
+
+// The gradient ops: dloss has the shape of the loss's result, a scalar for "mean" and "sum".
+func.func @grad_dloss_not_a_scalar(%x: tensor<4x3xf32>, %d: tensor<4x3xf32>) {
+  %0 = adir.mse_grad %x, %x, %d : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32> -> tensor<4x3xf32>
+  func.return
+}
+// CHECK: losses_invalid.mlir:218:3: error: adir.mse_grad: operand dloss must be a scalar (the loss's shape for reduction 'mean'), got 4x3
+
+// -----
+
+func.func @grad_dloss_per_sample_not_scalar(%z: tensor<4x3xf32>, %l: tensor<4xi32>, %d: tensor<4xf32>) {
+  %0 = adir.nll_grad %z, %l, %d {reduction = "sum"} : tensor<4x3xf32>, tensor<4xi32>, tensor<4xf32> -> tensor<4x3xf32>
+  func.return
+}
+// CHECK: losses_invalid.mlir:226:3: error: adir.nll_grad: operand dloss must be a scalar (the loss's shape for reduction 'sum'), got 4
+
+// -----
+
+// "none": one adjoint per sample for the classification losses...
+func.func @grad_dloss_batch_differs(%z: tensor<4x3xf32>, %l: tensor<4xi64>, %d: tensor<8xf32>) {
+  %0 = adir.cross_entropy_grad %z, %l, %d {reduction = "none"} : tensor<4x3xf32>, tensor<4xi64>, tensor<8xf32> -> tensor<4x3xf32>
+  func.return
+}
+// CHECK: losses_invalid.mlir:235:3: error: adir.cross_entropy_grad: operand dloss must have shape 4 (the loss's shape for reduction 'none'), got 8
+
+// -----
+
+// ...and one per element for the elementwise ones.
+func.func @grad_dloss_per_sample_for_elementwise(%x: tensor<4x3xf32>, %d: tensor<4xf32>) {
+  %0 = adir.bce_grad %x, %x, %d {reduction = "none"} : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4xf32> -> tensor<4x3xf32>
+  func.return
+}
+// CHECK: losses_invalid.mlir:244:3: error: adir.bce_grad: operand dloss must have shape 4x3 (the loss's shape for reduction 'none'), got 4
+
+// -----
+
+// An unbatched sample's loss is a scalar for every reduction.
+func.func @grad_unbatched_dloss(%z: tensor<3xf32>, %l: tensor<i32>, %d: tensor<1xf32>) {
+  %0 = adir.nll_grad %z, %l, %d {reduction = "none"} : tensor<3xf32>, tensor<i32>, tensor<1xf32> -> tensor<3xf32>
+  func.return
+}
+// CHECK: losses_invalid.mlir:253:3: error: adir.nll_grad: operand dloss must be a scalar (the loss's shape for reduction 'none'), got 1
+
+// -----
+
+// The result is the input's adjoint: the input's shape.
+func.func @grad_result_not_input_shape(%x: tensor<4x3xf32>, %s: tensor<f32>) {
+  %0 = adir.bce_with_logits_grad %x, %x, %s : tensor<4x3xf32>, tensor<4x3xf32>, tensor<f32> -> tensor<f32>
+  func.return
+}
+// CHECK: losses_invalid.mlir:262:3: error: adir.bce_with_logits_grad: result type tensor<f32> does not match the type tensor<4x3xf32> implied by its operands and properties
+
+// -----
+
+func.func @grad_unknown_reduction(%x: tensor<4xf32>, %s: tensor<f32>) {
+  %0 = adir.mse_grad %x, %x, %s {reduction = "avg"} : tensor<4xf32>, tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  func.return
+}
+// CHECK: losses_invalid.mlir:270:3: error: adir.mse_grad: unknown reduction 'avg', expected one of none, mean, sum
+
+// -----
+
+func.func @grad_integer_dloss(%x: tensor<4xf32>, %s: tensor<i32>) {
+  %0 = adir.mse_grad %x, %x, %s : tensor<4xf32>, tensor<4xf32>, tensor<i32> -> tensor<4xf32>
+  func.return
+}
+// CHECK: losses_invalid.mlir:278:3: error: adir.mse_grad: operand 'dloss' at position 2 does not verify: i32 should be of base attribute f32
+
+// -----
+
+// Input and target follow the forward loss's rules, which name the gradient op.
+func.func @grad_shapes_differ(%x: tensor<4x3xf32>, %y: tensor<4x2xf32>, %s: tensor<f32>) {
+  %0 = adir.bce_grad %x, %y, %s : tensor<4x3xf32>, tensor<4x2xf32>, tensor<f32> -> tensor<4x3xf32>
+  func.return
+}
+// CHECK: losses_invalid.mlir:287:3: error: adir.bce_grad: shapes 4x3 and 4x2 of input and target do not match
+
+// -----
+
+func.func @grad_label_batch_differs(%z: tensor<4x3xf32>, %l: tensor<8xi32>, %s: tensor<f32>) {
+  %0 = adir.cross_entropy_grad %z, %l, %s : tensor<4x3xf32>, tensor<8xi32>, tensor<f32> -> tensor<4x3xf32>
+  func.return
+}
+// CHECK: losses_invalid.mlir:295:3: error: adir.cross_entropy_grad: batch sizes 4 and 8 of input and target do not match
+
+// -----
+
+func.func @grad_float_labels(%z: tensor<4x3xf32>, %l: tensor<4xf32>, %s: tensor<f32>) {
+  %0 = adir.nll_grad %z, %l, %s : tensor<4x3xf32>, tensor<4xf32>, tensor<f32> -> tensor<4x3xf32>
+  func.return
+}
+// CHECK: losses_invalid.mlir:303:3: error: adir.nll_grad: operand target of rank 1 holds class indices, so its element type must be i32 or i64, got f32

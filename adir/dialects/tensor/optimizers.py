@@ -1,0 +1,129 @@
+"""Ops the optimizer step needs beyond arithmetic: scalars of the step count that PyTorch
+computes in double precision on the host, here computed the same way and rounded to f32.
+
+    %lr_t = adir.lr_schedule %lr, %t {kind = "cosine", t_max = 100 : i64} : tensor<f32>
+    %bc = adir.bias_correction %t {beta = 9.990000e-01 : f64} : tensor<f32>
+
+`%t` counts optimizer steps as a float (exact up to 2^24 steps).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    I64,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    f32,
+    f64,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from adir.dialects.tensor.base import TensorOp
+from adir.dialects.tensor.shapes import FloatTensor, shape_of
+
+SCHEDULES = ("step", "exponential", "cosine")
+
+
+@irdl_op_definition
+class LrScheduleOp(TensorOp):
+    """The learning rate after `t` steps, as `torch.optim.lr_scheduler` gives it:
+
+    - `step`: `lr * gamma ** floor(t / step_size)` (StepLR);
+    - `exponential`: `lr * gamma ** t` (ExponentialLR);
+    - `cosine`: `eta_min + (lr - eta_min) * (1 + cos(pi * t / t_max)) / 2`
+      (CosineAnnealingLR; past `t_max` it rises again, as PyTorch's does).
+    """
+
+    name = "adir.lr_schedule"
+    lr = operand_def(FloatTensor)
+    t = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    kind = prop_def(StringAttr)
+    step_size = prop_def(IntegerAttr[I64], default_value=IntegerAttr(1, i64))
+    gamma = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(0.1, f32))
+    t_max = prop_def(IntegerAttr[I64], default_value=IntegerAttr(1, i64))
+    eta_min = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(0.0, f32))
+    traits = traits_def(Pure())
+
+    KINDS: ClassVar[tuple[str, ...]] = SCHEDULES
+
+    def __init__(
+        self,
+        lr: SSAValue,
+        t: SSAValue,
+        kind: str,
+        step_size: int = 1,
+        gamma: float = 0.1,
+        t_max: int = 1,
+        eta_min: float = 0.0,
+    ):
+        properties = {
+            "kind": StringAttr(kind),
+            "step_size": IntegerAttr(step_size, i64),
+            "gamma": FloatAttr(gamma, f32),
+            "t_max": IntegerAttr(t_max, i64),
+            "eta_min": FloatAttr(eta_min, f32),
+        }
+        super().__init__([lr, t], properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        if self.kind.data not in self.KINDS:
+            raise VerifyException(
+                f"{self.name}: unknown schedule '{self.kind.data}', expected one of "
+                + ", ".join(self.KINDS)
+            )
+        for name in ("step_size", "t_max"):
+            if (value := getattr(self, name).value.data) < 1:
+                raise VerifyException(f"{self.name}: {name} must be at least 1, got {value}")
+        if not self.gamma.value.data > 0:
+            raise VerifyException(
+                f"{self.name}: gamma must be positive, got {self.gamma.value.data}"
+            )
+        _require_scalar(self, 0, "lr")
+        _require_scalar(self, 1, "t")
+        return [TensorType(f32, [])]
+
+
+@irdl_op_definition
+class BiasCorrectionOp(TensorOp):
+    """`1 - beta ** t` for Adam's bias correction, with `beta` kept in double precision as
+    PyTorch keeps it (in f32, `1 - 0.999 ** 1` would be off by 1.3e-5 relative)."""
+
+    name = "adir.bias_correction"
+    t = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    beta = prop_def(FloatAttr[Float64Type])
+    traits = traits_def(Pure())
+
+    def __init__(self, t: SSAValue, beta: float):
+        super().__init__([t], {"beta": FloatAttr(beta, f64)})
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        if not 0 <= self.beta.value.data < 1:
+            raise VerifyException(
+                f"{self.name}: beta must be in [0, 1), got {self.beta.value.data}"
+            )
+        _require_scalar(self, 0, "t")
+        return [TensorType(f32, [])]
+
+
+def _require_scalar(op: TensorOp, index: int, name: str) -> None:
+    shape = shape_of(op.operands[index].type)
+    if shape is not None and shape != ():
+        raise VerifyException(
+            f"{op.name}: operand {name} must be a scalar tensor<f32>, got {op.operands[index].type}"
+        )
+
+
+OPTIMIZERS_OPS = [LrScheduleOp, BiasCorrectionOp]

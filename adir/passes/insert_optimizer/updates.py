@@ -1,0 +1,73 @@
+"""The parameter updates of `torch.optim.SGD`, `Adam` and `AdamW`, written as adir ops.
+
+Each function appends the ops of one parameter's update and returns the new values to store
+(the parameter's and its state's). The formulas follow PyTorch's single-tensor implementations
+(torch/optim/sgd.py, adam.py) term by term, so the same float32 operations happen in the same
+order wherever PyTorch's kernels allow it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.ir import SSAValue
+
+from adir.dialects.tensor import elementwise as ew
+from adir.dialects.tensor.optimizers import BiasCorrectionOp
+from adir.passes.tensor_builder import TensorBuilder
+
+
+@dataclass(frozen=True)
+class Hyper:
+    """The hyperparameters of one parameter's update (after per-parameter overrides)."""
+
+    lr: SSAValue  # this step's learning rate, a tensor<f32> (scheduled, scaled)
+    weight_decay: float
+    momentum: float = 0.0
+    nesterov: bool = False
+    beta1: float = 0.9
+    beta2: float = 0.999
+    eps: float = 1e-8
+
+
+def sgd(
+    b: TensorBuilder, p: SSAValue, g: SSAValue, buf: SSAValue | None, h: Hyper
+) -> tuple[SSAValue, SSAValue | None]:
+    """`g += wd * p; buf = momentum * buf + g; g = g + momentum * buf if nesterov else buf;
+    p -= lr * g` (a zero initial buffer gives PyTorch's first step, `buf = g`)."""
+    if h.weight_decay:
+        g = b.add(g, b.mul(b.constant(h.weight_decay), p))
+    new_buf = None
+    if buf is not None:
+        new_buf = b.add(b.mul(buf, b.constant(h.momentum)), g)
+        g = b.add(g, b.mul(b.constant(h.momentum), new_buf)) if h.nesterov else new_buf
+    return b.sub(p, b.mul(h.lr, g)), new_buf
+
+
+def adam(
+    b: TensorBuilder,
+    p: SSAValue,
+    g: SSAValue,
+    m: SSAValue,
+    v: SSAValue,
+    t: SSAValue,
+    h: Hyper,
+    decoupled: bool,
+) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """Adam (`decoupled=False`, L2 added to the gradient) or AdamW (`decoupled=True`, the
+    parameter shrunk by `1 - lr * wd` first), at step `t` (1 on the first step):
+
+        m = m + (1 - beta1) * (g - m)                  (PyTorch's lerp)
+        v = v * beta2 + (1 - beta2) * g * g
+        p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+    """
+    if h.weight_decay and decoupled:
+        p = b.mul(p, b.sub(b.constant(1.0), b.mul(h.lr, b.constant(h.weight_decay))))
+    elif h.weight_decay:
+        g = b.add(g, b.mul(b.constant(h.weight_decay), p))
+    m = b.add(m, b.mul(b.constant(1.0 - h.beta1), b.sub(g, m)))
+    v = b.add(b.mul(v, b.constant(h.beta2)), b.mul(b.mul(b.constant(1.0 - h.beta2), g), g))
+    step_size = b.div(h.lr, b.emit(BiasCorrectionOp(t, h.beta1)))
+    correction2 = b.emit(ew.SqrtOp(b.emit(BiasCorrectionOp(t, h.beta2))))
+    denominator = b.add(b.div(b.emit(ew.SqrtOp(v)), correction2), b.constant(h.eps))
+    return b.sub(p, b.mul(step_size, b.div(m, denominator))), m, v

@@ -1,0 +1,68 @@
+// The activations' VJP rules each emit one gradient op. sigmoid's (like tanh's, softmax's and
+// log_softmax's) reads the saved output; relu's reads the output too, so the pre-activation is
+// not kept for the backward pass; gelu's (like leaky_relu's and softplus's) reads the input.
+// The forward op's properties are copied.
+// RUN: adir-opt %s --split-input-file -p 'autodiff{wrt_args=0}' | filecheck %s
+
+adir.param @w : tensor<3x4xf32> = #adir.kaiming_uniform<a = 2.23606797749979, seed = 1>
+
+// CHECK-LABEL: func.func @sigmoid_grad(%x: tensor<2x3xf32>) -> (tensor<f32>, tensor<3x4xf32>, tensor<2x3xf32>)
+// CHECK:         %a = adir.sigmoid %h : tensor<2x4xf32>
+// CHECK:         %[[DH:.*]] = adir.sigmoid_grad %a, %{{.*}} : tensor<2x4xf32>
+// CHECK-NEXT:    %[[DX:.*]] = adir.matmul %[[DH]], %w {transpose_b} : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[DW:.*]] = adir.matmul %x, %[[DH]] {transpose_a} : tensor<2x3xf32>, tensor<2x4xf32> -> tensor<3x4xf32>
+// CHECK-NEXT:    func.return %l, %[[DW]], %[[DX]] : tensor<f32>, tensor<3x4xf32>, tensor<2x3xf32>
+func.func @sigmoid(%x: tensor<2x3xf32>) -> tensor<f32> attributes {adir.loss} {
+  %w = adir.load @w : tensor<3x4xf32>
+  %h = adir.matmul %x, %w : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  %a = adir.sigmoid %h : tensor<2x4xf32>
+  %l = adir.sum %a : tensor<2x4xf32> -> tensor<f32>
+  func.return %l : tensor<f32>
+}
+
+// -----
+
+adir.param @w1 : tensor<3x4xf32> = #adir.kaiming_uniform<a = 2.23606797749979, seed = 1>
+adir.param @w2 : tensor<4x2xf32> = #adir.kaiming_uniform<a = 2.23606797749979, seed = 2>
+
+// After the forward relu, nothing reads the pre-activation %h.
+// CHECK-LABEL: func.func @relu_grad
+// CHECK:         %a = adir.relu %h : tensor<2x4xf32>
+// CHECK-NOT:     %h
+// CHECK:         %[[DA:.*]] = adir.matmul %{{.*}}, %w2 {transpose_b} : tensor<2x2xf32>, tensor<4x2xf32> -> tensor<2x4xf32>
+// CHECK:         %[[DH:.*]] = adir.relu_grad %a, %[[DA]] : tensor<2x4xf32>
+// CHECK-NEXT:    %{{.*}} = adir.matmul %[[DH]], %w1 {transpose_b}
+// CHECK-NOT:     %h
+// CHECK:         func.return
+func.func @relu(%x: tensor<2x3xf32>) -> tensor<f32> attributes {adir.loss} {
+  %w1 = adir.load @w1 : tensor<3x4xf32>
+  %h = adir.matmul %x, %w1 : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  %a = adir.relu %h : tensor<2x4xf32>
+  %w2 = adir.load @w2 : tensor<4x2xf32>
+  %o = adir.matmul %a, %w2 : tensor<2x4xf32>, tensor<4x2xf32> -> tensor<2x2xf32>
+  %l = adir.sum %o : tensor<2x2xf32> -> tensor<f32>
+  func.return %l : tensor<f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gelu_grad
+// CHECK:         %[[DX:.*]] = adir.gelu_grad %x, %{{.*}} {approximate = "tanh"} : tensor<2x3xf32>
+// CHECK-NEXT:    func.return %l, %[[DX]] : tensor<f32>, tensor<2x3xf32>
+func.func @gelu(%x: tensor<2x3xf32>) -> tensor<f32> attributes {adir.loss} {
+  %a = adir.gelu %x {approximate = "tanh"} : tensor<2x3xf32>
+  %l = adir.sum %a : tensor<2x3xf32> -> tensor<f32>
+  func.return %l : tensor<f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @log_softmax_grad
+// CHECK:         %[[DX:.*]] = adir.log_softmax_grad %p, %{{.*}} {axis = 0 : i64} : tensor<2x3xf32>
+// CHECK-NEXT:    func.return %l, %[[DX]] : tensor<f32>, tensor<2x3xf32>
+func.func @log_softmax(%x: tensor<2x3xf32>, %r: tensor<2x3xf32>) -> tensor<f32> attributes {adir.loss} {
+  %p = adir.log_softmax %x {axis = 0 : i64} : tensor<2x3xf32>
+  %q = adir.mul %p, %r : tensor<2x3xf32>
+  %l = adir.sum %q : tensor<2x3xf32> -> tensor<f32>
+  func.return %l : tensor<f32>
+}

@@ -1,0 +1,56 @@
+// Adam: the moments as zero-initialised state, one step counter, the bias corrections in
+// double precision, and the update of torch.optim.Adam.
+// RUN: adir-opt %s -p 'autodiff,insert-optimizer{kind=adam lr=0.001}' | filecheck %s
+
+adir.param @w : tensor<2xf32> = #adir.normal<seed = 1>
+
+func.func @loss(%x: tensor<2xf32>) -> tensor<f32> attributes {adir.loss} {
+  %w = adir.load @w : tensor<2xf32>
+  %y = adir.mul %x, %w : tensor<2xf32>
+  %l = adir.sum %y : tensor<2xf32> -> tensor<f32>
+  func.return %l : tensor<f32>
+}
+
+// CHECK:      adir.param @w : tensor<2xf32> = #adir.normal<seed = 1>
+// CHECK-NEXT: adir.param @optimizer_step : tensor<f32> = #adir.zeros {trainable = false}
+// CHECK-NEXT: adir.param @w_exp_avg : tensor<2xf32> = #adir.zeros {trainable = false, adir.state_of = @w}
+// CHECK-NEXT: adir.param @w_exp_avg_sq : tensor<2xf32> = #adir.zeros {trainable = false, adir.state_of = @w}
+
+// CHECK-LABEL: func.func @train_step(%x: tensor<2xf32>) -> tensor<f32> attributes {adir.optimizer = "adam"}
+// CHECK:         %[[G:[0-9]+]] = adir.mul %{{[0-9]+}}, %x : tensor<2xf32>
+// t = t + 1
+// CHECK-NEXT:    %[[T:[0-9]+]] = adir.load @optimizer_step : tensor<f32>
+// CHECK-NEXT:    %[[ONE:[0-9]+]] = adir.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[T1:[0-9]+]] = adir.add %[[T]], %[[ONE]] : tensor<f32>
+// CHECK-NEXT:    %[[LR:[0-9]+]] = adir.constant dense<1.000000e-03> : tensor<f32>
+// CHECK-NEXT:    %[[M:[0-9]+]] = adir.load @w_exp_avg : tensor<2xf32>
+// CHECK-NEXT:    %[[V:[0-9]+]] = adir.load @w_exp_avg_sq : tensor<2xf32>
+// m = m + (1 - beta1) * (g - m)
+// CHECK-NEXT:    %[[B1:[0-9]+]] = adir.constant dense<1.000000e-01> : tensor<f32>
+// CHECK-NEXT:    %[[GM:[0-9]+]] = adir.sub %[[G]], %[[M]] : tensor<2xf32>
+// CHECK-NEXT:    %[[SM:[0-9]+]] = adir.mul %[[B1]], %[[GM]] : tensor<f32>, tensor<2xf32> -> tensor<2xf32>
+// CHECK-NEXT:    %[[NEWM:[0-9]+]] = adir.add %[[M]], %[[SM]] : tensor<2xf32>
+// v = v * beta2 + (1 - beta2) * g * g
+// CHECK-NEXT:    %[[B2:[0-9]+]] = adir.constant dense<9.990000e-01> : tensor<f32>
+// CHECK-NEXT:    %[[VB:[0-9]+]] = adir.mul %[[V]], %[[B2]] : tensor<2xf32>, tensor<f32> -> tensor<2xf32>
+// CHECK-NEXT:    %[[C2:[0-9]+]] = adir.constant dense<1.000000e-03> : tensor<f32>
+// CHECK-NEXT:    %[[CG:[0-9]+]] = adir.mul %[[C2]], %[[G]] : tensor<f32>, tensor<2xf32> -> tensor<2xf32>
+// CHECK-NEXT:    %[[CGG:[0-9]+]] = adir.mul %[[CG]], %[[G]] : tensor<2xf32>
+// CHECK-NEXT:    %[[NEWV:[0-9]+]] = adir.add %[[VB]], %[[CGG]] : tensor<2xf32>
+// p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+// CHECK-NEXT:    %[[BC1:[0-9]+]] = adir.bias_correction %[[T1]] {beta = 9.000000e-01 : f64} : tensor<f32>
+// CHECK-NEXT:    %[[STEPSIZE:[0-9]+]] = adir.div %[[LR]], %[[BC1]] : tensor<f32>
+// CHECK-NEXT:    %[[BC2:[0-9]+]] = adir.bias_correction %[[T1]] {beta = 9.990000e-01 : f64} : tensor<f32>
+// CHECK-NEXT:    %[[SBC2:[0-9]+]] = adir.sqrt %[[BC2]] : tensor<f32>
+// CHECK-NEXT:    %[[SV:[0-9]+]] = adir.sqrt %[[NEWV]] : tensor<2xf32>
+// CHECK-NEXT:    %[[VHAT:[0-9]+]] = adir.div %[[SV]], %[[SBC2]] : tensor<2xf32>, tensor<f32> -> tensor<2xf32>
+// CHECK-NEXT:    %[[EPS:[0-9]+]] = adir.constant dense<1.000000e-08> : tensor<f32>
+// CHECK-NEXT:    %[[DEN:[0-9]+]] = adir.add %[[VHAT]], %[[EPS]] : tensor<2xf32>, tensor<f32> -> tensor<2xf32>
+// CHECK-NEXT:    %[[RATIO:[0-9]+]] = adir.div %[[NEWM]], %[[DEN]] : tensor<2xf32>
+// CHECK-NEXT:    %[[UPD:[0-9]+]] = adir.mul %[[STEPSIZE]], %[[RATIO]] : tensor<f32>, tensor<2xf32> -> tensor<2xf32>
+// CHECK-NEXT:    %[[NEWW:[0-9]+]] = adir.sub %w, %[[UPD]] : tensor<2xf32>
+// CHECK-NEXT:    adir.store %[[NEWW]], @w : tensor<2xf32>
+// CHECK-NEXT:    adir.store %[[T1]], @optimizer_step : tensor<f32>
+// CHECK-NEXT:    adir.store %[[NEWM]], @w_exp_avg : tensor<2xf32>
+// CHECK-NEXT:    adir.store %[[NEWV]], @w_exp_avg_sq : tensor<2xf32>
+// CHECK-NEXT:    func.return %l : tensor<f32>
