@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, TensorType, f32
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -31,6 +32,13 @@ class TensorBuilder:
     def __init__(self, block: Block, location: Attribute | None = None):
         self.block = block
         self.location = location
+        # Each f32 constant is made once: later ops of the block reuse it, and the splat
+        # constants the block already has.
+        self._constants: dict[tuple[float, tuple[int, ...]], SSAValue] = {}
+        for op in block.ops:
+            if isinstance(op, ms.ConstantOp) and op.value.is_splat():
+                value = float(op.value.get_values()[0])
+                self._constants.setdefault((value, static_shape(op.result)), op.result)
 
     # --- building --------------------------------------------------------------------------
 
@@ -43,8 +51,11 @@ class TensorBuilder:
 
     def constant(self, value: float, shape: Sequence[int] = ()) -> SSAValue:
         """An f32 constant (a splat when `shape` is not scalar)."""
-        attr = DenseIntOrFPElementsAttr.from_list(TensorType(f32, shape), [value])
-        return self.emit(ms.ConstantOp(attr))
+        key = (float(np.float32(value)), tuple(shape))
+        if key not in self._constants:
+            attr = DenseIntOrFPElementsAttr.from_list(TensorType(f32, shape), [value])
+            self._constants[key] = self.emit(ms.ConstantOp(attr))
+        return self._constants[key]
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.emit(ew.AddOp(a, b))

@@ -55,7 +55,7 @@ from adir.dialects.tensor import elementwise as ew
 from adir.dialects.tensor import reductions as red
 from adir.dialects.tensor.optimizers import SCHEDULES, LrScheduleOp
 from adir.dialects.tensor.params import LoadOp, ParamOp, StoreOp, ZerosInit
-from adir.passes.insert_optimizer.updates import Hyper, adam, sgd
+from adir.passes.insert_optimizer.updates import BiasCorrections, Hyper, adam, sgd
 from adir.passes.tensor_builder import TensorBuilder
 
 KINDS = ("sgd", "adam", "adamw")
@@ -225,6 +225,10 @@ class TrainStepBuilder:
                 )
             )
 
+        corrections = None
+        if options.kind != "sgd" and updated:
+            assert t_next is not None
+            corrections = BiasCorrections.at(b, t_next, options.beta1, options.beta2)
         for name, p, g in updated:
             param = self.params[name]
             hyper = Hyper(
@@ -248,8 +252,10 @@ class TrainStepBuilder:
             else:
                 m = b.emit(LoadOp(self.declare_state(f"{name}_exp_avg", param.type, param)))
                 v = b.emit(LoadOp(self.declare_state(f"{name}_exp_avg_sq", param.type, param)))
-                assert t_next is not None
-                new_p, new_m, new_v = adam(b, p, g, m, v, t_next, hyper, options.kind == "adamw")
+                assert corrections is not None
+                new_p, new_m, new_v = adam(
+                    b, p, g, m, v, corrections, hyper, options.kind == "adamw"
+                )
                 stores += [(new_m, f"{name}_exp_avg"), (new_v, f"{name}_exp_avg_sq")]
             param_stores.append((new_p, name))
 

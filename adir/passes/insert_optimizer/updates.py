@@ -44,13 +44,27 @@ def sgd(
     return b.sub(p, b.mul(h.lr, g)), new_buf
 
 
+@dataclass(frozen=True)
+class BiasCorrections:
+    """Adam's step-count scalars, made once per step: `1 - beta1^t` and `sqrt(1 - beta2^t)`."""
+
+    first: SSAValue
+    second_sqrt: SSAValue
+
+    @staticmethod
+    def at(b: TensorBuilder, t: SSAValue, beta1: float, beta2: float) -> BiasCorrections:
+        first = b.emit(BiasCorrectionOp(t, beta1))
+        second = b.emit(BiasCorrectionOp(t, beta2))
+        return BiasCorrections(first, b.emit(ew.SqrtOp(second)))
+
+
 def adam(
     b: TensorBuilder,
     p: SSAValue,
     g: SSAValue,
     m: SSAValue,
     v: SSAValue,
-    t: SSAValue,
+    corrections: BiasCorrections,
     h: Hyper,
     decoupled: bool,
 ) -> tuple[SSAValue, SSAValue, SSAValue]:
@@ -67,7 +81,6 @@ def adam(
         g = b.add(g, b.mul(b.constant(h.weight_decay), p))
     m = b.add(m, b.mul(b.constant(1.0 - h.beta1), b.sub(g, m)))
     v = b.add(b.mul(v, b.constant(h.beta2)), b.mul(b.mul(b.constant(1.0 - h.beta2), g), g))
-    step_size = b.div(h.lr, b.emit(BiasCorrectionOp(t, h.beta1)))
-    correction2 = b.emit(ew.SqrtOp(b.emit(BiasCorrectionOp(t, h.beta2))))
-    denominator = b.add(b.div(b.emit(ew.SqrtOp(v)), correction2), b.constant(h.eps))
+    step_size = b.div(h.lr, corrections.first)
+    denominator = b.add(b.div(b.emit(ew.SqrtOp(v)), corrections.second_sqrt), b.constant(h.eps))
     return b.sub(p, b.mul(step_size, b.div(m, denominator))), m, v

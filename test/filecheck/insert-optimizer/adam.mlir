@@ -17,12 +17,15 @@ func.func @loss(%x: tensor<2xf32>) -> tensor<f32> attributes {adir.loss} {
 // CHECK-NEXT: adir.param @w_exp_avg_sq : tensor<2xf32> = #adir.zeros {trainable = false, adir.state_of = @w}
 
 // CHECK-LABEL: func.func @train_step(%x: tensor<2xf32>) -> tensor<f32> attributes {adir.optimizer = "adam"}
+// CHECK:         %[[ONE:[0-9]+]] = adir.constant dense<1.000000e+00> : tensor<f32>
 // CHECK:         %[[G:[0-9]+]] = adir.mul %{{[0-9]+}}, %x : tensor<2xf32>
-// t = t + 1
+// t = t + 1, then the bias corrections, once for every parameter
 // CHECK-NEXT:    %[[T:[0-9]+]] = adir.load @optimizer_step : tensor<f32>
-// CHECK-NEXT:    %[[ONE:[0-9]+]] = adir.constant dense<1.000000e+00> : tensor<f32>
 // CHECK-NEXT:    %[[T1:[0-9]+]] = adir.add %[[T]], %[[ONE]] : tensor<f32>
 // CHECK-NEXT:    %[[LR:[0-9]+]] = adir.constant dense<1.000000e-03> : tensor<f32>
+// CHECK-NEXT:    %[[BC1:[0-9]+]] = adir.bias_correction %[[T1]] {beta = 9.000000e-01 : f64} : tensor<f32>
+// CHECK-NEXT:    %[[BC2:[0-9]+]] = adir.bias_correction %[[T1]] {beta = 9.990000e-01 : f64} : tensor<f32>
+// CHECK-NEXT:    %[[SBC2:[0-9]+]] = adir.sqrt %[[BC2]] : tensor<f32>
 // CHECK-NEXT:    %[[M:[0-9]+]] = adir.load @w_exp_avg : tensor<2xf32>
 // CHECK-NEXT:    %[[V:[0-9]+]] = adir.load @w_exp_avg_sq : tensor<2xf32>
 // m = m + (1 - beta1) * (g - m)
@@ -30,18 +33,14 @@ func.func @loss(%x: tensor<2xf32>) -> tensor<f32> attributes {adir.loss} {
 // CHECK-NEXT:    %[[GM:[0-9]+]] = adir.sub %[[G]], %[[M]] : tensor<2xf32>
 // CHECK-NEXT:    %[[SM:[0-9]+]] = adir.mul %[[B1]], %[[GM]] : tensor<f32>, tensor<2xf32> -> tensor<2xf32>
 // CHECK-NEXT:    %[[NEWM:[0-9]+]] = adir.add %[[M]], %[[SM]] : tensor<2xf32>
-// v = v * beta2 + (1 - beta2) * g * g
+// v = v * beta2 + (1 - beta2) * g * g  (1 - beta2 and lr are the same f32 constant here)
 // CHECK-NEXT:    %[[B2:[0-9]+]] = adir.constant dense<9.990000e-01> : tensor<f32>
 // CHECK-NEXT:    %[[VB:[0-9]+]] = adir.mul %[[V]], %[[B2]] : tensor<2xf32>, tensor<f32> -> tensor<2xf32>
-// CHECK-NEXT:    %[[C2:[0-9]+]] = adir.constant dense<1.000000e-03> : tensor<f32>
-// CHECK-NEXT:    %[[CG:[0-9]+]] = adir.mul %[[C2]], %[[G]] : tensor<f32>, tensor<2xf32> -> tensor<2xf32>
+// CHECK-NEXT:    %[[CG:[0-9]+]] = adir.mul %[[LR]], %[[G]] : tensor<f32>, tensor<2xf32> -> tensor<2xf32>
 // CHECK-NEXT:    %[[CGG:[0-9]+]] = adir.mul %[[CG]], %[[G]] : tensor<2xf32>
 // CHECK-NEXT:    %[[NEWV:[0-9]+]] = adir.add %[[VB]], %[[CGG]] : tensor<2xf32>
 // p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
-// CHECK-NEXT:    %[[BC1:[0-9]+]] = adir.bias_correction %[[T1]] {beta = 9.000000e-01 : f64} : tensor<f32>
 // CHECK-NEXT:    %[[STEPSIZE:[0-9]+]] = adir.div %[[LR]], %[[BC1]] : tensor<f32>
-// CHECK-NEXT:    %[[BC2:[0-9]+]] = adir.bias_correction %[[T1]] {beta = 9.990000e-01 : f64} : tensor<f32>
-// CHECK-NEXT:    %[[SBC2:[0-9]+]] = adir.sqrt %[[BC2]] : tensor<f32>
 // CHECK-NEXT:    %[[SV:[0-9]+]] = adir.sqrt %[[NEWV]] : tensor<2xf32>
 // CHECK-NEXT:    %[[VHAT:[0-9]+]] = adir.div %[[SV]], %[[SBC2]] : tensor<2xf32>, tensor<f32> -> tensor<2xf32>
 // CHECK-NEXT:    %[[EPS:[0-9]+]] = adir.constant dense<1.000000e-08> : tensor<f32>
