@@ -170,3 +170,103 @@ def test_twenty_steps_equal_torch_optim(model: str, config: str) -> None:
         np.testing.assert_allclose(
             params[name], expected_params[name], rtol=1e-5, atol=1e-5 * scale, err_msg=name
         )
+
+
+def train_torch_groups(config, initial, groups, data, lr_sequence=None):
+    """Like train_torch for the relu MLP, with per-group options (torch param groups) and
+    optionally the learning rate set by hand before each step."""
+    params = {k: torch.tensor(initial[k], requires_grad=True) for k in initial if k[0] in "wb"}
+    param_groups = [{"params": [params[n] for n in names], **options} for names, options in groups]
+    optimizer, _ = torch_optimizer({**config, "schedule": None}, param_groups)
+    scheduler = None
+    if config.get("schedule") == "step":
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, config["step_size"], config["gamma"])
+    if config.get("schedule") == "exponential":
+        scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, config["gamma"])
+    losses = []
+    for step, (x, y) in enumerate(data):
+        if lr_sequence is not None:
+            for group in optimizer.param_groups:
+                group["lr"] = lr_sequence[step]
+        optimizer.zero_grad()
+        loss = relu_mlp_torch(params, torch.from_numpy(x), torch.from_numpy(y).long())
+        loss.backward()
+        if config.get("clip_value"):
+            torch.nn.utils.clip_grad_value_(list(params.values()), config["clip_value"])
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        losses.append(loss.item())
+    return losses, {k: v.detach().numpy() for k, v in params.items()}
+
+
+def assert_same_training(losses, params, expected_losses, expected_params) -> None:
+    np.testing.assert_allclose(losses, expected_losses, rtol=1e-5)
+    for name, expected in expected_params.items():
+        scale = np.abs(expected).max()
+        np.testing.assert_allclose(
+            params[name], expected, rtol=1e-5, atol=1e-5 * scale, err_msg=name
+        )
+
+
+WEIGHTS, BIASES = ["w1", "w2", "w3"], ["b1", "b2", "b3"]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {
+            "kind": "sgd",
+            "lr": 0.1,
+            "momentum": 0.5,
+            "schedule": "step",
+            "step_size": 6,
+            "gamma": 0.5,
+        },
+        {"kind": "adam", "lr": 0.01, "schedule": "exponential", "gamma": 0.9},
+        {"kind": "sgd", "lr": 0.2, "clip_value": 0.05},
+    ],
+    ids=["sgd_step_lr", "adam_exponential_lr", "sgd_clip_value"],
+)
+def test_schedules_and_value_clipping_equal_torch(config: dict) -> None:
+    data = relu_mlp_data(np.random.default_rng(1))
+    initial, losses, params = train_adir(RELU_MLP, config, data)
+    model = {k: v for k, v in initial.items() if k in WEIGHTS + BIASES}
+    expected = train_torch_groups(config, model, [(WEIGHTS + BIASES, {})], data)
+    assert_same_training(losses, params, *expected)
+
+
+def test_per_parameter_lr_scale_and_weight_decay_equal_torch_param_groups() -> None:
+    """Biases marked {lr_scale = 0.5, weight_decay = 0.0}: torch's second param group has
+    half the lr and no weight decay."""
+    marks = "{lr_scale = 0.5 : f32, weight_decay = 0.0 : f32}"
+    ir = RELU_MLP
+    for seed in (12, 14, 16):  # the biases' initializers
+        ir = ir.replace(f"seed = {seed}>", f"seed = {seed}> {marks}")
+    assert ir.count("lr_scale") == 3
+    config = {"kind": "adamw", "lr": 0.01, "weight_decay": 0.1}
+    data = relu_mlp_data(np.random.default_rng(2))
+    initial, losses, params = train_adir(ir, config, data)
+    model = {k: v for k, v in initial.items() if k in WEIGHTS + BIASES}
+    groups = [(WEIGHTS, {}), (BIASES, {"lr": 0.005, "weight_decay": 0.0})]
+    assert_same_training(losses, params, *train_torch_groups(config, model, groups, data))
+
+
+def test_runtime_learning_rate_is_the_last_argument() -> None:
+    """runtime_lr=true: @train_step takes the lr as its last argument, a schedule chosen by
+    the caller step by step; torch gets the same lr set on its param group."""
+    config = {"kind": "sgd", "lr": 0.0, "momentum": 0.9, "runtime_lr": True}
+    data = relu_mlp_data(np.random.default_rng(3))
+    lrs = [0.1 / (1 + step) for step in range(STEPS)]
+    module = parse_module(RELU_MLP, "model.mlir")
+    AutodiffPass().apply(adir_context(), module)
+    InsertOptimizerPass(**config).apply(adir_context(), module)
+    module.verify()
+    session = Session(module)
+    initial = {k: v.copy() for k, v in session.params.items() if k in WEIGHTS + BIASES}
+    losses = [
+        session.call("train_step", x, y, np.float32(lr))[0].item()
+        for (x, y), lr in zip(data, lrs, strict=True)
+    ]
+    expected = train_torch_groups(config, initial, [(WEIGHTS + BIASES, {})], data, lrs)
+    assert_same_training(losses, session.params, *expected)
