@@ -21,10 +21,12 @@ from xdsl.interpreters.func import FuncFunctions
 
 from adir.interpreter.activations import ActivationsFunctions
 from adir.interpreter.arrays import to_numpy_dtype
+from adir.interpreter.conv_and_pool import ConvAndPoolFunctions
 from adir.interpreter.elementwise import ElementwiseFunctions
 from adir.interpreter.family import FamilyFunctions
 from adir.interpreter.losses import LossesFunctions
 from adir.interpreter.matmul_and_shape import MatmulAndShapeFunctions
+from adir.interpreter.normalization import NormalizationFunctions
 from adir.interpreter.optimizers import OptimizersFunctions
 from adir.interpreter.params import ParamFunctions, initial_params
 from adir.interpreter.reductions import ReductionsFunctions
@@ -35,6 +37,8 @@ FAMILY_FUNCTIONS: list[type[FamilyFunctions]] = [
     ReductionsFunctions,
     ActivationsFunctions,
     LossesFunctions,
+    ConvAndPoolFunctions,
+    NormalizationFunctions,
     OptimizersFunctions,
 ]
 

@@ -8,9 +8,11 @@ that file's `*_OPS` list; `docs/extending.md` walks through it.
 from xdsl.ir import Dialect
 
 from adir.dialects.tensor.activations import ACTIVATIONS_OPS
+from adir.dialects.tensor.conv_and_pool import CONV_AND_POOL_OPS
 from adir.dialects.tensor.elementwise import ELEMENTWISE_OPS
 from adir.dialects.tensor.losses import LOSSES_OPS
 from adir.dialects.tensor.matmul_and_shape import MATMUL_AND_SHAPE_OPS
+from adir.dialects.tensor.normalization import NORMALIZATION_OPS
 from adir.dialects.tensor.optimizers import OPTIMIZERS_OPS
 from adir.dialects.tensor.params import INITIALIZERS, PARAM_OPS
 from adir.dialects.tensor.reductions import REDUCTIONS_OPS
@@ -22,6 +24,8 @@ ADIR_OPS = [
     *REDUCTIONS_OPS,
     *ACTIVATIONS_OPS,
     *LOSSES_OPS,
+    *CONV_AND_POOL_OPS,
+    *NORMALIZATION_OPS,
     *OPTIMIZERS_OPS,
 ]
 

@@ -3,9 +3,11 @@ Importing this package registers every rule in `VJP_RULES`."""
 
 from adir.passes.autodiff.rules import (  # noqa: F401  (importing registers the rules)
     activations,
+    conv_and_pool,
     elementwise,
     losses,
     matmul_and_shape,
+    normalization,
     reductions,
 )
 from adir.passes.autodiff.rules.registry import VJP_RULES, Adjoints, vjp

@@ -1,0 +1,3 @@
+"""The conv_and_pool family (being written)."""
+
+CONV_AND_POOL_OPS: list[type] = []

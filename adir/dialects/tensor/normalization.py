@@ -1,0 +1,3 @@
+"""The normalization family (being written)."""
+
+NORMALIZATION_OPS: list[type] = []

@@ -1,0 +1,1 @@
+"""VJP rules of the conv_and_pool family (being written)."""

@@ -1,0 +1,1 @@
+"""VJP rules of the normalization family (being written)."""
