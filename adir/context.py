@@ -52,6 +52,12 @@ def _adir() -> Dialect:
     return Adir
 
 
+def _adir_kernel() -> Dialect:
+    from adir.dialects.kernel import AdirKernel
+
+    return AdirKernel
+
+
 DIALECTS = {
     "builtin": _builtin,
     "func": _func,
@@ -59,6 +65,7 @@ DIALECTS = {
     "memref": _memref,
     "test": _test,
     "adir": _adir,
+    "adir_kernel": _adir_kernel,
 }
 
 

@@ -14,7 +14,7 @@ are computed in `float_dtype` (float32 by default; float64 for precise gradient 
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter
 from xdsl.interpreters.func import FuncFunctions
@@ -24,6 +24,7 @@ from adir.interpreter.arrays import to_numpy_dtype
 from adir.interpreter.conv_and_pool import ConvAndPoolFunctions
 from adir.interpreter.elementwise import ElementwiseFunctions
 from adir.interpreter.family import FamilyFunctions
+from adir.interpreter.kernel import BufferFunctions, kernel_functions
 from adir.interpreter.losses import LossesFunctions
 from adir.interpreter.matmul_and_shape import MatmulAndShapeFunctions
 from adir.interpreter.normalization import NormalizationFunctions
@@ -53,8 +54,14 @@ class Session:
         self._interpreter = Interpreter(module)
         self._interpreter.register_implementations(FuncFunctions())
         self._interpreter.register_implementations(ParamFunctions(self.params))
-        for functions in FAMILY_FUNCTIONS:
-            self._interpreter.register_implementations(functions(self.float_dtype))
+        families = [functions(self.float_dtype) for functions in FAMILY_FUNCTIONS]
+        for family in families:
+            self._interpreter.register_implementations(family)
+        # The kernel level, after bufferization: buffers are arrays written in place.
+        self._interpreter.register_implementations(
+            BufferFunctions(module, self.params, self.float_dtype)
+        )
+        self._interpreter.register_implementations(kernel_functions(families))
 
     def function(self, name: str) -> FuncOp:
         for op in self.module.ops:
@@ -81,7 +88,7 @@ class Session:
     def _argument(self, func: str, index: int, type_: object, value: object) -> np.ndarray:
         array = np.asarray(value)
         dtype = to_numpy_dtype(type_, self.float_dtype)
-        if isinstance(type_, TensorType) and type_.has_static_shape():
+        if isinstance(type_, TensorType | MemRefType) and type_.has_static_shape():
             expected = tuple(type_.get_shape())
             if array.shape != expected:
                 raise ValueError(

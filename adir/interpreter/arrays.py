@@ -8,6 +8,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IntegerType,
+    MemRefType,
     TensorType,
     UnrankedTensorType,
 )
@@ -16,7 +17,8 @@ from xdsl.ir import Attribute
 
 def to_numpy_dtype(type_: Attribute, float_dtype: np.dtype) -> np.dtype:
     """The numpy dtype a value of this tensor type is held in by the interpreter."""
-    elem = type_.element_type if isinstance(type_, TensorType | UnrankedTensorType) else type_
+    shaped = TensorType | UnrankedTensorType | MemRefType
+    elem = type_.element_type if isinstance(type_, shaped) else type_
     if isinstance(elem, Float32Type | Float64Type):
         return float_dtype
     if isinstance(elem, IntegerType):

@@ -34,6 +34,24 @@ def _insert_optimizer() -> type[ModulePass]:
     return InsertOptimizerPass
 
 
+def _bufferize() -> type[ModulePass]:
+    from adir.passes.bufferize import BufferizePass
+
+    return BufferizePass
+
+
+def _plan_memory() -> type[ModulePass]:
+    from adir.passes.plan_memory import PlanMemoryPass
+
+    return PlanMemoryPass
+
+
+def _verify_memory_plan() -> type[ModulePass]:
+    from adir.passes.verify_memory_plan import VerifyMemoryPlanPass
+
+    return VerifyMemoryPlanPass
+
+
 def _canonicalize() -> type[ModulePass]:
     from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -58,6 +76,9 @@ ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "infer-shapes": _infer_shapes,
     "autodiff": _autodiff,
     "insert-optimizer": _insert_optimizer,
+    "bufferize": _bufferize,
+    "plan-memory": _plan_memory,
+    "verify-memory-plan": _verify_memory_plan,
     "fold-transpose-into-matmul": _fold_transpose_into_matmul,
     "canonicalize": _canonicalize,
     "cse": _cse,

@@ -88,6 +88,11 @@ class AdirOptMain(xDSLOptMain):
             action="store_true",
             help="place every buffer in one static arena (implies --bufferize)",
         )
+        group.add_argument(
+            "--memory-report",
+            action="store_true",
+            help="with --plan-memory: print each function's memory plan to stderr",
+        )
 
     def shortcut_passes(self) -> list[str]:
         """The pass specs the shortcut flags ask for, in the canonical order."""
@@ -112,6 +117,10 @@ class AdirOptMain(xDSLOptMain):
         ]:
             if flag is not None:
                 wanted[name] = (name, flag)
+        if args.memory_report:
+            if not args.plan_memory:
+                raise DiagnosticError("adir-opt", "--memory-report needs --plan-memory")
+            wanted["plan-memory"] = ("plan-memory{report=true}", "--plan-memory")
         if wanted or args.infer_shapes:
             wanted["infer-shapes"] = ("infer-shapes", "--infer-shapes")
         for name in SHORTCUT_ORDER:

@@ -3,13 +3,12 @@ diagnostic; write outputs atomically, so a failed run never leaves a half-writte
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
+from adir.atomic_write import replace_file
 from adir.context import adir_context, parse_module
 from adir.tools.diagnostics import DiagnosticError, format_parse_error, locate_failure
 
@@ -54,29 +53,8 @@ def load_module(path: str | None) -> ModuleOp:
 
 
 def write_atomically(path: str, content: str | bytes) -> None:
-    """Replace `path` with `content` via a temporary file in the same directory and a rename:
-    on any failure the previous file is untouched and no partial file is left."""
-    directory = os.path.dirname(os.path.abspath(path))
+    """Replace `path` with `content`, or leave it untouched (see `adir.atomic_write`)."""
     try:
-        fd, temporary = tempfile.mkstemp(dir=directory, prefix=".adir-", suffix=".tmp")
+        replace_file(path, content)
     except OSError as error:
         raise DiagnosticError(path, f"cannot write the output: {error.strerror}") from error
-    try:
-        with os.fdopen(fd, "wb" if isinstance(content, bytes) else "w") as stream:
-            stream.write(content)
-        os.chmod(temporary, _mode_for(path))
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-
-
-def _mode_for(path: str) -> int:
-    """The permissions a plain `open(path, "w")` would give: the existing file's, or 0666 less
-    the umask (mkstemp's own 0600 would surprise)."""
-    try:
-        return os.stat(path).st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask

@@ -1,0 +1,218 @@
+"""`bufferize`: from values (tensors) to buffers (memrefs) and destination-passing kernels.
+
+    %h = adir.relu %z : tensor<8x16xf32>
+becomes
+    %h = memref.alloc() : memref<8x16xf32>
+    adir_kernel.relu ins(%z : memref<8x16xf32>) outs(%h : memref<8x16xf32>)
+or, when `%z` dies at the relu, the relu writes over `%z`'s buffer and no buffer is allocated.
+
+- Parameters and optimizer state are persistent: `adir.load @w` becomes the parameter's own
+  buffer (`adir_kernel.param @w`), never a copy.
+- Constants become read-only globals (`memref.global constant`), which a device keeps in flash.
+- Every other value gets a transient buffer (`memref.alloc`), which `plan-memory` places in the
+  arena, unless an elementwise op may write over an operand's buffer: the operand has the same
+  type as the result and dies at this op (this op is its last use, and it is not returned).
+- A parameter update `p_new = f(p, ...)` stored to `@p` writes straight into `@p`'s buffer when
+  `f` is elementwise and no load of `@p` is used after it: the store then needs no copy.
+- Function arguments and results become memrefs of the same shapes (the caller's buffers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FunctionType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from adir.diagnostics import OpError
+from adir.dialects.kernel import KERNELS, ParamBufferOp
+from adir.dialects.tensor import elementwise as ew
+from adir.dialects.tensor.base import TensorOp
+from adir.dialects.tensor.matmul_and_shape import ConstantOp
+from adir.dialects.tensor.params import LoadOp, StoreOp
+
+# Grad ops whose output element i depends only on element i of each operand.
+ELEMENTWISE_GRADS = {
+    "adir.relu_grad",
+    "adir.leaky_relu_grad",
+    "adir.sigmoid_grad",
+    "adir.tanh_grad",
+    "adir.gelu_grad",
+    "adir.softplus_grad",
+}
+
+
+def is_elementwise(op: Operation) -> bool:
+    """Whether the op's kernel may write its result over an operand of the same shape."""
+    return (
+        isinstance(op, ew.UnaryElementwiseOp | ew.BinaryElementwiseOp | ew.SelectOp)
+        or op.name in ELEMENTWISE_GRADS
+    )
+
+
+def memref_of(type_: Attribute) -> MemRefType:
+    if not (isinstance(type_, TensorType) and type_.has_static_shape()):
+        raise ValueError(f"cannot bufferize {type_}: static shapes only (run infer-shapes)")
+    return MemRefType(type_.element_type, type_.get_shape())
+
+
+@dataclass(frozen=True)
+class BufferizePass(ModulePass):
+    """Turn every function on tensors into kernels on buffers (see the module docstring)."""
+
+    name = "bufferize"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        constants = ConstantPool(op)
+        for function in [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]:
+            FunctionBufferizer(function, constants).run()
+
+
+class ConstantPool:
+    """Constants as private read-only globals, one per distinct value."""
+
+    def __init__(self, module: ModuleOp):
+        self.module = module
+        self.globals: dict[DenseIntOrFPElementsAttr, str] = {}
+
+    def get(self, value: DenseIntOrFPElementsAttr) -> str:
+        if value not in self.globals:
+            name = f"__constant_{len(self.globals)}"
+            type_ = memref_of(value.type)
+            global_ = memref.GlobalOp.get(StringAttr(name), type_, value, constant=UnitAttr())
+            Rewriter.insert_op(global_, InsertPoint.at_start(self.module.body.block))
+            self.globals[value] = name
+        return self.globals[value]
+
+
+class FunctionBufferizer:
+    def __init__(self, function: func.FuncOp, constants: ConstantPool):
+        self.function = function
+        self.constants = constants
+        self.block: Block = function.body.block
+        self.ops = list(self.block.ops)
+        self.position = {op: index for index, op in enumerate(self.ops)}
+        self.buffer: dict[SSAValue, SSAValue] = {}
+        self.param_buffers: dict[str, SSAValue] = {}
+        self.transient: set[SSAValue] = set()
+        self.returned = {v for v in self.ops[-1].operands} if self.ops else set()
+
+    def last_use(self, value: SSAValue) -> int:
+        return max((self.position[use.operation] for use in value.uses), default=-1)
+
+    def run(self) -> None:
+        new_block = Block(arg_types=[memref_of(a.type) for a in self.block.args])
+        for old, new in zip(self.block.args, new_block.args, strict=True):
+            new.name_hint = old.name_hint
+            self.buffer[old] = new
+        self.out = new_block
+        for op in self.ops:
+            self.bufferize(op)
+        self.function.body.detach_block(self.block)
+        self.function.body.add_block(new_block)
+        inputs = [a.type for a in new_block.args]
+        results = [v.type for v in new_block.last_op.operands] if new_block.last_op else []
+        self.function.function_type = FunctionType.from_lists(inputs, results)
+
+    def emit(self, op: Operation, location: Attribute) -> Operation:
+        op.location = location
+        Rewriter.insert_op(op, InsertPoint.at_end(self.out))
+        return op
+
+    def param_buffer(self, name: str, type_: Attribute, location: Attribute) -> SSAValue:
+        if name not in self.param_buffers:
+            op = self.emit(ParamBufferOp(name, memref_of(type_)), location)
+            op.results[0].name_hint = name
+            self.param_buffers[name] = op.results[0]
+        return self.param_buffers[name]
+
+    def bufferize(self, op: Operation) -> None:
+        location = op.location
+        if isinstance(op, LoadOp):
+            self.buffer[op.result] = self.param_buffer(
+                op.param.root_reference.data, op.result.type, location
+            )
+        elif isinstance(op, StoreOp):
+            target = self.param_buffer(op.param.root_reference.data, op.value.type, location)
+            if self.buffer[op.value] is not target:
+                self.emit(memref.CopyOp(self.buffer[op.value], target), location)
+        elif isinstance(op, ConstantOp):
+            name = self.constants.get(op.value)
+            get = self.emit(memref.GetGlobalOp(name, memref_of(op.result.type)), location)
+            self.buffer[op.result] = get.results[0]
+        elif isinstance(op, func.ReturnOp):
+            self.emit(func.ReturnOp(*[self.buffer[v] for v in op.operands]), location)
+        elif isinstance(op, TensorOp) and type(op) in KERNELS:
+            outs = [self.destination(op, result) for result in op.results]
+            for result, out in zip(op.results, outs, strict=True):
+                self.buffer[result] = out
+            kernel = KERNELS[type(op)](
+                [self.buffer[v] for v in op.operands], outs, dict(op.properties)
+            )
+            kernel.attributes.update(op.attributes)
+            self.emit(kernel, location)
+        else:
+            raise OpError(op, f"bufferize: {op.name} has no kernel")
+
+    def destination(self, op: Operation, result: SSAValue) -> SSAValue:
+        """Where `result` is written: into the parameter it updates, over a dying operand, or
+        a new transient buffer."""
+        if (param := self.updated_param(op, result)) is not None:
+            return param
+        if is_elementwise(op):
+            for operand in op.operands:
+                buffer = self.buffer[operand]
+                if (
+                    buffer in self.transient
+                    and operand.type == result.type
+                    and operand not in self.returned
+                    and self.last_use(operand) == self.position[op]
+                ):
+                    return buffer
+        type_ = memref_of(result.type)
+        alloc = self.emit(
+            memref.AllocOp.get(type_.element_type, None, type_.get_shape()), op.location
+        )
+        buffer = alloc.results[0]
+        buffer.name_hint = result.name_hint
+        self.transient.add(buffer)
+        return buffer
+
+    def updated_param(self, op: Operation, result: SSAValue) -> SSAValue | None:
+        """The buffer of `@p` if `result` may be computed straight into it: `result` is the
+        last value stored to `@p`, and nothing reads the old `@p` after `op` (nor at `op`,
+        unless `op` is elementwise and so reads each element before writing it)."""
+        stores = [use.operation for use in result.uses if isinstance(use.operation, StoreOp)]
+        if len(stores) != 1 or result in self.returned:
+            return None
+        name = stores[0].param.root_reference.data
+        here = self.position[op]
+        if name not in self.param_buffers or any(
+            isinstance(other, StoreOp)
+            and other.param.root_reference.data == name
+            and self.position[other] > self.position[stores[0]]
+            for other in self.ops
+        ):
+            return None
+        old_values_end = here if is_elementwise(op) else here - 1
+        store_position = self.position[stores[0]]
+        for other in self.ops:
+            if isinstance(other, LoadOp) and other.param.root_reference.data == name:
+                loaded = self.position[other]
+                if loaded < here and self.last_use(other.result) > old_values_end:
+                    return None  # the old value is still read after it is overwritten
+                if here < loaded < store_position:
+                    return None  # a load before the store must still see the old value
+        return self.param_buffers[name]

@@ -1,0 +1,103 @@
+"""`plan-memory`: place every transient buffer at a fixed offset in one static arena.
+
+    adir-opt --autodiff --plan-memory model.mlir
+    adir-opt -p 'plan-memory{algo=best alignment=16 report=true svg="plan.svg"}' buffers.mlir
+
+On a bufferized module (it runs after `bufferize`), for each function: the live interval of
+every `memref.alloc` on the function's op order (`liveness.py`), offsets by the chosen
+algorithm (`placement.py`: naive, greedy-by-size, greedy-by-lifetime, best of the two greedy),
+and the plan as attributes on the IR:
+
+    %h = memref.alloc() {adir.offset = 64 : i64} : memref<1x32xf32>
+    func.func @train_step(...) attributes {adir.arena_size = 1536 : i64,
+        adir.arena_lower_bound = 1536 : i64, adir.naive_arena_size = 2048 : i64, ...}
+
+The module gets `adir.arena_size` (the largest function's: functions run one at a time and
+share the arena) and `adir.persistent_size` (the bytes of every parameter and optimizer state).
+`report=true` prints a table per function to stderr (buffers, sizes, intervals, offsets, arena
+vs lower bound vs naive, persistent, total); `svg=PATH` draws the plan. `verify-memory-plan`
+checks a plan independently.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, i64
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from adir.atomic_write import replace_file
+from adir.diagnostics import PassOptionError
+from adir.dialects.tensor.params import ParamOp
+from adir.passes.plan_memory.liveness import byte_size, live_buffers, lower_bound
+from adir.passes.plan_memory.placement import ALGORITHMS, arena_size, naive
+from adir.passes.plan_memory.report import svg_report, text_report
+
+OFFSET = "adir.offset"
+
+
+def persistent_bytes(module: ModuleOp) -> int:
+    """The bytes of every parameter and optimizer state (they live outside the arena)."""
+    return sum(
+        byte_size(MemRefType(op.type.element_type, op.type.get_shape()))
+        for op in module.ops
+        if isinstance(op, ParamOp)
+    )
+
+
+@dataclass(frozen=True)
+class PlanMemoryPass(ModulePass):
+    """Give every transient buffer an offset in one arena (see the module docstring)."""
+
+    name = "plan-memory"
+
+    algo: str = "best"
+    alignment: int = 16
+    report: bool = False
+    svg: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.algo not in ALGORITHMS:
+            raise PassOptionError(
+                self.name, "algo", f"algo must be one of {', '.join(ALGORITHMS)}, got {self.algo}"
+            )
+        if self.alignment < 1 or self.alignment & (self.alignment - 1):
+            raise PassOptionError(
+                self.name, "alignment", f"alignment must be a power of two, got {self.alignment}"
+            )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        persistent = persistent_bytes(op)
+        largest = 0
+        pictures = []
+        for function in [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]:
+            buffers = live_buffers(function, self.alignment)
+            offsets = ALGORITHMS[self.algo](buffers)
+            for buffer, offset in offsets.items():
+                buffer.alloc.attributes[OFFSET] = IntegerAttr(offset, i64)
+            arena, bound = arena_size(offsets), lower_bound(buffers)
+            naive_arena = arena_size(naive(buffers))
+            for key, value in (
+                ("adir.arena_size", arena),
+                ("adir.arena_lower_bound", bound),
+                ("adir.naive_arena_size", naive_arena),
+            ):
+                function.attributes[key] = IntegerAttr(value, i64)
+            largest = max(largest, arena)
+            name = function.sym_name.data
+            if self.report:
+                sys.stderr.write(text_report(name, offsets, arena, bound, naive_arena, persistent))
+            pictures.append(svg_report(name, offsets, arena))
+        op.attributes["adir.arena_size"] = IntegerAttr(largest, i64)
+        op.attributes["adir.persistent_size"] = IntegerAttr(persistent, i64)
+        if self.svg is not None:
+            try:
+                replace_file(self.svg, "\n".join(pictures))
+            except OSError as error:
+                raise PassFailedException(
+                    f"plan-memory: cannot write {self.svg}: {error.strerror}"
+                ) from error
