@@ -40,3 +40,13 @@ class OptimizersFunctions(FamilyFunctions):
         (t,) = args
         value = 1.0 - op.beta.value.data ** round(float(t))
         return (np.asarray(value, dtype=np.asarray(t).dtype),)
+
+    @impl(opt.MatmulSgdUpdateOp)
+    def run_matmul_sgd_update(
+        self, interpreter: Interpreter, op: opt.MatmulSgdUpdateOp, args: tuple[Any, ...]
+    ):
+        param, lhs, rhs, lr = args
+        lhs = lhs.T if op.transpose_a is not None else lhs
+        rhs = rhs.T if op.transpose_b is not None else rhs
+        # The same two roundings as the unfused `sub(p, mul(lr, matmul(...)))`.
+        return (param - lr * np.matmul(lhs, rhs),)

@@ -34,6 +34,12 @@ def _insert_optimizer() -> type[ModulePass]:
     return InsertOptimizerPass
 
 
+def _fuse_weight_updates() -> type[ModulePass]:
+    from adir.passes.fuse_weight_updates import FuseWeightUpdatesPass
+
+    return FuseWeightUpdatesPass
+
+
 def _bufferize() -> type[ModulePass]:
     from adir.passes.bufferize import BufferizePass
 
@@ -76,6 +82,7 @@ ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "infer-shapes": _infer_shapes,
     "autodiff": _autodiff,
     "insert-optimizer": _insert_optimizer,
+    "fuse-weight-updates": _fuse_weight_updates,
     "bufferize": _bufferize,
     "plan-memory": _plan_memory,
     "verify-memory-plan": _verify_memory_plan,

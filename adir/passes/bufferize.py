@@ -55,10 +55,12 @@ ELEMENTWISE_GRADS = {
 
 
 def is_elementwise(op: Operation) -> bool:
-    """Whether the op's kernel may write its result over an operand of the same shape."""
+    """Whether the op's kernel may write its result over an operand of the same shape (it
+    reads each element of that operand only before writing the same element)."""
     return (
         isinstance(op, ew.UnaryElementwiseOp | ew.BinaryElementwiseOp | ew.SelectOp)
         or op.name in ELEMENTWISE_GRADS
+        or op.name == "adir.matmul_sgd_update"  # over its param operand (its first)
     )
 
 

@@ -41,7 +41,14 @@ from adir.tools.files import decode, write_atomically
 
 # (flag attribute, pass spec) in the order the passes run. `--plan-memory` needs buffers, so it
 # brings `bufferize`; every shortcut brings `infer-shapes` first.
-SHORTCUT_ORDER = ["infer-shapes", "autodiff", "insert-optimizer", "bufferize", "plan-memory"]
+SHORTCUT_ORDER = [
+    "infer-shapes",
+    "autodiff",
+    "insert-optimizer",
+    "fuse-weight-updates",
+    "bufferize",
+    "plan-memory",
+]
 
 
 class AdirOptMain(xDSLOptMain):
@@ -117,6 +124,8 @@ class AdirOptMain(xDSLOptMain):
         ]:
             if flag is not None:
                 wanted[name] = (name, flag)
+        if "bufferize" in wanted:  # on by default before bufferization: it only saves memory
+            wanted["fuse-weight-updates"] = ("fuse-weight-updates", wanted["bufferize"][1])
         if args.memory_report:
             if not args.plan_memory:
                 raise DiagnosticError("adir-opt", "--memory-report needs --plan-memory")

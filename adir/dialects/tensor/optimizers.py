@@ -20,17 +20,25 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     TensorType,
+    UnitAttr,
     f32,
     f64,
     i64,
 )
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from adir.dialects.tensor.base import TensorOp
-from adir.dialects.tensor.shapes import FloatTensor, shape_of
+from adir.dialects.tensor.shapes import FloatTensor, format_shape, shape_of
 
 SCHEDULES = ("step", "exponential", "cosine")
 
@@ -126,4 +134,63 @@ def _require_scalar(op: TensorOp, index: int, name: str) -> None:
         )
 
 
-OPTIMIZERS_OPS = [LrScheduleOp, BiasCorrectionOp]
+@irdl_op_definition
+class MatmulSgdUpdateOp(TensorOp):
+    """`param - lr * (op_a(lhs) @ op_b(rhs))`: a weight-gradient matmul fused with the SGD
+    update, so the gradient never needs a buffer of its own. 2-D operands; `op_x` transposes
+    when the flag is set. Its kernel may write the result over `param` (each element of
+    `param` is read once, just before it is written), which is how bufferization uses it.
+
+        %w1 = adir.matmul_sgd_update %w, %dy, %x, %lr {transpose_a}
+              : tensor<32x784xf32>, tensor<1x32xf32>, tensor<1x784xf32>, tensor<f32>
+              -> tensor<32x784xf32>
+    """
+
+    name = "adir.matmul_sgd_update"
+    param = operand_def(FloatTensor)
+    lhs = operand_def(FloatTensor)
+    rhs = operand_def(FloatTensor)
+    lr = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    transpose_a = opt_prop_def(UnitAttr)
+    transpose_b = opt_prop_def(UnitAttr)
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        param: SSAValue,
+        lhs: SSAValue,
+        rhs: SSAValue,
+        lr: SSAValue,
+        transpose_a: bool = False,
+        transpose_b: bool = False,
+    ):
+        flags = {"transpose_a": transpose_a, "transpose_b": transpose_b}
+        super().__init__([param, lhs, rhs, lr], {k: UnitAttr() for k, on in flags.items() if on})
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        _require_scalar(self, 3, "lr")
+        shapes = [shape_of(v.type) for v in (self.param, self.lhs, self.rhs)]
+        for name, shape in zip(("param", "lhs", "rhs"), shapes, strict=True):
+            if shape is not None and len(shape) != 2:
+                raise VerifyException(
+                    f"{self.name}: operand {name} must have rank 2, got {format_shape(shape)}"
+                )
+        param, lhs, rhs = shapes
+        if lhs is not None and rhs is not None:
+            m, k = lhs[::-1] if self.transpose_a else lhs
+            k_rhs, n = rhs[::-1] if self.transpose_b else rhs
+            if k is not None and k_rhs is not None and k != k_rhs:
+                raise VerifyException(f"{self.name}: inner dimensions {k} and {k_rhs} do not match")
+            if param is not None and any(
+                a is not None and b is not None and a != b
+                for a, b in zip((m, n), param, strict=True)
+            ):
+                raise VerifyException(
+                    f"{self.name}: the product is {format_shape((m, n))} but param is "
+                    f"{format_shape(param)}"
+                )
+        return [self.param.type]
+
+
+OPTIMIZERS_OPS = [LrScheduleOp, BiasCorrectionOp, MatmulSgdUpdateOp]
