@@ -4,7 +4,7 @@ runs, one call per training step.
     adir-opt --autodiff --optimizer=adam --lr=0.001 model.mlir
     adir-opt -p 'autodiff,insert-optimizer{kind=sgd lr=0.01 momentum=0.9 nesterov=true}' m.mlir
 
-`@train_step` takes the loss function's arguments (and, with `runtime_lr=true`, the learning
+`@train_step` replaces the gradient function. It takes the loss function's arguments (and, with `runtime_lr=true`, the learning
 rate as one more `tensor<f32>` argument, last), computes the loss and the gradients (the
 gradient function's ops, copied in), then writes every updated parameter and optimizer state
 with `adir.store`, and returns the loss. Semantics are PyTorch's:
@@ -177,6 +177,7 @@ class TrainStepBuilder:
             raise OpError(self.gradient, "insert-optimizer: @train_step already exists")
         step = self.gradient.clone()
         step.sym_name = StringAttr("train_step")
+        step.location = self.gradient.location
         for key in ("adir.gradient_of", "adir.gradients", "adir.arg_gradients"):
             step.attributes.pop(key, None)
         step.attributes["adir.optimizer"] = StringAttr(options.kind)
@@ -263,6 +264,9 @@ class TrainStepBuilder:
             Rewriter.insert_op(StoreOp(value, name), InsertPoint.at_end(block))
         Rewriter.insert_op(func.ReturnOp(loss), InsertPoint.at_end(block))
         step.function_type = FunctionType.from_lists([a.type for a in block.args], [loss.type])
+        # The gradient function was a means to this end: the step replaces it, so later stages
+        # (and the device's arena) see only the functions that run.
+        Rewriter.erase_op(self.gradient)
         return step
 
     def clip(
