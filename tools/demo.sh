@@ -9,3 +9,5 @@ mkdir -p build
 .venv/bin/adir-opt --optimizer=sgd --lr=0.1 examples/mnist_mlp.mlir -o build/mnist_mlp_train.mlir
 sed -n '/func.func @train_step/,$p' build/mnist_mlp_train.mlir
 .venv/bin/adir-run build/mnist_mlp_train.mlir --func train_step --random-inputs 0 --repeat 20
+.venv/bin/adir-opt --optimizer=sgd --lr=0.1 --plan-memory --memory-report examples/mnist_mlp.mlir \
+    -p verify-memory-plan -o build/mnist_mlp_planned.mlir
