@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -44,3 +45,38 @@ class MatmulAndShapeFunctions(FamilyFunctions):
     @impl(ms.ConstantOp)
     def run_constant(self, interpreter: Interpreter, op: ms.ConstantOp, args: tuple[Any, ...]):
         return (dense_to_numpy(op.value, self.float_dtype),)
+
+    @impl(ms.FlattenOp)
+    def run_flatten(self, interpreter: Interpreter, op: ms.FlattenOp, args: tuple[Any, ...]):
+        x = args[0]
+        start, end = op.merged_dims(x.ndim)
+        if x.ndim == 0:
+            return (x.reshape(1),)
+        merged = math.prod(x.shape[start : end + 1])
+        return (x.reshape((*x.shape[:start], merged, *x.shape[end + 1 :])).copy(),)
+
+    @impl(ms.PadOp)
+    def run_pad(self, interpreter: Interpreter, op: ms.PadOp, args: tuple[Any, ...]):
+        x = args[0]
+        widths = list(zip(op.low.get_values(), op.high.get_values(), strict=True))
+        return (np.pad(x, widths, constant_values=x.dtype.type(op.value.value.data)),)
+
+    @impl(ms.ConcatOp)
+    def run_concat(self, interpreter: Interpreter, op: ms.ConcatOp, args: tuple[Any, ...]):
+        return (np.concatenate(args, axis=op.normalized_axis(args[0].ndim)),)
+
+    @impl(ms.SliceOp)
+    def run_slice(self, interpreter: Interpreter, op: ms.SliceOp, args: tuple[Any, ...]):
+        x = args[0]
+        return (x[_slices(op, x.ndim)].copy(),)
+
+    @impl(ms.SliceGradOp)
+    def run_slice_grad(self, interpreter: Interpreter, op: ms.SliceGradOp, args: tuple[Any, ...]):
+        grad = args[0]
+        result = np.zeros(op.shape.get_values(), grad.dtype)
+        result[_slices(op, result.ndim)] = grad
+        return (result,)
+
+
+def _slices(op: ms.SlicingOp, rank: int) -> tuple[slice, ...]:
+    return tuple(slice(*bounds) for bounds in op.bounds(rank))

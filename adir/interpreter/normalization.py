@@ -1,10 +1,156 @@
-"""numpy semantics of the normalization family (adir/dialects/tensor/normalization.py)."""
+"""numpy semantics of the normalization family (adir/dialects/tensor/normalization.py).
 
-from xdsl.interpreter import register_impls
+Everything is computed in the dtype of the input (float32, or float64 for precise checks), in
+the order of PyTorch's CPU kernels: the batch statistics by two passes (the mean, then the sum
+of squared deviations from it), the output as `x * scale + shift` with per-channel `scale` and
+`shift`. test/python/test_interpreter_normalization.py derives the agreement with PyTorch.
+"""
 
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import Float32Type
+from xdsl.interpreter import Interpreter, impl, register_impls
+
+from adir.dialects.tensor import normalization as norm
+from adir.dialects.tensor.shapes import element_type
+from adir.interpreter import prng
 from adir.interpreter.family import FamilyFunctions
+
+
+def _axes(x: np.ndarray) -> tuple[int, ...]:
+    """The axes a channel's statistics are over: all but axis 1 of `[N, C, ...]`."""
+    return (0, *range(2, x.ndim))
+
+
+def _count(x: np.ndarray) -> int:
+    """The number of values M each channel's statistics are over."""
+    return math.prod(d for axis, d in enumerate(x.shape) if axis != 1)
+
+
+def _broadcastable(v: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """A per-channel `[C]` vector as `[1, C, 1, ...]`, to broadcast against `x`."""
+    return v.reshape((1, -1) + (1,) * (x.ndim - 2))
+
+
+def _affine(x: np.ndarray, gamma, beta, mean, invstd) -> np.ndarray:
+    """`x * scale + shift`, `scale = gamma * invstd`, `shift = beta - mean * scale`."""
+    scale = gamma * invstd
+    shift = beta - mean * scale
+    return x * _broadcastable(scale, x) + _broadcastable(shift, x)
+
+
+def batchnorm(
+    x: np.ndarray,
+    gamma: np.ndarray,
+    beta: np.ndarray,
+    running_mean: np.ndarray,
+    running_var: np.ndarray,
+    momentum: float,
+    eps: float,
+) -> tuple[np.ndarray, ...]:
+    """(output, batch mean, batch invstd, new running mean, new running variance)."""
+    one, momentum_, eps_ = x.dtype.type(1), x.dtype.type(momentum), x.dtype.type(eps)
+    axes = _axes(x)
+    count = _count(x)
+    mean = np.mean(x, axis=axes)
+    squares = np.sum(np.square(x - _broadcastable(mean, x)), axis=axes)
+    invstd = one / np.sqrt(squares / x.dtype.type(count) + eps_)
+    unbiased = squares / x.dtype.type(count - 1)
+    new_mean = momentum_ * mean + (one - momentum_) * running_mean
+    new_var = momentum_ * unbiased + (one - momentum_) * running_var
+    return _affine(x, gamma, beta, mean, invstd), mean, invstd, new_mean, new_var
+
+
+def batchnorm_eval(
+    x: np.ndarray,
+    gamma: np.ndarray,
+    beta: np.ndarray,
+    running_mean: np.ndarray,
+    running_var: np.ndarray,
+    eps: float,
+) -> np.ndarray:
+    invstd = x.dtype.type(1) / np.sqrt(running_var + x.dtype.type(eps))
+    return _affine(x, gamma, beta, running_mean, invstd)
+
+
+def batchnorm_grad(
+    x: np.ndarray, gamma: np.ndarray, mean: np.ndarray, invstd: np.ndarray, dy: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(input_grad, gamma_grad, beta_grad), as PyTorch's batch_norm_backward_cpu in training:
+    with `d = x - mean` and M values per channel, `dot = sum(dy * d)`,
+    `dx = (dy - sum(dy) / M - d * invstd^2 * dot / M) * gamma * invstd`."""
+    axes = _axes(x)
+    count = x.dtype.type(_count(x))
+    centred = x - _broadcastable(mean, x)
+    dbeta = np.sum(dy, axis=axes)
+    dot = np.sum(dy * centred, axis=axes)
+    projection = dot * invstd * invstd / count
+    dx = (dy - _broadcastable(dbeta / count, x) - centred * _broadcastable(projection, x)) * (
+        _broadcastable(gamma * invstd, x)
+    )
+    return dx, dot * invstd, dbeta
+
+
+def dropout_counter(step: np.ndarray, float_step: bool) -> int:
+    """The 64-bit counter of a step operand: an f32 step's IEEE bits, an integer's value
+    modulo 2^64 (two's complement)."""
+    if float_step:
+        return int(np.asarray(step, np.float32).view(np.uint32))
+    return int(np.asarray(step).astype(np.int64)) % 2**64
+
+
+def dropout_multiplier(
+    shape: tuple[int, ...], dtype: np.dtype, seed: int, counter: int, p: float
+) -> np.ndarray:
+    """The mask `m` of `adir.dropout`: `1 / (1 - p)` where uniform(raw(seed, counter), i) >= p,
+    else 0 (everywhere 0 for p = 1), element i in row-major order."""
+    if p >= 1:
+        return np.zeros(shape, dtype)
+    stream = int(prng.raw(seed, counter))
+    size = int(np.prod(shape, dtype=np.int64))
+    kept = prng.uniform(stream, np.arange(size, dtype=np.uint64)).reshape(shape) >= np.float32(p)
+    scale = dtype.type(1) / (dtype.type(1) - dtype.type(p))
+    return np.where(kept, scale, dtype.type(0))
+
+
+def dropout(op: norm.DropoutMaskOp, values: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """`values * m` with the mask of the op's seed, p and step (forward and backward alike)."""
+    float_step = isinstance(element_type(op.operands[1].type), Float32Type)
+    counter = dropout_counter(step, float_step)
+    mask = dropout_multiplier(
+        values.shape, values.dtype, op.seed.value.data, counter, op.p.value.data
+    )
+    return values * mask
 
 
 @register_impls
 class NormalizationFunctions(FamilyFunctions):
-    pass
+    @impl(norm.BatchnormOp)
+    def run_batchnorm(self, interpreter: Interpreter, op: norm.BatchnormOp, args: tuple[Any, ...]):
+        return batchnorm(*args, op.momentum.value.data, op.eps.value.data)
+
+    @impl(norm.BatchnormEvalOp)
+    def run_batchnorm_eval(
+        self, interpreter: Interpreter, op: norm.BatchnormEvalOp, args: tuple[Any, ...]
+    ):
+        return (batchnorm_eval(*args, op.eps.value.data),)
+
+    @impl(norm.BatchnormGradOp)
+    def run_batchnorm_grad(
+        self, interpreter: Interpreter, op: norm.BatchnormGradOp, args: tuple[Any, ...]
+    ):
+        return batchnorm_grad(*args)
+
+    @impl(norm.DropoutOp)
+    def run_dropout(self, interpreter: Interpreter, op: norm.DropoutOp, args: tuple[Any, ...]):
+        return (dropout(op, *args),)
+
+    @impl(norm.DropoutGradOp)
+    def run_dropout_grad(
+        self, interpreter: Interpreter, op: norm.DropoutGradOp, args: tuple[Any, ...]
+    ):
+        return (dropout(op, *args),)

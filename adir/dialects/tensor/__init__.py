@@ -30,3 +30,7 @@ ADIR_OPS = [
 ]
 
 Adir = Dialect("adir", ADIR_OPS, [*INITIALIZERS])
+
+LOSS_MARKER = "adir.loss"
+"""The unit attribute that marks a function as a loss: `func.func @loss(...) attributes
+{adir.loss}`; `autodiff` differentiates the functions that carry it."""

@@ -1,10 +1,17 @@
-"""Matrix products and the ops that only move data: transpose, reshape, broadcast_to, constant.
+"""Matrix products and the ops that only move data: transpose, reshape, broadcast_to, constant,
+flatten, pad, concat, slice.
 
     %y = adir.matmul %x, %w {transpose_b} : tensor<8x64xf32>, tensor<32x64xf32> -> tensor<8x32xf32>
     %t = adir.transpose %x {permutation = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
     %r = adir.reshape %x {shape = array<i64: -1, 784>} : tensor<1x28x28xf32> -> tensor<1x784xf32>
     %b = adir.broadcast_to %v {shape = array<i64: 4, 3>} : tensor<3xf32> -> tensor<4x3xf32>
     %c = adir.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %f = adir.flatten %x {start_dim = 1 : i64} : tensor<8x4x5x5xf32> -> tensor<8x100xf32>
+    %p = adir.pad %x {low = array<i64: 0, 1>, high = array<i64: 0, 2>}
+           : tensor<2x3xf32> -> tensor<2x6xf32>
+    %k = adir.concat %a, %b {axis = 1 : i64} : tensor<2x3xf32>, tensor<2x5xf32> -> tensor<2x8xf32>
+    %s = adir.slice %x {start = array<i64: 0, 1>, stop = array<i64: 2, 6>, step = array<i64: 1, 2>}
+           : tensor<2x7xf32> -> tensor<2x3xf32>
 
 Each op's docstring gives its semantics, as the PyTorch function it equals where there is one.
 Permutations and shapes are `array<i64: ...>` properties, as in `linalg.transpose`.
@@ -20,6 +27,9 @@ from xdsl.dialects.builtin import (
     I64,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
     TensorType,
     UnitAttr,
     f32,
@@ -33,6 +43,7 @@ from xdsl.irdl import (
     prop_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -45,9 +56,12 @@ from adir.dialects.tensor.shapes import (
     Dims,
     FloatTensor,
     format_shape,
+    is_compatible,
+    normalize_axis,
     num_elements,
     require_equal_dims,
     require_rank,
+    shape_of,
     tensor_type,
 )
 
@@ -289,4 +303,276 @@ class ConstantOp(TensorOp):
             printer.print_attribute(self.result.type)
 
 
-MATMUL_AND_SHAPE_OPS = [MatmulOp, TransposeOp, ReshapeOp, BroadcastToOp, ConstantOp]
+@irdl_op_definition
+class FlattenOp(TensorOp):
+    """`torch.flatten(input, start_dim, end_dim)`: dims start_dim..end_dim (inclusive; negative
+    counts from the end) merged into one, in row-major order. Defaults 0 and -1, as PyTorch's:
+    everything into one dim. A rank-0 input counts as rank 1 and gives `[1]`."""
+
+    name = "adir.flatten"
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    start_dim = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    end_dim = prop_def(IntegerAttr[I64], default_value=IntegerAttr(-1, i64))
+    traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue, start_dim: int = 0, end_dim: int = -1):
+        properties = {
+            "start_dim": IntegerAttr(start_dim, i64),
+            "end_dim": IntegerAttr(end_dim, i64),
+        }
+        super().__init__([input], properties)
+
+    def merged_dims(self, rank: int) -> tuple[int, int]:
+        """(start, end) in 0..rank-1 (for rank 0, of the one dim PyTorch sees)."""
+        rank = max(rank, 1)
+        start = normalize_axis(self.name, self.start_dim.value.data, rank)
+        end = normalize_axis(self.name, self.end_dim.value.data, rank)
+        if start > end:
+            raise VerifyException(
+                f"{self.name}: start_dim {self.start_dim.value.data} comes after end_dim "
+                f"{self.end_dim.value.data} (rank {rank})"
+            )
+        return start, end
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        shape = self.operand_shape(0)
+        if shape is None:  # only flattening everything says the rank: 1
+            whole = (self.start_dim.value.data, self.end_dim.value.data) == (0, -1)
+            return [tensor_type(f32, (None,) if whole else None)]
+        start, end = self.merged_dims(len(shape))
+        if not shape:
+            return [tensor_type(f32, (1,))]
+        merged = num_elements(shape[start : end + 1])
+        return [tensor_type(f32, (*shape[:start], merged, *shape[end + 1 :]))]
+
+
+def _per_dim(
+    op_name: str, what: str, values: Sequence[int], rank: int, of: str = "operand input"
+) -> None:
+    """Check that a per-dimension array has one entry per dim of the tensor it describes."""
+    if len(values) != rank:
+        raise VerifyException(
+            f"{op_name}: {what} {values} has {len(values)} entries but {of} has rank {rank}"
+        )
+
+
+@irdl_op_definition
+class PadOp(TensorOp):
+    """Constant padding: `low[i]` elements of `value` before and `high[i]` after the input
+    along each dim i, as `torch.nn.functional.pad(input, pad, value=value)` (mode "constant",
+    whose `pad` lists the same numbers last dim first). Entries are non-negative (slice to
+    crop); `value` defaults to 0.0."""
+
+    name = "adir.pad"
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    low = prop_def(DenseArrayBase[I64])
+    high = prop_def(DenseArrayBase[I64])
+    value = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(0.0, f32))
+    traits = traits_def(Pure())
+
+    def __init__(
+        self, input: SSAValue, low: Sequence[int], high: Sequence[int], value: float = 0.0
+    ):
+        properties = {
+            "low": DenseArrayBase.from_list(i64, low),
+            "high": DenseArrayBase.from_list(i64, high),
+            "value": FloatAttr(value, f32),
+        }
+        super().__init__([input], properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        low, high = _values(self.low), _values(self.high)
+        if len(low) != len(high):
+            raise VerifyException(f"{self.name}: low {low} and high {high} have different lengths")
+        shape = self.operand_shape(0)
+        if shape is not None:
+            _per_dim(self.name, "low", low, len(shape))
+        if any(v < 0 for v in low + high):
+            raise VerifyException(
+                f"{self.name}: low {low} and high {high} must not be negative (adir.slice crops)"
+            )
+        dims = (None,) * len(low) if shape is None else shape
+        sides = zip(dims, low, high, strict=True)
+        return [tensor_type(f32, tuple(None if d is None else lo + d + hi for d, lo, hi in sides))]
+
+
+@irdl_op_definition
+class ConcatOp(TensorOp):
+    """`torch.cat(inputs, dim=axis)`: the inputs joined along `axis` (default 0, negative
+    counts from the end), in operand order. At least one input; all have the same rank, at
+    least 1, and the same dims except along `axis`."""
+
+    name = "adir.concat"
+    inputs = var_operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    axis = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    traits = traits_def(Pure())
+
+    def __init__(self, inputs: Sequence[SSAValue], axis: int = 0):
+        super().__init__([list(inputs)], {"axis": IntegerAttr(axis, i64)})  # type: ignore[list-item]
+
+    def normalized_axis(self, rank: int) -> int:
+        return normalize_axis(self.name, self.axis.value.data, rank)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        if not self.inputs:
+            raise VerifyException(f"{self.name}: needs at least one input")
+        shapes = [shape_of(v.type) for v in self.inputs]
+        ranked = [(i, s) for i, s in enumerate(shapes) if s is not None]
+        if not ranked:
+            return [tensor_type(f32, None)]
+        first, reference = ranked[0]
+        for index, shape in ranked[1:]:
+            if len(shape) != len(reference):
+                raise VerifyException(
+                    f"{self.name}: inputs #{first} ({format_shape(reference)}) and #{index} "
+                    f"({format_shape(shape)}) have ranks {len(reference)} and {len(shape)}"
+                )
+        if not reference:
+            raise VerifyException(f"{self.name}: inputs must have rank 1 or more, got rank 0")
+        axis = self.normalized_axis(len(reference))
+        dims: list[Dim] = list(reference)
+        for index, shape in ranked[1:]:
+            for d in range(len(shape)):
+                if d == axis:
+                    continue
+                if dims[d] is not None and shape[d] is not None and dims[d] != shape[d]:
+                    raise VerifyException(
+                        f"{self.name}: inputs #{first} ({format_shape(reference)}) and #{index} "
+                        f"({format_shape(shape)}) differ in dimension {d} ({dims[d]} and "
+                        f"{shape[d]}); only axis {axis} may differ"
+                    )
+                dims[d] = _known(dims[d], shape[d])
+        along = [None if s is None else s[axis] for s in shapes]
+        dims[axis] = None if None in along else sum(along)  # type: ignore[arg-type]
+        return [tensor_type(f32, tuple(dims))]
+
+
+def slice_indices(dim: int, start: int, stop: int, step: int) -> range:
+    """The indices `[start:stop:step]` reads from a dim of size `dim`, as Python slicing."""
+    return range(*slice(start, stop, step).indices(dim))
+
+
+class SlicingOp(TensorOp):
+    """The per-dim `start`, `stop`, `step` of a Python slice `[start:stop:step, ...]`, one
+    entry per dim of the sliced tensor; `step` may be left out (all 1)."""
+
+    start = prop_def(DenseArrayBase[I64])
+    stop = prop_def(DenseArrayBase[I64])
+    step = opt_prop_def(DenseArrayBase[I64])
+
+    @staticmethod
+    def slicing_properties(
+        start: Sequence[int], stop: Sequence[int], step: Sequence[int] | None
+    ) -> dict[str, Attribute]:
+        properties: dict[str, Attribute] = {
+            "start": DenseArrayBase.from_list(i64, start),
+            "stop": DenseArrayBase.from_list(i64, stop),
+        }
+        if step is not None and any(s != 1 for s in step):
+            properties["step"] = DenseArrayBase.from_list(i64, step)
+        return properties
+
+    def bounds(self, rank: int | None, of: str = "operand input") -> list[tuple[int, int, int]]:
+        """(start, stop, step) per dim, checked against the rank of the sliced tensor (if
+        known, else against each other)."""
+        start, stop = _values(self.start), _values(self.stop)
+        step = [1] * len(start) if self.step is None else _values(self.step)
+        if rank is not None:
+            for what, values in (("start", start), ("stop", stop), ("step", step)):
+                _per_dim(self.name, what, values, rank, of)
+        elif not len(start) == len(stop) == len(step):
+            raise VerifyException(
+                f"{self.name}: start {start}, stop {stop} and step {step} have different lengths"
+            )
+        if bad := [s for s in step if s < 1]:
+            raise VerifyException(
+                f"{self.name}: step {step} has entry {bad[0]}; steps must be positive"
+            )
+        return list(zip(start, stop, step, strict=True))
+
+    def sliced_shape(self, shape: Dims | None, of: str = "operand input") -> Dims:
+        """The shape of the slice of a tensor of `shape` (unknown dims stay unknown)."""
+        bounds = self.bounds(None if shape is None else len(shape), of)
+        dims = (None,) * len(bounds) if shape is None else shape
+        return tuple(
+            None if d is None else len(slice_indices(d, *b))
+            for d, b in zip(dims, bounds, strict=True)
+        )
+
+
+@irdl_op_definition
+class SliceOp(SlicingOp):
+    """`input[start[0]:stop[0]:step[0], ...]`, Python slicing per dim: negative start and stop
+    count from the end, out-of-range ones are clamped (a stop of at least the dim, e.g. the dim
+    itself, reads to the end), and steps are positive. One entry per dim of the input."""
+
+    name = "adir.slice"
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        input: SSAValue,
+        start: Sequence[int],
+        stop: Sequence[int],
+        step: Sequence[int] | None = None,
+    ):
+        super().__init__([input], self.slicing_properties(start, stop, step))
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        return [tensor_type(f32, self.sliced_shape(self.operand_shape(0)))]
+
+
+@irdl_op_definition
+class SliceGradOp(SlicingOp):
+    """The adjoint of `adir.slice` with steps other than 1 (PyTorch's `slice_backward`): a
+    tensor of `shape`, zero except at the elements `[start:stop:step, ...]` selects, which
+    hold `grad` (whose shape is that slice's)."""
+
+    name = "adir.slice_grad"
+    grad = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    shape = prop_def(DenseArrayBase[I64])
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        grad: SSAValue,
+        shape: Sequence[int],
+        start: Sequence[int],
+        stop: Sequence[int],
+        step: Sequence[int] | None = None,
+    ):
+        properties = self.slicing_properties(start, stop, step)
+        properties["shape"] = DenseArrayBase.from_list(i64, shape)
+        super().__init__([grad], properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        shape = tuple(_values(self.shape))
+        if any(d < 0 for d in shape):
+            raise VerifyException(f"{self.name}: shape {list(shape)} has a negative entry")
+        sliced = tensor_type(f32, self.sliced_shape(shape, f"shape {list(shape)}"))
+        if not is_compatible(sliced, self.grad.type):
+            raise VerifyException(
+                f"{self.name}: operand grad ({format_shape(self.operand_shape(0))}) is not the "
+                f"shape {format_shape(shape_of(sliced))} of the slice of shape {list(shape)}"
+            )
+        return [tensor_type(f32, shape)]
+
+
+MATMUL_AND_SHAPE_OPS = [
+    MatmulOp,
+    TransposeOp,
+    ReshapeOp,
+    BroadcastToOp,
+    ConstantOp,
+    FlattenOp,
+    PadOp,
+    ConcatOp,
+    SliceOp,
+    SliceGradOp,
+]

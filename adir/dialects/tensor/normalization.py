@@ -1,3 +1,371 @@
-"""The normalization family (being written)."""
+"""Normalization and regularisation layers: batch normalisation and dropout.
 
-NORMALIZATION_OPS: list[type] = []
+    %y, %mean, %invstd, %rm, %rv = adir.batchnorm %x, %gamma, %beta, %running_mean, %running_var
+        : tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+        -> (tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+    %y = adir.batchnorm_eval %x, %gamma, %beta, %running_mean, %running_var
+        : tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+        -> tensor<8x4x5x5xf32>
+    %y = adir.dropout %x, %step {p = 2.500000e-01 : f32, seed = 7 : i64}
+        : tensor<8x32xf32>, tensor<i64> -> tensor<8x32xf32>
+
+Every op is pure: state that persists across training steps is never written by an op. The
+running statistics of a batchnorm are `adir.param`s marked `{trainable = false}`; the training
+function loads them, passes them to `adir.batchnorm`, which returns their updated values as
+results, and stores those:
+
+    adir.param @bn_mean : tensor<4xf32> = #adir.zeros {trainable = false}
+    adir.param @bn_var : tensor<4xf32> = #adir.fill<value = 1.0> {trainable = false}
+    ...
+    %rm = adir.load @bn_mean : tensor<4xf32>
+    %rv = adir.load @bn_var : tensor<4xf32>
+    %y, %mean, %invstd, %rm2, %rv2 = adir.batchnorm %x, %gamma, %beta, %rm, %rv : ...
+    adir.store %rm2, @bn_mean : tensor<4xf32>
+    adir.store %rv2, @bn_var : tensor<4xf32>
+
+so the update is visible in the IR, a function that does not store (an evaluation of the
+training-mode loss) leaves the statistics alone, and autodiff keeps the stores in the gradient
+function as it keeps every side effect. The inference function uses `adir.batchnorm_eval`,
+which normalises with the running statistics.
+
+Dropout draws its mask from adir's counter-based generator (`adir.interpreter.prng`, which the
+C backend implements bit for bit), so the backward pass recomputes the mask from the same seed
+and step instead of saving it; see `DropoutOp`. Dropout in eval mode is the identity, so an
+inference function simply has no dropout.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    I64,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    f32,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from adir.dialects.tensor.base import TensorOp
+from adir.dialects.tensor.shapes import (
+    AnyTensor,
+    Dim,
+    FloatTensor,
+    Shape,
+    element_type,
+    format_shape,
+    is_compatible,
+    refine,
+    require_rank,
+    shape_of,
+    tensor_type,
+)
+
+BATCHNORM_MOMENTUM = 0.1
+BATCHNORM_EPS = 1e-5
+
+
+def channels(op_name: str, shape: Shape) -> Dim:
+    """The channel count C of an `[N, C, ...]` input (None if unknown)."""
+    if shape is None:
+        return None
+    if len(shape) < 2:
+        raise VerifyException(
+            f"{op_name}: operand input must have rank 2 or more ([N, C, ...]), got rank "
+            f"{len(shape)} ({format_shape(shape)})"
+        )
+    return shape[1]
+
+
+def per_channel(op_name: str, operand: str, shape: Shape, count: Dim, source: str) -> Dim:
+    """Check that a per-channel operand is `[C]`, where `source` says who fixed C (if known);
+    returns C if either side knows it."""
+    require_rank(op_name, operand, shape, (1,))
+    if shape is None:
+        return count
+    if shape[0] is not None and count is not None and shape[0] != count:
+        raise VerifyException(f"{op_name}: operand {operand} has {shape[0]} entries but {source}")
+    return count if count is not None else shape[0]
+
+
+def values_per_channel(shape: Shape) -> int | None:
+    """How many values each channel's statistics are over: N times the spatial size (None if
+    unknown)."""
+    if shape is None or any(d is None for d in shape):
+        return None
+    return math.prod(d for i, d in enumerate(shape) if i != 1)  # type: ignore[misc]
+
+
+class ChannelStatsOp(TensorOp):
+    """Shared shape rule: operand 0 is an `[N, C, ...]` input, the operands named in
+    `PER_CHANNEL` are `[C]`; returns (input type, `[C]` type)."""
+
+    PER_CHANNEL: ClassVar[tuple[str, ...]] = ()
+
+    def input_and_channel_types(self) -> tuple[Attribute, Attribute]:
+        count = channels(self.name, self.operand_shape(0))
+        source = f"input has {count} channels"
+        operand_names = [name for name, _ in self.get_irdl_definition().operands]
+        for name in self.PER_CHANNEL:
+            shape = self.operand_shape(operand_names.index(name))
+            known = count is not None
+            count = per_channel(self.name, name, shape, count, source)
+            if not known and count is not None:
+                source = f"operand {name} has {count} entries"
+        # A per-channel operand may know C where the input does not.
+        input_type = self.operands[0].type
+        input_shape = shape_of(input_type)
+        if input_shape is not None and input_shape[1] is None and count is not None:
+            input_type = tensor_type(f32, (input_shape[0], count, *input_shape[2:]))
+        return input_type, tensor_type(f32, (count,))
+
+
+def _eps_ok(op: TensorOp, eps: FloatAttr) -> None:
+    if not eps.value.data >= 0:
+        raise VerifyException(f"{op.name}: eps must not be negative, got {eps.value.data}")
+
+
+@irdl_op_definition
+class BatchnormOp(ChannelStatsOp):
+    """Batch normalisation in training mode, `torch.nn.functional.batch_norm(input,
+    running_mean, running_var, gamma, beta, training=True, momentum, eps)` (Ioffe & Szegedy,
+    2015), made pure: the running statistics are operands and their updates are results, as in
+    PyTorch's functional `_native_batch_norm_legit_functional`, whose results this op has.
+
+    The input is `[N, C]` or `[N, C, *]` (NCHW for images); per channel c, over the
+    `M = N * H * W` values x of that channel:
+
+        mean = sum(x) / M                            var = sum((x - mean)^2) / M   (biased)
+        invstd = 1 / sqrt(var + eps)
+        output = x * scale + shift,  scale = gamma * invstd,  shift = beta - mean * scale
+        new_running_mean = (1 - momentum) * running_mean + momentum * mean
+        new_running_var = (1 - momentum) * running_var + momentum * sum((x - mean)^2) / (M - 1)
+
+    The running variance is updated with the unbiased variance, as PyTorch does, so M must be
+    at least 2. Results: output (the input's type), the batch mean and invstd that
+    `adir.batchnorm_grad` reads (PyTorch's `save_mean` and `save_invstd`: saving 2C values
+    spares the backward pass a reduction over the input), and the new running mean and
+    variance, which the IR stores back into their `adir.param`s. Defaults momentum 0.1 and
+    eps 1e-5, as PyTorch's; momentum is in [0, 1] (PyTorch's cumulative average, momentum =
+    None, is not supported). For a batchnorm without affine parameters pass gamma = 1 and
+    beta = 0 constants.
+    """
+
+    name = "adir.batchnorm"
+    input = operand_def(FloatTensor)
+    gamma = operand_def(FloatTensor)
+    beta = operand_def(FloatTensor)
+    running_mean = operand_def(FloatTensor)
+    running_var = operand_def(FloatTensor)
+    output = result_def(FloatTensor)
+    batch_mean = result_def(FloatTensor)
+    batch_invstd = result_def(FloatTensor)
+    new_running_mean = result_def(FloatTensor)
+    new_running_var = result_def(FloatTensor)
+    momentum = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(BATCHNORM_MOMENTUM, f32))
+    eps = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(BATCHNORM_EPS, f32))
+    traits = traits_def(Pure())
+
+    PER_CHANNEL: ClassVar[tuple[str, ...]] = ("gamma", "beta", "running_mean", "running_var")
+
+    def __init__(
+        self,
+        input: SSAValue,
+        gamma: SSAValue,
+        beta: SSAValue,
+        running_mean: SSAValue,
+        running_var: SSAValue,
+        momentum: float = BATCHNORM_MOMENTUM,
+        eps: float = BATCHNORM_EPS,
+    ):
+        properties = {"momentum": FloatAttr(momentum, f32), "eps": FloatAttr(eps, f32)}
+        super().__init__([input, gamma, beta, running_mean, running_var], properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        momentum = self.momentum.value.data
+        if not 0 <= momentum <= 1:
+            raise VerifyException(f"{self.name}: momentum must be in [0, 1], got {momentum}")
+        _eps_ok(self, self.eps)
+        input_type, channel_type = self.input_and_channel_types()
+        shape = shape_of(input_type)
+        if (count := values_per_channel(shape)) is not None and count < 2:
+            raise VerifyException(
+                f"{self.name}: input ({format_shape(shape)}) has {count} value per channel; "
+                "training needs at least 2 (the running variance is unbiased, a sum over M - 1)"
+            )
+        return [input_type, *[channel_type] * 4]
+
+
+@irdl_op_definition
+class BatchnormEvalOp(ChannelStatsOp):
+    """Batch normalisation in eval mode, `torch.nn.functional.batch_norm(..., training=False)`:
+    each channel is normalised with the running statistics,
+
+        output = x * scale + shift,  scale = gamma / sqrt(running_var + eps),
+                                     shift = beta - running_mean * scale
+
+    on an `[N, C]` or `[N, C, *]` input; the result has the input's type. Default eps 1e-5.
+    """
+
+    name = "adir.batchnorm_eval"
+    input = operand_def(FloatTensor)
+    gamma = operand_def(FloatTensor)
+    beta = operand_def(FloatTensor)
+    running_mean = operand_def(FloatTensor)
+    running_var = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    eps = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(BATCHNORM_EPS, f32))
+    traits = traits_def(Pure())
+
+    PER_CHANNEL: ClassVar[tuple[str, ...]] = ("gamma", "beta", "running_mean", "running_var")
+
+    def __init__(
+        self,
+        input: SSAValue,
+        gamma: SSAValue,
+        beta: SSAValue,
+        running_mean: SSAValue,
+        running_var: SSAValue,
+        eps: float = BATCHNORM_EPS,
+    ):
+        properties = {"eps": FloatAttr(eps, f32)}
+        super().__init__([input, gamma, beta, running_mean, running_var], properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        _eps_ok(self, self.eps)
+        return [self.input_and_channel_types()[0]]
+
+
+@irdl_op_definition
+class BatchnormGradOp(ChannelStatsOp):
+    """The backward of `adir.batchnorm` (training mode), PyTorch's
+    `native_batch_norm_backward(grad, input, gamma, ..., save_mean, save_invstd, train=True)`.
+    Per channel, over its M values, with `xhat = (x - mean) * invstd`:
+
+        beta_grad = sum(grad)                 gamma_grad = sum(grad * (x - mean)) * invstd
+        input_grad = (grad - beta_grad / M - (x - mean) * invstd^2 * sum(grad * (x - mean)) / M)
+                     * gamma * invstd
+
+    Operands: the forward input, gamma, the batch mean and invstd the forward op returned, and
+    the adjoint of its output; results: the adjoints of input, gamma and beta.
+    """
+
+    name = "adir.batchnorm_grad"
+    input = operand_def(FloatTensor)
+    gamma = operand_def(FloatTensor)
+    batch_mean = operand_def(FloatTensor)
+    batch_invstd = operand_def(FloatTensor)
+    grad = operand_def(FloatTensor)
+    input_grad = result_def(FloatTensor)
+    gamma_grad = result_def(FloatTensor)
+    beta_grad = result_def(FloatTensor)
+    traits = traits_def(Pure())
+
+    PER_CHANNEL: ClassVar[tuple[str, ...]] = ("gamma", "batch_mean", "batch_invstd")
+
+    def __init__(
+        self,
+        input: SSAValue,
+        gamma: SSAValue,
+        batch_mean: SSAValue,
+        batch_invstd: SSAValue,
+        grad: SSAValue,
+    ):
+        super().__init__([input, gamma, batch_mean, batch_invstd, grad])
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        input_type, channel_type = self.input_and_channel_types()
+        if not is_compatible(input_type, self.grad.type):
+            raise VerifyException(
+                f"{self.name}: operands input ({format_shape(shape_of(input_type))}) and grad "
+                f"({format_shape(self.operand_shape(4))}) must have the same shape"
+            )
+        return [refine(input_type, self.grad.type), channel_type, channel_type]
+
+
+# --- dropout -------------------------------------------------------------------------------
+
+STEP_TYPES = (f32, i32, i64)
+
+
+class DropoutMaskOp(TensorOp):
+    """`result = values * m`, elementwise, with the dropout mask `m` of (seed, step, p): see
+    `DropoutOp`. Subclasses name the two operands."""
+
+    result = result_def(FloatTensor)
+    p = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(0.5, f32))
+    seed = prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure())
+
+    def __init__(self, values: SSAValue, step: SSAValue, seed: int, p: float = 0.5):
+        super().__init__([values, step], {"p": FloatAttr(p, f32), "seed": IntegerAttr(seed, i64)})
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        p, seed = self.p.value.data, self.seed.value.data
+        if not 0 <= p <= 1:
+            raise VerifyException(f"{self.name}: p must be in [0, 1], got {p}")
+        if seed < 0:
+            raise VerifyException(f"{self.name}: seed must not be negative, got {seed}")
+        step_type = self.operands[1].type
+        step_shape = shape_of(step_type)
+        if element_type(step_type) not in STEP_TYPES or step_shape not in ((), None):
+            raise VerifyException(
+                f"{self.name}: operand step must be a tensor<i32>, tensor<i64> or tensor<f32> "
+                f"scalar, got {step_type}"
+            )
+        return [self.operands[0].type]
+
+
+@irdl_op_definition
+class DropoutOp(DropoutMaskOp):
+    """Dropout in training mode, `torch.nn.functional.dropout(input, p, training=True)` with
+    adir's random numbers: `output = input * m`, elementwise, where element i (row-major) has
+
+        m_i = 1 / (1 - p)  if uniform(s, i) >= p,  else 0       (p = 1: m = 0 everywhere)
+        s = raw(seed, c)
+
+    `uniform` and `raw` are adir's counter-based generator (`adir.interpreter.prng`), and c is
+    the 64-bit counter of the operand `step`, a scalar the caller passes for each training step
+    (a loop counter, or an `adir.param` it increments): for an i32 or i64 step its value
+    (two's complement, so -1 is 2^64 - 1), for an f32 step its IEEE bit pattern (an f32 counter
+    incremented by 1 stops changing at 2^24). So a mask is a function of (seed, step) alone:
+    each step draws a new mask, the same step draws the same one (the backward op recomputes
+    it, nothing is saved), and two dropouts with different seeds draw unrelated ones. Element
+    i is kept with probability 1 - p (to within 2^-24), as in PyTorch, though with other bits.
+    `p` defaults to 0.5, as PyTorch's; p = 0 is the identity. `seed` is required (two dropouts
+    with one seed would drop the same elements) and non-negative. Multiplying by m, like
+    PyTorch, propagates nan and inf through dropped elements too. In eval mode dropout is the
+    identity, so an inference function has no `adir.dropout`.
+    """
+
+    name = "adir.dropout"
+    input = operand_def(FloatTensor)
+    step = operand_def(AnyTensor)
+
+
+@irdl_op_definition
+class DropoutGradOp(DropoutMaskOp):
+    """The backward of `adir.dropout`: `input_grad = grad * m`, with the mask `m` of the
+    forward op recomputed from the same seed, step and p (a dropout is a diagonal linear map,
+    so its adjoint applies the same mask)."""
+
+    name = "adir.dropout_grad"
+    grad = operand_def(FloatTensor)
+    step = operand_def(AnyTensor)
+
+
+NORMALIZATION_OPS: list[type] = [
+    BatchnormOp,
+    BatchnormEvalOp,
+    BatchnormGradOp,
+    DropoutOp,
+    DropoutGradOp,
+]

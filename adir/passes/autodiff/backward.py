@@ -38,11 +38,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from adir.diagnostics import OpError
+from adir.dialects.tensor import LOSS_MARKER
 from adir.dialects.tensor.params import LoadOp, ParamOp
 from adir.passes.autodiff.builder import BackwardBuilder, is_float, static_shape
 from adir.passes.autodiff.rules import VJP_RULES
-
-LOSS_MARKER = "adir.loss"
 
 
 def is_trainable(param: ParamOp) -> bool:

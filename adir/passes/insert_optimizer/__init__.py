@@ -4,10 +4,10 @@ runs, one call per training step.
     adir-opt --autodiff --optimizer=adam --lr=0.001 model.mlir
     adir-opt -p 'autodiff,insert-optimizer{kind=sgd lr=0.01 momentum=0.9 nesterov=true}' m.mlir
 
-`@train_step` replaces the gradient function. It takes the loss function's arguments (and, with `runtime_lr=true`, the learning
-rate as one more `tensor<f32>` argument, last), computes the loss and the gradients (the
-gradient function's ops, copied in), then writes every updated parameter and optimizer state
-with `adir.store`, and returns the loss. Semantics are PyTorch's:
+`@train_step` replaces the gradient function. It takes the loss function's arguments (and,
+with `runtime_lr=true`, the learning rate as one more `tensor<f32>` argument, last), computes
+the loss and the gradients (the gradient function's ops, copied in), then writes every updated
+parameter and optimizer state with `adir.store`, and returns the loss. Semantics are PyTorch's:
 
 - `kind=sgd`: `torch.optim.SGD` with `momentum`, `nesterov`, `weight_decay`;
 - `kind=adam` / `kind=adamw`: `torch.optim.Adam` / `AdamW` with `beta1`, `beta2`, `eps`,

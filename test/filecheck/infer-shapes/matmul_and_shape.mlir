@@ -81,3 +81,33 @@ func.func @constant() -> tensor<*xf32> {
   %1 = adir.matmul %0, %0 : tensor<*xf32>, tensor<*xf32> -> tensor<*xf32>
   func.return %1 : tensor<*xf32>
 }
+
+// -----
+
+// flatten merges dims, pad grows them, concat adds the sizes along its axis, slice counts
+// the elements Python slicing selects; a `?` stays unknown where it matters.
+// CHECK-LABEL: func.func @data_movement(%x: tensor<2x3x4xf32>, %a: tensor<?x3x4xf32>, %u: tensor<*xf32>) -> tensor<2x7x4xf32>
+// CHECK-NEXT:    %0 = adir.flatten %x {start_dim = 1 : i64} : tensor<2x3x4xf32> -> tensor<2x12xf32>
+// CHECK-NEXT:    %1 = adir.flatten %a {end_dim = 1 : i64} : tensor<?x3x4xf32> -> tensor<?x4xf32>
+// CHECK-NEXT:    %2 = adir.flatten %u : tensor<*xf32> -> tensor<?xf32>
+// CHECK-NEXT:    %3 = adir.pad %0 {low = array<i64: 1, 0>, high = array<i64: 2, 3>} : tensor<2x12xf32> -> tensor<5x15xf32>
+// CHECK-NEXT:    %4 = adir.pad %a {low = array<i64: 1, 0, 0>, high = array<i64: 0, 1, 0>} : tensor<?x3x4xf32> -> tensor<?x4x4xf32>
+// CHECK-NEXT:    %5 = adir.concat %x, %4, %x {axis = 1 : i64} : tensor<2x3x4xf32>, tensor<?x4x4xf32>, tensor<2x3x4xf32> -> tensor<2x10x4xf32>
+// CHECK-NEXT:    %6 = adir.concat %a, %x : tensor<?x3x4xf32>, tensor<2x3x4xf32> -> tensor<?x3x4xf32>
+// CHECK-NEXT:    %7 = adir.slice %5 {start = array<i64: 0, -7, 0>, stop = array<i64: 9, 10, 4>} : tensor<2x10x4xf32> -> tensor<2x7x4xf32>
+// CHECK-NEXT:    %8 = adir.slice %a {start = array<i64: 0, 0, 1>, stop = array<i64: 1, 3, 4>, step = array<i64: 1, 2, 2>} : tensor<?x3x4xf32> -> tensor<?x2x2xf32>
+// CHECK-NEXT:    %9 = adir.slice_grad %8 {start = array<i64: 0, 0, 1>, stop = array<i64: 1, 3, 4>, step = array<i64: 1, 2, 2>, shape = array<i64: 5, 3, 4>} : tensor<?x2x2xf32> -> tensor<5x3x4xf32>
+// CHECK-NEXT:    func.return %7 : tensor<2x7x4xf32>
+func.func @data_movement(%x: tensor<2x3x4xf32>, %a: tensor<?x3x4xf32>, %u: tensor<*xf32>) -> tensor<*xf32> {
+  %0 = adir.flatten %x {start_dim = 1 : i64} : tensor<2x3x4xf32> -> tensor<*xf32>
+  %1 = adir.flatten %a {end_dim = 1 : i64} : tensor<?x3x4xf32> -> tensor<*xf32>
+  %2 = adir.flatten %u : tensor<*xf32> -> tensor<*xf32>
+  %3 = adir.pad %0 {low = array<i64: 1, 0>, high = array<i64: 2, 3>} : tensor<*xf32> -> tensor<*xf32>
+  %4 = adir.pad %a {low = array<i64: 1, 0, 0>, high = array<i64: 0, 1, 0>} : tensor<?x3x4xf32> -> tensor<*xf32>
+  %5 = adir.concat %x, %4, %x {axis = 1 : i64} : tensor<2x3x4xf32>, tensor<*xf32>, tensor<2x3x4xf32> -> tensor<*xf32>
+  %6 = adir.concat %a, %x : tensor<?x3x4xf32>, tensor<2x3x4xf32> -> tensor<*xf32>
+  %7 = adir.slice %5 {start = array<i64: 0, -7, 0>, stop = array<i64: 9, 10, 4>} : tensor<*xf32> -> tensor<*xf32>
+  %8 = adir.slice %a {start = array<i64: 0, 0, 1>, stop = array<i64: 1, 3, 4>, step = array<i64: 1, 2, 2>} : tensor<?x3x4xf32> -> tensor<*xf32>
+  %9 = adir.slice_grad %8 {start = array<i64: 0, 0, 1>, stop = array<i64: 1, 3, 4>, step = array<i64: 1, 2, 2>, shape = array<i64: 5, 3, 4>} : tensor<*xf32> -> tensor<*xf32>
+  func.return %7 : tensor<*xf32>
+}

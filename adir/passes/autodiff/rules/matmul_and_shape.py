@@ -1,5 +1,7 @@
 """VJP rules of the matmul_and_shape family. Matmul adjoints are matmuls with transpose flags;
-no transpose is ever materialised."""
+no transpose is ever materialised. The data-movement ops invert each other: flatten's adjoint
+is a reshape, pad's a slice, concat's a slice per input, a unit-step slice's a pad, and a
+strided slice's `adir.slice_grad` (a scatter into zeros)."""
 
 from __future__ import annotations
 
@@ -47,3 +49,58 @@ def reshape(b: BackwardBuilder, op: ms.ReshapeOp, dy: SSAValue) -> Adjoints:
 @vjp(ms.BroadcastToOp)
 def broadcast_to(b: BackwardBuilder, op: ms.BroadcastToOp, dy: SSAValue) -> Adjoints:
     return [b.unbroadcast(dy, op.input)]
+
+
+@vjp(ms.FlattenOp)
+def flatten(b: BackwardBuilder, op: ms.FlattenOp, dy: SSAValue) -> Adjoints:
+    return [b.reshape(dy, static_shape(op.input))]
+
+
+@vjp(ms.PadOp)
+def pad(b: BackwardBuilder, op: ms.PadOp, dy: SSAValue) -> Adjoints:
+    low = list(op.low.get_values())
+    stop = [lo + d for lo, d in zip(low, static_shape(op.input), strict=True)]
+    return [b.emit(ms.SliceOp(dy, low, stop))]
+
+
+def _columns(bounds: list[tuple[int, int, int]]) -> tuple[list[int], list[int], list[int]]:
+    """The (start, stop, step) triples of a slicing op as three per-dim lists."""
+    return [b[0] for b in bounds], [b[1] for b in bounds], [b[2] for b in bounds]
+
+
+@vjp(ms.ConcatOp)
+def concat(b: BackwardBuilder, op: ms.ConcatOp, dy: SSAValue) -> Adjoints:
+    shape = static_shape(op.result)
+    axis = op.normalized_axis(len(shape))
+    grads: list[SSAValue | None] = []
+    offset = 0
+    for value in op.inputs:
+        size = static_shape(value)[axis]
+        if size == shape[axis]:  # the whole result: the other inputs are empty
+            grads.append(dy)
+        else:
+            start = [offset if d == axis else 0 for d in range(len(shape))]
+            stop = [offset + size if d == axis else n for d, n in enumerate(shape)]
+            grads.append(b.emit(ms.SliceOp(dy, start, stop)))
+        offset += size
+    return grads
+
+
+@vjp(ms.SliceOp)
+def slice_(b: BackwardBuilder, op: ms.SliceOp, dy: SSAValue) -> Adjoints:
+    # A unit-step slice is a window, whose adjoint pads it back with zeros; a strided one
+    # scatters into zeros with slice_grad.
+    shape = static_shape(op.input)
+    bounds = op.bounds(len(shape))
+    if all(step == 1 for _, _, step in bounds):
+        windows = [ms.slice_indices(d, *bound) for d, bound in zip(shape, bounds, strict=True)]
+        low = [w.start if len(w) else 0 for w in windows]
+        high = [d - lo - len(w) for d, lo, w in zip(shape, low, windows, strict=True)]
+        return [b.emit(ms.PadOp(dy, low, high))]
+    return [b.emit(ms.SliceGradOp(dy, shape, *_columns(bounds)))]
+
+
+@vjp(ms.SliceGradOp)
+def slice_grad(b: BackwardBuilder, op: ms.SliceGradOp, dy: SSAValue) -> Adjoints:
+    # Scattering into zeros is linear; its adjoint gathers the same elements back.
+    return [b.emit(ms.SliceOp(dy, *_columns(op.bounds(len(static_shape(dy))))))]

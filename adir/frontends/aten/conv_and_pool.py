@@ -1,0 +1,76 @@
+"""ATen's 2-D convolution and pooling: the conv_and_pool family (NCHW, as PyTorch's)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from torch import fx
+
+from adir.frontends.aten.registry import Args, Lowering, Unsupported, aten, aten_, require
+
+
+def _pair(value: int | Sequence[int]) -> tuple[int, int]:
+    """ATen's `int[2]`: an int, or one or two entries."""
+    if isinstance(value, int):
+        return (value, value)
+    values = tuple(int(v) for v in value)
+    return (values[0], values[0]) if len(values) == 1 else (values[0], values[1])
+
+
+@aten(aten_.convolution.default)
+def convolution(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    """`F.conv2d` (torch's symmetric padding [ph, pw] is adir's [ph, ph, pw, pw])."""
+    rank = len(Lowering.shape(a["weight"]))
+    require(rank == 4, f"a {rank - 2}-D convolution (adir has conv2d)")
+    require(not a["transposed"], "a transposed convolution")
+    return lo.b.conv2d(
+        lo.value(a["input"]),
+        lo.value(a["weight"]),
+        lo.value(a["bias"]),
+        stride=_pair(a["stride"]),
+        padding=_pair(a["padding"]),
+        dilation=_pair(a["dilation"]),
+        groups=int(a["groups"]),
+    )
+
+
+@aten(aten_.max_pool2d_with_indices.default)
+def max_pool2d(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    """The pooled values; the indices (result #1) are not computed (adir saves none)."""
+    require(_pair(a["dilation"]) == (1, 1), f"dilation={list(_pair(a['dilation']))}")
+    require(not a["ceil_mode"], "ceil_mode=True")
+    stride = _pair(a["stride"]) if a["stride"] else None
+    pooled = lo.b.maxpool2d(
+        lo.value(a["self"]), _pair(a["kernel_size"]), stride, _pair(a["padding"])
+    )
+    return (pooled, None)
+
+
+@aten(aten_.avg_pool2d.default)
+def avg_pool2d(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    require(not a["ceil_mode"], "ceil_mode=True")
+    require(a["divisor_override"] is None, f"divisor_override={a['divisor_override']}")
+    stride = _pair(a["stride"]) if a["stride"] else None
+    return lo.b.avgpool2d(
+        lo.value(a["self"]),
+        _pair(a["kernel_size"]),
+        stride,
+        _pair(a["padding"]),
+        count_include_pad=bool(a["count_include_pad"]),
+    )
+
+
+@aten(aten_._adaptive_avg_pool2d.default, aten_.adaptive_avg_pool2d.default)
+def adaptive_avg_pool2d(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    """Output 1x1 is `global_avgpool2d`; an output size that divides the input's is an
+    `avgpool2d` with kernel = stride = input / output (torch's windows are those then)."""
+    x = lo.value(a["self"])
+    height, width = Lowering.shape(a["self"])[-2:]
+    out_h, out_w = _pair(a["output_size"])
+    if (out_h, out_w) == (1, 1):
+        return lo.b.global_avgpool2d(x)
+    if height % out_h or width % out_w:
+        raise Unsupported(f"output size {[out_h, out_w]} that does not divide {[height, width]}")
+    kernel = (height // out_h, width // out_w)
+    return lo.b.avgpool2d(x, kernel, kernel)

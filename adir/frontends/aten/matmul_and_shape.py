@@ -1,0 +1,126 @@
+"""ATen's matrix products and the ops that only move data: the matmul_and_shape family."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import fx
+
+from adir.frontends.aten.registry import Args, Lowering, aten, aten_, require, scaled
+
+
+def _matrix(lo: Lowering, arg: Any) -> tuple[Any, bool]:
+    """A 2-D operand and whether to read it transposed: a `permute [1, 0]` (or `t`) of a
+    matrix is read through the matmul's transpose flag, never materialised (the unused
+    transpose is removed after lowering)."""
+    if isinstance(arg, fx.Node) and arg.target in (aten_.permute.default, aten_.t.default):
+        source = arg.args[0]
+        dims = list(arg.args[1]) if arg.target == aten_.permute.default else [1, 0]
+        if isinstance(source, fx.Node) and len(Lowering.shape(source)) == 2 and dims == [1, 0]:
+            return lo.value(source), True
+    return lo.value(arg), False
+
+
+@aten(aten_.mm.default)
+def mm(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    lhs, transpose_a = _matrix(lo, a["self"])
+    rhs, transpose_b = _matrix(lo, a["mat2"])
+    return lo.b.matmul(lhs, rhs, transpose_a=transpose_a, transpose_b=transpose_b)
+
+
+@aten(aten_.addmm.default)
+def addmm(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    """`beta * self + alpha * (mat1 @ mat2)` (nn.Linear's bias plus product, decomposed)."""
+    lhs, transpose_a = _matrix(lo, a["mat1"])
+    rhs, transpose_b = _matrix(lo, a["mat2"])
+    product = lo.b.matmul(lhs, rhs, transpose_a=transpose_a, transpose_b=transpose_b)
+    return lo.b.add(scaled(lo, lo.value(a["self"]), a["beta"]), scaled(lo, product, a["alpha"]))
+
+
+@aten(aten_.bmm.default)
+def bmm(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    return lo.b.matmul(lo.value(a["self"]), lo.value(a["mat2"]))
+
+
+@aten(aten_.linear.default)
+def linear(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    """`x @ weight^T + bias`, weight [out, in] read through transpose_b. adir's matmul takes a
+    2-D or 3-D input; other ranks are reshaped to 2-D and back."""
+    x, weight, bias = lo.value(a["input"]), lo.value(a["weight"]), lo.value(a["bias"])
+    x_shape, out_shape = Lowering.shape(a["input"]), Lowering.shape(node)
+    if len(x_shape) in (2, 3):
+        return lo.b.linear(x, weight, bias)
+    flat = lo.b.reshape(x, [-1, x_shape[-1]])
+    return lo.b.reshape(lo.b.linear(flat, weight, bias), list(out_shape))
+
+
+@aten(aten_.permute.default)
+def permute(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    rank = len(Lowering.shape(a["self"]))
+    return lo.b.transpose(lo.value(a["self"]), [d % rank for d in a["dims"]])
+
+
+@aten(aten_.t.default)
+def t(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    if len(Lowering.shape(a["self"])) < 2:
+        return lo.value(a["self"])  # the transpose of a vector is itself
+    return lo.b.transpose(lo.value(a["self"]), [1, 0])
+
+
+@aten(aten_.transpose.int)
+def transpose(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    rank = len(Lowering.shape(a["self"]))
+    permutation = list(range(rank))
+    i, j = a["dim0"] % rank, a["dim1"] % rank
+    permutation[i], permutation[j] = permutation[j], permutation[i]
+    return lo.b.transpose(lo.value(a["self"]), permutation)
+
+
+@aten(
+    aten_.view.default,
+    aten_._unsafe_view.default,
+    aten_.reshape.default,
+    aten_.squeeze.dims,
+    aten_.squeeze.dim,
+    aten_.squeeze.default,
+    aten_.unsqueeze.default,
+    aten_.flatten.using_ints,
+)
+def reshape(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    """Every view that only regroups dims is a reshape to the result's (static) shape."""
+    return lo.b.reshape(lo.value(a["self"]), list(Lowering.shape(node)))
+
+
+@aten(aten_.expand.default)
+def expand(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    return lo.b.broadcast_to(lo.value(a["self"]), list(Lowering.shape(node)))
+
+
+@aten(
+    aten_.clone.default,
+    aten_.alias.default,
+    aten_.detach.default,
+    aten_.lift_fresh_copy.default,
+    aten_.contiguous.default,
+)
+def identity(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    """A copy is the same value: adir has value semantics."""
+    return lo.value(a["self"])
+
+
+@aten(aten_._to_copy.default)
+def to_copy(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    source = a["self"]
+    require(
+        not isinstance(source, fx.Node) or source.meta["val"].dtype == node.meta["val"].dtype,
+        "a dtype conversion (adir computes in f32)",
+    )
+    return lo.value(source)
+
+
+@aten(aten_.scalar_tensor.default, aten_.full.default)
+def full(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    require(node.meta["val"].dtype == torch.float32, f"a {node.meta['val'].dtype} constant")
+    value = a.get("s", a.get("fill_value"))
+    return lo.b.constant(torch.full(Lowering.shape(node), float(value)).numpy())
