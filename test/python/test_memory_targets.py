@@ -105,3 +105,9 @@ def test_seed_mlp_sgd_fits_in_about_half_the_origins_memory() -> None:
 def test_relu_mlp_batch_32_arena_is_within_2_percent_of_its_lower_bound(optimizer) -> None:
     figures = plan(relu_mlp(32), optimizer)
     assert figures["arena_size"] <= 1.02 * figures["arena_lower_bound"]
+
+
+@pytest.mark.parametrize("optimizer", [{"kind": "sgd", "lr": 0.01}, {"kind": "adam", "lr": 0.001}])
+def test_lenet5_arena_is_within_2_percent_of_its_lower_bound(optimizer) -> None:
+    figures = plan((ROOT / "examples" / "lenet5.mlir").read_text(), optimizer)
+    assert figures["arena_size"] <= 1.02 * figures["arena_lower_bound"]
