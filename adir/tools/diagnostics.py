@@ -11,7 +11,7 @@ from dataclasses import fields
 
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.ir import Operation
-from xdsl.irdl import ConstraintContext, IRDLOperation
+from xdsl.irdl import IRDLOperation, VerificationContext
 from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import ArgSpecParseError, parse_pipeline
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -130,7 +130,7 @@ def bad_property(op: Operation) -> str | None:
         if name not in op.properties:
             continue
         try:
-            definition.constr.verify(op.properties[name], ConstraintContext())
+            definition.constr.verify(op.properties[name], VerificationContext())
         except VerifyException as error:
             return f"property '{name}': {first_line(error)}"
     return None

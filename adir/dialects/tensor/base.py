@@ -29,7 +29,7 @@ from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
-from adir.dialects.tensor.shapes import Shape, element_type, is_compatible, shape_of
+from adir.dialects.tensor.shapes import Shape, check_size, element_type, is_compatible, shape_of
 
 
 class TensorOp(IRDLOperation, ABC):
@@ -68,6 +68,9 @@ class TensorOp(IRDLOperation, ABC):
         return element_type(self.operands[index].type)
 
     def verify_(self) -> None:
+        for index, value in enumerate([*self.operands, *self.results]):
+            kind = "operand" if index < len(self.operands) else "result"
+            check_size(value.type, f"{self.name}: {kind}")
         inferred = self.infer_result_types()
         for index, (result, expected) in enumerate(zip(self.results, inferred, strict=True)):
             if not is_compatible(result.type, expected):

@@ -52,7 +52,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from adir.dialects.tensor.base import TensorOp
-from adir.dialects.tensor.shapes import FloatTensor, is_compatible
+from adir.dialects.tensor.shapes import FloatTensor, check_size, is_compatible
 
 
 class InitializerAttr(ParametrizedAttribute):
@@ -301,6 +301,7 @@ class ParamOp(IRDLOperation):
         name = f"adir.param @{self.sym_name.data}"
         if not self.type.has_static_shape():
             raise VerifyException(f"{name}: the type {self.type} must have a static shape")
+        check_size(self.type, f"{name}: the type")
         if not isinstance(self.type.element_type, Float32Type):
             raise VerifyException(
                 f"{name}: the type {self.type} must have f32 elements (adir.load and adir.store "

@@ -67,8 +67,28 @@ def num_elements(shape: Dims) -> int | None:
     return total
 
 
+# MLIR's limit: a dimension, and the number of elements it indexes, fit a signed 64-bit index.
+MAX_ELEMENTS = 2**63 - 1
+
+
+def check_size(type_: Attribute, what: str) -> None:
+    """Raise `VerifyException` if a tensor type is too large to index with 64 bits."""
+    shape = shape_of(type_)
+    if shape is None:
+        return
+    for d in shape:
+        if d is not None and not 0 <= d <= MAX_ELEMENTS:
+            raise VerifyException(f"{what} {type_}: dimension {d} is not in [0, 2^63)")
+    if (count := num_elements(shape)) is not None and count > MAX_ELEMENTS:
+        raise VerifyException(f"{what} {type_}: {count} elements do not fit a 64-bit index")
+
+
 def is_compatible(a: Attribute, b: Attribute) -> bool:
-    """Same element type, and no known dimension of one contradicts the other."""
+    """Same element type, and no known dimension of one contradicts the other. Types other
+    than tensors (memrefs, scalars: what a function holds after bufferization) only if equal."""
+    tensors = TensorType | UnrankedTensorType
+    if not isinstance(a, tensors) or not isinstance(b, tensors):
+        return a == b
     if element_type(a) != element_type(b):
         return False
     sa, sb = shape_of(a), shape_of(b)

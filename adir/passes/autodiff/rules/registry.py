@@ -9,7 +9,8 @@ returns one adjoint per operand (None where the operand is not differentiable, e
 
 Rules may compute adjoints for operands that need none; the pass drops those, and what they
 computed is dead code it removes. For an op with several results, `dy` is the adjoint of the
-first result that has one, and `b.adjoints` has the others (see the batchnorm rule). Rules for one op family live in the file of that family's name.
+first result that has one, and `b.adjoints` has the others (see the batchnorm rule). Rules for
+one op family live in the file of that family's name.
 """
 
 from __future__ import annotations
