@@ -84,10 +84,14 @@ def kernel_functions(families: Iterable[InterpreterFunctions]) -> InterpreterFun
 
 
 def _kernel_impl(tensor_op: type[Operation], functions: InterpreterFunctions, op_impl: OpImpl):
+    # The tensor op's implementation reads only properties of the op it is given: a property-
+    # only twin of each kernel op, made once (a training loop runs the same ops many times).
+    proxies: dict[KernelOp, Operation] = {}
+
     def run(self: InterpreterFunctions, interpreter: Interpreter, op: KernelOp, args: tuple):
         inputs, outputs = args[: len(op.ins)], args[len(op.ins) :]
-        # The tensor op's implementation reads only properties of the op it is given.
-        proxy = tensor_op.create(properties=dict(op.properties))
+        if (proxy := proxies.get(op)) is None:
+            proxy = proxies[op] = tensor_op.create(properties=dict(op.properties))
         results = op_impl(functions, interpreter, proxy, tuple(inputs)).values
         for output, value in zip(outputs, results, strict=True):
             np.copyto(output, value)

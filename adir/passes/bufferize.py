@@ -110,6 +110,14 @@ class FunctionBufferizer:
         self.param_buffers: dict[str, SSAValue] = {}
         self.transient: set[SSAValue] = set()
         self.returned = {v for v in self.ops[-1].operands} if self.ops else set()
+        # The loads and stores of each parameter, in program order (for in-place updates).
+        self.loads: dict[str, list[LoadOp]] = {}
+        self.stores: dict[str, list[StoreOp]] = {}
+        for op in self.ops:
+            if isinstance(op, LoadOp):
+                self.loads.setdefault(op.param.root_reference.data, []).append(op)
+            elif isinstance(op, StoreOp):
+                self.stores.setdefault(op.param.root_reference.data, []).append(op)
 
     def last_use(self, value: SSAValue) -> int:
         return max((self.position[use.operation] for use in value.uses), default=-1)
@@ -200,21 +208,15 @@ class FunctionBufferizer:
         if len(stores) != 1 or result in self.returned:
             return None
         name = stores[0].param.root_reference.data
-        here = self.position[op]
-        if name not in self.param_buffers or any(
-            isinstance(other, StoreOp)
-            and other.param.root_reference.data == name
-            and self.position[other] > self.position[stores[0]]
-            for other in self.ops
-        ):
+        if name not in self.param_buffers or self.stores[name][-1] is not stores[0]:
             return None
+        here = self.position[op]
         old_values_end = here if is_elementwise(op) else here - 1
         store_position = self.position[stores[0]]
-        for other in self.ops:
-            if isinstance(other, LoadOp) and other.param.root_reference.data == name:
-                loaded = self.position[other]
-                if loaded < here and self.last_use(other.result) > old_values_end:
-                    return None  # the old value is still read after it is overwritten
-                if here < loaded < store_position:
-                    return None  # a load before the store must still see the old value
+        for load in self.loads.get(name, []):
+            loaded = self.position[load]
+            if loaded < here and self.last_use(load.result) > old_values_end:
+                return None  # the old value is still read after it is overwritten
+            if here < loaded < store_position:
+                return None  # a load before the store must still see the old value
         return self.param_buffers[name]

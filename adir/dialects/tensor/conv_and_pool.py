@@ -75,6 +75,7 @@ from adir.dialects.tensor.shapes import (
     FloatTensor,
     Shape,
     format_shape,
+    require_equal_dims,
     require_rank,
     tensor_type,
 )
@@ -159,16 +160,6 @@ def check_output_dims(
                 f"{op_name}: operand grad has {AXES[axis]} {got}, but the forward op gives "
                 f"{want} for an input {AXES[axis]} of {input_size[axis]}"
             )
-
-
-def require_same(op_name: str, what: str, first: str, a: Dim, second: str, b: Dim) -> Dim:
-    """The dim two operands both describe: "batch sizes 2 of operand input and 3 of operand
-    grad do not match"."""
-    if a is not None and b is not None and a != b:
-        raise VerifyException(
-            f"{op_name}: {what} {a} of operand {first} and {b} of operand {second} do not match"
-        )
-    return a if a is not None else b
 
 
 def _known(a: Dim, b: Dim) -> Dim:
@@ -396,7 +387,7 @@ class Conv2dGradInputOp(ConvWindowOp):
         size = self.pair_values("input_size")
         dy, w = _dims4(grad_shape), _dims4(weight_shape)
         out_channels, in_channels = self.check_channels(None, w)
-        require_same(self.name, "output channels", "grad", dy[1], "weight", out_channels)
+        require_equal_dims(self.name, "output channels", dy[1], out_channels, ("grad", "weight"))
         expected = self.conv_output((None, None, *size), (w[2], w[3]))
         check_output_dims(self.name, dy, expected, size)
         return [tensor_type(f32, (dy[0], in_channels, *size))]
@@ -442,7 +433,7 @@ class Conv2dGradWeightOp(ConvWindowOp):
         x, dy = _dims4(input_shape), _dims4(grad_shape)
         groups = self.group_count()
         out_channels, in_channels = self.check_channels(x[1], (dy[1], None, *kernel), "grad")
-        require_same(self.name, "batch sizes", "input", x[0], "grad", dy[0])
+        require_equal_dims(self.name, "batch sizes", x[0], dy[0], ("input", "grad"))
         expected = self.conv_output(x, kernel)
         check_output_dims(self.name, dy, expected, (x[2], x[3]))
         group_channels = None if in_channels is None else in_channels // groups
@@ -605,8 +596,8 @@ class Maxpool2dGradOp(PoolWindowOp):
         require_rank(self.name, "input", input_shape, (4,))
         require_rank(self.name, "grad", grad_shape, (4,))
         x, dy = _dims4(input_shape), _dims4(grad_shape)
-        batch = require_same(self.name, "batch sizes", "input", x[0], "grad", dy[0])
-        channels = require_same(self.name, "channels", "input", x[1], "grad", dy[1])
+        batch = require_equal_dims(self.name, "batch sizes", x[0], dy[0], ("input", "grad"))
+        channels = require_equal_dims(self.name, "channels", x[1], dy[1], ("input", "grad"))
         check_output_dims(self.name, dy, self.pool_output(x), (x[2], x[3]))
         return [tensor_type(f32, (batch, channels, x[2], x[3]))]
 

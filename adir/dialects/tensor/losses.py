@@ -44,6 +44,7 @@ from adir.dialects.tensor.shapes import (
     format_shape,
     is_compatible,
     refine,
+    require_equal_dims,
     require_rank,
     shape_of,
     tensor_type,
@@ -51,13 +52,6 @@ from adir.dialects.tensor.shapes import (
 
 REDUCTIONS = ("none", "mean", "sum")
 CLASS_INDEX_TYPES = (i32, i64)
-
-
-def _same_dim(op_name: str, what: str, a: Dim, b: Dim) -> Dim:
-    """The dim that `a` and `b` both describe: "batch sizes 32 and 16 of input and target"."""
-    if a is not None and b is not None and a != b:
-        raise VerifyException(f"{op_name}: {what} {a} and {b} of input and target do not match")
-    return a if a is not None else b
 
 
 class LossOp(TensorOp):
@@ -136,9 +130,11 @@ class ClassificationTerms:
         if input_shape is None:
             return target_batch
         if not indices:
-            _same_dim(self.name, "class counts", input_shape[-1], target_shape[-1])
+            require_equal_dims(
+                self.name, "class counts", input_shape[-1], target_shape[-1], ("input", "target")
+            )
         return tuple(
-            _same_dim(self.name, "batch sizes", a, b)
+            require_equal_dims(self.name, "batch sizes", a, b, ("input", "target"))
             for a, b in zip(input_shape[:-1], target_batch, strict=True)
         )
 

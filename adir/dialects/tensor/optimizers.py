@@ -38,7 +38,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from adir.dialects.tensor.base import TensorOp
-from adir.dialects.tensor.shapes import FloatTensor, format_shape, shape_of
+from adir.dialects.tensor.shapes import FloatTensor, format_shape, require_equal_dims, shape_of
 
 SCHEDULES = ("step", "exponential", "cosine")
 
@@ -180,8 +180,7 @@ class MatmulSgdUpdateOp(TensorOp):
         if lhs is not None and rhs is not None:
             m, k = lhs[::-1] if self.transpose_a else lhs
             k_rhs, n = rhs[::-1] if self.transpose_b else rhs
-            if k is not None and k_rhs is not None and k != k_rhs:
-                raise VerifyException(f"{self.name}: inner dimensions {k} and {k_rhs} do not match")
+            require_equal_dims(self.name, "inner dimensions", k, k_rhs)
             if param is not None and any(
                 a is not None and b is not None and a != b
                 for a, b in zip((m, n), param, strict=True)

@@ -158,9 +158,16 @@ def require_rank(op_name: str, operand: str, shape: Shape, ranks: Sequence[int])
         )
 
 
-def require_equal_dims(op_name: str, what: str, a: Dim, b: Dim) -> None:
+def require_equal_dims(
+    op_name: str, what: str, a: Dim, b: Dim, operands: tuple[str, str] | None = None
+) -> Dim:
+    """The dim that `a` and `b` both describe (either may be unknown), or an error naming
+    them: "adir.matmul: inner dimensions 784 and 32 do not match", or with `operands`,
+    "adir.nll: batch sizes 32 and 16 of input and target do not match"."""
     if a is not None and b is not None and a != b:
-        raise VerifyException(f"{op_name}: {what} {a} and {b} do not match")
+        of = f" of {operands[0]} and {operands[1]}" if operands else ""
+        raise VerifyException(f"{op_name}: {what} {a} and {b}{of} do not match")
+    return a if a is not None else b
 
 
 __all__ = [

@@ -73,7 +73,7 @@ def gradient_function_name(module: ModuleOp, loss: func.FuncOp) -> str:
     return name
 
 
-def check_differentiable(loss: func.FuncOp) -> func.ReturnOp:
+def check_differentiable(loss: func.FuncOp) -> None:
     if len(loss.body.blocks) != 1:
         raise OpError(loss, "autodiff: the loss function must have a single block")
     ret = loss.body.block.last_op
@@ -92,7 +92,6 @@ def check_differentiable(loss: func.FuncOp) -> func.ReturnOp:
                     f"autodiff needs static shapes, {op.name} gives {value.type} "
                     "(run infer-shapes first)",
                 )
-    return ret
 
 
 def differentiate(module: ModuleOp, loss: func.FuncOp, wrt_args: Sequence[int] = ()) -> func.FuncOp:

@@ -176,7 +176,7 @@ func.func @conv2d_grad_input_channels(%dy: tensor<1x5x6x6xf32>, %w: tensor<4x3x3
   %0 = adir.conv2d_grad_input %dy, %w {input_size = array<i64: 8, 8>} : tensor<1x5x6x6xf32>, tensor<4x3x3x3xf32> -> tensor<*xf32>
   func.return
 }
-// CHECK: conv_and_pool_invalid.mlir:176:3: error: adir.conv2d_grad_input: output channels 5 of operand grad and 4 of operand weight do not match
+// CHECK: conv_and_pool_invalid.mlir:176:3: error: adir.conv2d_grad_input: output channels 5 and 4 of grad and weight do not match
 
 // -----
 
@@ -241,7 +241,7 @@ func.func @conv2d_grad_weight_batch(%x: tensor<2x3x8x8xf32>, %dy: tensor<1x4x6x6
   %0 = adir.conv2d_grad_weight %x, %dy {kernel_size = array<i64: 3, 3>} : tensor<2x3x8x8xf32>, tensor<1x4x6x6xf32> -> tensor<*xf32>
   func.return
 }
-// CHECK: conv_and_pool_invalid.mlir:241:3: error: adir.conv2d_grad_weight: batch sizes 2 of operand input and 1 of operand grad do not match
+// CHECK: conv_and_pool_invalid.mlir:241:3: error: adir.conv2d_grad_weight: batch sizes 2 and 1 of input and grad do not match
 
 // -----
 
@@ -387,7 +387,7 @@ func.func @maxpool2d_grad_batch(%x: tensor<1x3x8x8xf32>, %dy: tensor<2x3x4x4xf32
   %0 = adir.maxpool2d_grad %x, %dy {kernel_size = array<i64: 2, 2>} : tensor<1x3x8x8xf32>, tensor<2x3x4x4xf32> -> tensor<*xf32>
   func.return
 }
-// CHECK: conv_and_pool_invalid.mlir:387:3: error: adir.maxpool2d_grad: batch sizes 1 of operand input and 2 of operand grad do not match
+// CHECK: conv_and_pool_invalid.mlir:387:3: error: adir.maxpool2d_grad: batch sizes 1 and 2 of input and grad do not match
 
 // -----
 
@@ -395,7 +395,7 @@ func.func @maxpool2d_grad_channels(%x: tensor<1x3x8x8xf32>, %dy: tensor<1x4x4x4x
   %0 = adir.maxpool2d_grad %x, %dy {kernel_size = array<i64: 2, 2>} : tensor<1x3x8x8xf32>, tensor<1x4x4x4xf32> -> tensor<*xf32>
   func.return
 }
-// CHECK: conv_and_pool_invalid.mlir:395:3: error: adir.maxpool2d_grad: channels 3 of operand input and 4 of operand grad do not match
+// CHECK: conv_and_pool_invalid.mlir:395:3: error: adir.maxpool2d_grad: channels 3 and 4 of input and grad do not match
 
 // -----
 
