@@ -20,22 +20,18 @@ and 1.3e-13 in float64.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from adir_testing import differentiated, parse_example
 from test_interpreter_normalization import f32, reference_mask
 from torch import nn
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 
-from adir.context import adir_context, parse_module
 from adir.interpreter import Session
-from adir.passes.autodiff import AutodiffPass
 
-EXAMPLE = Path(__file__).parents[2] / "examples" / "ds_cnn.mlir"
 MOMENTUM, EPS = f32(0.1), f32(1e-5)
 DROPOUTS = [(1, 0.2), (2, 0.4)]  # (seed, p) of the two dropouts, in order
 TOLERANCE = {np.float32: 1e-4, np.float64: 1e-12}
@@ -122,17 +118,12 @@ def assert_close(actual, expected, tolerance: float, what: str) -> None:
 
 @pytest.fixture(scope="module")
 def module() -> ModuleOp:
-    module = parse_module(EXAMPLE.read_text(), str(EXAMPLE))
-    module.verify()
-    return module
+    return parse_example("ds_cnn")
 
 
 @pytest.fixture(scope="module")
 def grad_module(module: ModuleOp) -> ModuleOp:
-    grad_module = module.clone()
-    AutodiffPass().apply(adir_context(), grad_module)
-    grad_module.verify()
-    return grad_module
+    return differentiated(module)
 
 
 def utterances(dtype, count: int, seed: int):

@@ -17,21 +17,17 @@ these fixed inputs do not have.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from adir_testing import differentiated, parse_example
 from torch import nn
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType, f32
 from xdsl.dialects.func import FuncOp
 
-from adir.context import adir_context, parse_module
 from adir.interpreter import Session
-from adir.passes.autodiff import AutodiffPass
 
-EXAMPLE = Path(__file__).parents[2] / "examples" / "lenet5.mlir"
 PARAMS = [
     ("conv1_w", (6, 1, 5, 5)),
     ("conv1_b", (6,)),
@@ -74,17 +70,12 @@ def torch_lenet(params: dict[str, np.ndarray]) -> LeNet5:
 
 @pytest.fixture(scope="module")
 def module() -> ModuleOp:
-    module = parse_module(EXAMPLE.read_text(), str(EXAMPLE))
-    module.verify()
-    return module
+    return parse_example("lenet5")
 
 
 @pytest.fixture(scope="module")
 def grad_module(module: ModuleOp) -> ModuleOp:
-    grad_module = module.clone()
-    AutodiffPass().apply(adir_context(), grad_module)
-    grad_module.verify()
-    return grad_module
+    return differentiated(module)
 
 
 def digits(dtype, count: int, seed: int):

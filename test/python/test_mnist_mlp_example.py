@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from adir_testing import differentiated, parse_example
 from xdsl.dialects.builtin import StringAttr, TensorType, f32
 
-from adir.context import adir_context, parse_module
 from adir.interpreter import Session
-from adir.passes.autodiff import AutodiffPass
-
-EXAMPLE = Path(__file__).parents[2] / "examples" / "mnist_mlp.mlir"
 
 
 @pytest.fixture(scope="module")
 def module():
-    module = parse_module(EXAMPLE.read_text(), str(EXAMPLE))
-    module.verify()
-    return module
+    return parse_example("mnist_mlp")
 
 
 def torch_loss(params: dict[str, np.ndarray], x: np.ndarray, label: np.ndarray) -> torch.Tensor:
@@ -61,10 +54,7 @@ def test_gradients_equal_torch(module) -> None:
     """@loss_grad from the autodiff pass gives PyTorch's gradients for the same weights and
     digit, to 1e-5 relative (float32 in both, so the bound is float32 rounding through two
     layers, far below 1e-5)."""
-    grad_module = module.clone()
-    AutodiffPass().apply(adir_context(), grad_module)
-    grad_module.verify()
-    session = Session(grad_module)
+    session = Session(differentiated(module))
     rng = np.random.default_rng(1)
     for _ in range(3):
         x = rng.random((1, 784)).astype(np.float32)
@@ -85,8 +75,7 @@ def test_gradients_equal_torch(module) -> None:
 
 def test_gradient_function_computes_nothing_for_the_input(module) -> None:
     """The digit is data: no op of @loss_grad produces a 1x784 value (its gradient's shape)."""
-    grad_module = module.clone()
-    AutodiffPass().apply(adir_context(), grad_module)
+    grad_module = differentiated(module)
     grad = next(
         op for op in grad_module.ops if getattr(op, "sym_name", None) == StringAttr("loss_grad")
     )
