@@ -22,6 +22,12 @@ def _fold_transpose_into_matmul() -> type[ModulePass]:
     return FoldTransposeIntoMatmulPass
 
 
+def _derive_predict() -> type[ModulePass]:
+    from adir.passes.derive_predict import DerivePredictPass
+
+    return DerivePredictPass
+
+
 def _autodiff() -> type[ModulePass]:
     from adir.passes.autodiff import AutodiffPass
 
@@ -80,6 +86,7 @@ def _dce() -> type[ModulePass]:
 
 ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "infer-shapes": _infer_shapes,
+    "derive-predict": _derive_predict,
     "autodiff": _autodiff,
     "insert-optimizer": _insert_optimizer,
     "fuse-weight-updates": _fuse_weight_updates,
