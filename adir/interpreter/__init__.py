@@ -47,10 +47,14 @@ FAMILY_FUNCTIONS: list[type[FamilyFunctions]] = [
 class Session:
     """A module's parameters and functions, interpreted on numpy."""
 
-    def __init__(self, module: ModuleOp, float_dtype: type[np.floating] = np.float32):
+    def __init__(
+        self, module: ModuleOp, float_dtype: type[np.floating] = np.float32, seed: int = 0
+    ):
+        """Parameters start from their initializers; `seed` shifts every initializer's stream
+        as the generated C's `init(seed)` does (0: the streams written in the IR)."""
         self.module = module
         self.float_dtype = np.dtype(float_dtype)
-        self.params: dict[str, np.ndarray] = initial_params(module, self.float_dtype)
+        self.params: dict[str, np.ndarray] = initial_params(module, self.float_dtype, seed)
         self._interpreter = Interpreter(module)
         self._interpreter.register_implementations(FuncFunctions())
         self._interpreter.register_implementations(ParamFunctions(self.params))

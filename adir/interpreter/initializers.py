@@ -34,7 +34,17 @@ def symmetric_bound(
     return np.float32(init.bound(shape))
 
 
-def sample(init: p.InitializerAttr, shape: tuple[int, ...]) -> np.ndarray:
+# A session's seed shifts every initializer's stream by seed times this odd constant (2^64 / the
+# golden ratio), so seed 0 draws exactly what the IR says and other seeds give fresh streams.
+SEED_STEP = 0x9E3779B97F4A7C15
+
+
+def seed_of(init: p.InitializerAttr, session_seed: int) -> int:
+    """The stream an initializer draws from in a session with this seed (mod 2^64)."""
+    return (init.seed.data + session_seed * SEED_STEP) % 2**64
+
+
+def sample(init: p.InitializerAttr, shape: tuple[int, ...], session_seed: int = 0) -> np.ndarray:
     """The float32 values of `init` for a tensor of `shape` (row-major order)."""
     if isinstance(init, p.ZerosInit):
         return np.zeros(shape, np.float32)
@@ -43,14 +53,14 @@ def sample(init: p.InitializerAttr, shape: tuple[int, ...]) -> np.ndarray:
     counters = np.arange(math.prod(shape), dtype=np.uint64)
     if isinstance(init, p.UniformInit):
         low, high = np.float32(init.low.data), np.float32(init.high.data)
-        values = low + (high - low) * prng.uniform(init.seed.data, counters)
+        values = low + (high - low) * prng.uniform(seed_of(init, session_seed), counters)
     elif isinstance(init, p.NormalInit):
         mean, std = np.float32(init.mean.data), np.float32(init.std.data)
-        values = mean + std * prng.normal(init.seed.data, counters)
+        values = mean + std * prng.normal(seed_of(init, session_seed), counters)
     elif isinstance(init, p.KaimingUniformInit | p.XavierUniformInit):
         if counters.size == 0:  # no values, and no bound: a fan may be 0
             return np.zeros(shape, np.float32)
-        u = prng.uniform(init.seed.data, counters)
+        u = prng.uniform(seed_of(init, session_seed), counters)
         values = symmetric_bound(init, shape) * ((u + u) - np.float32(1))
     else:
         raise NotImplementedError(f"the interpreter cannot draw {init.name}")

@@ -13,7 +13,7 @@ from adir.interpreter.arrays import dense_to_numpy
 from adir.interpreter.initializers import sample
 
 
-def initial_value(param: p.ParamOp, float_dtype: np.dtype) -> np.ndarray:
+def initial_value(param: p.ParamOp, float_dtype: np.dtype, seed: int = 0) -> np.ndarray:
     """A parameter's value before any step: its dense data or its initializer's draw.
 
     Initializers are drawn in float32 (the bits the C backend reproduces), then converted.
@@ -23,12 +23,14 @@ def initial_value(param: p.ParamOp, float_dtype: np.dtype) -> np.ndarray:
         return dense_to_numpy(init, float_dtype)
     assert isinstance(init, p.InitializerAttr)
     shape = tuple(param.type.get_shape())
-    return sample(init, shape).astype(float_dtype)
+    return sample(init, shape, seed).astype(float_dtype)
 
 
-def initial_params(module: ModuleOp, float_dtype: np.dtype) -> dict[str, np.ndarray]:
+def initial_params(
+    module: ModuleOp, float_dtype: np.dtype, seed: int = 0
+) -> dict[str, np.ndarray]:
     return {
-        op.sym_name.data: initial_value(op, float_dtype)
+        op.sym_name.data: initial_value(op, float_dtype, seed)
         for op in module.ops
         if isinstance(op, p.ParamOp)
     }

@@ -24,10 +24,15 @@ from io import BytesIO
 from typing import IO, NoReturn
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.utils.arg_spec import ArgSpecParseError
+from xdsl.utils.arg_spec import ArgSpecParseError, parse_spec
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from adir.backends.c.files import c_files, write_c_files
+from adir.backends.c.harness import harness_source
+from adir.backends.c.model import IDENTIFIER as C_IDENTIFIER
+from adir.backends.c.model import print_model
+from adir.backends.c.target import CTarget
 from adir.context import DIALECTS, LocatedParser
 from adir.passes import ADIR_PASSES
 from adir.tools.diagnostics import (
@@ -43,6 +48,7 @@ from adir.tools.files import decode, write_atomically
 # brings `bufferize`; every shortcut brings `infer-shapes` first.
 SHORTCUT_ORDER = [
     "infer-shapes",
+    "derive-predict",
     "autodiff",
     "insert-optimizer",
     "fuse-weight-updates",
@@ -66,6 +72,7 @@ class AdirOptMain(xDSLOptMain):
         from xdsl.targets.mlir import MLIRTarget
 
         self.available_targets["mlir"] = lambda: MLIRTarget
+        self.available_targets["c"] = lambda: CTarget
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         # A bad command line is exit code 1 like every other error, not argparse's 2.
@@ -79,6 +86,11 @@ class AdirOptMain(xDSLOptMain):
         )
         group.add_argument(
             "--infer-shapes", action="store_true", help="fill in unknown result shapes"
+        )
+        group.add_argument(
+            "--predict",
+            action="store_true",
+            help="derive @predict, the loss function's prediction in eval mode",
         )
         group.add_argument("--autodiff", action="store_true", help="derive the gradient function")
         group.add_argument(
@@ -101,6 +113,34 @@ class AdirOptMain(xDSLOptMain):
             help="with --plan-memory: print each function's memory plan to stderr",
         )
 
+        c_group = arg_parser.add_argument_group("C output")
+        c_group.add_argument(
+            "--emit-c",
+            metavar="DIR",
+            help="write <prefix>model.h, <prefix>model.c and the runtime kernels to DIR "
+            "(implies --plan-memory; the IR is then printed only with -o)",
+        )
+        c_group.add_argument(
+            "--c-prefix", default="", metavar="PREFIX", help="prefix of the C names and files"
+        )
+        c_group.add_argument(
+            "--c-main",
+            action="store_true",
+            help="with --emit-c: also write <prefix>main.c, a program that trains the model on "
+            "dataset files (needs --optimizer and --predict)",
+        )
+
+    def check_target(self) -> None:
+        """A bad `-t` option is a diagnostic before anything runs, not an error after."""
+        spec_text = self.args.target
+        try:
+            spec = parse_spec(spec_text)
+            factory = self.available_targets.get(spec.name)
+            if factory is not None and spec.parameters:
+                factory().from_spec(spec)
+        except (ValueError, ArgSpecParseError) as error:
+            raise DiagnosticError("adir-opt", f"-t {spec_text}: {error}") from error
+
     def shortcut_passes(self) -> list[str]:
         """The pass specs the shortcut flags ask for, in the canonical order."""
         args = self.args
@@ -118,9 +158,19 @@ class AdirOptMain(xDSLOptMain):
             ),
             (
                 "bufferize",
-                "--bufferize" if args.bufferize else "--plan-memory" if args.plan_memory else None,
+                "--bufferize"
+                if args.bufferize
+                else "--plan-memory"
+                if args.plan_memory
+                else "--emit-c"
+                if args.emit_c
+                else None,
             ),
-            ("plan-memory", "--plan-memory" if args.plan_memory else None),
+            (
+                "plan-memory",
+                "--plan-memory" if args.plan_memory else "--emit-c" if args.emit_c else None,
+            ),
+            ("derive-predict", "--predict" if args.predict else None),
         ]:
             if flag is not None:
                 wanted[name] = (name, flag)
@@ -140,6 +190,13 @@ class AdirOptMain(xDSLOptMain):
         return [wanted[name][0] for name in SHORTCUT_ORDER if name in wanted]
 
     def setup_pipeline(self) -> None:
+        self.check_target()
+        if self.args.c_main and self.args.emit_c is None:
+            raise DiagnosticError("adir-opt", "--c-main needs --emit-c=DIR")
+        if self.args.c_prefix and not C_IDENTIFIER.fullmatch(self.args.c_prefix):
+            raise DiagnosticError(
+                "adir-opt", f"--c-prefix {self.args.c_prefix!r} is not the start of a C identifier"
+            )
         specs = self.shortcut_passes()
         if self.args.passes:
             specs.append(self.args.passes)
@@ -163,6 +220,9 @@ class AdirOptMain(xDSLOptMain):
             b"".join(chunk.getvalue() for chunk, _ in chunks).decode("utf-8", "replace").split("\n")
         )
         outputs: list[str] = []
+        c_output: dict[str, str] | None = None
+        if self.args.emit_c is not None and len(chunks) != 1:
+            raise DiagnosticError("adir-opt", "--emit-c takes one module, not a split input")
         for index, (chunk, offset) in enumerate(chunks):
             if index > 0:
                 outputs.append("// -----\n")
@@ -171,6 +231,11 @@ class AdirOptMain(xDSLOptMain):
                 module = self.parse_chunk(chunk, "mlir", offset)
                 if module is not None:
                     self.apply_passes(module)
+                    if self.args.emit_c is not None:
+                        prefix = self.args.c_prefix
+                        c_output = c_files(print_model(module, prefix))
+                        if self.args.c_main:
+                            c_output[f"{prefix}main.c"] = harness_source(module, prefix)
                     outputs.append(self.output_resulting_program(module))
             except ParseError as error:
                 error.span = dataclasses.replace(error.span, line_offset=offset)
@@ -185,7 +250,11 @@ class AdirOptMain(xDSLOptMain):
             finally:
                 chunk.close()
         text = "".join(outputs)
-        if self.args.output_file is None:
+        if c_output is not None:
+            write_c_output(self.args.emit_c, c_output)
+            if self.args.output_file is not None:
+                write_atomically(self.args.output_file, text)
+        elif self.args.output_file is None:
             sys.stdout.write(text)
         else:
             write_atomically(self.args.output_file, text)
@@ -200,6 +269,13 @@ class AdirOptMain(xDSLOptMain):
             raise DiagnosticError(self.get_input_name(), str(error)) from error
         # Read now, so a missing or unreadable file is reported before anything runs.
         return [(BytesIO(chunk.read()), offset) for chunk, offset in chunks], extension
+
+
+def write_c_output(directory: str, files: dict[str, str]) -> None:
+    try:
+        write_c_files(directory, files)
+    except OSError as error:
+        raise DiagnosticError(directory, f"cannot write the C output: {error.strerror}") from error
 
 
 def _command_line_error(message: str) -> NoReturn:

@@ -10,4 +10,4 @@ func.func @f() {
 // FLAG: adir-opt: error: unrecognized arguments: --frobnicate
 // MISSING: bad_command_line.mlir.missing: error: cannot read the input: No such file or directory
 // LR: adir-opt: error: --lr needs --optimizer
-// TARGET: adir-opt: error: argument -t/--target: invalid choice: 'nosuchtarget' (choose from mlir)
+// TARGET: adir-opt: error: argument -t/--target: invalid choice: 'nosuchtarget' (choose from mlir, c)

@@ -48,6 +48,10 @@
 #define ADIR_INIT_NO_CONTRACT _Pragma("STDC FP_CONTRACT OFF")
 #endif
 
+/* A seed s passed to a model's init shifts every initializer's stream by s times this constant
+ * (adir.interpreter.initializers.SEED_STEP); s = 0 draws the streams written in the IR. */
+#define ADIR_INIT_SEED_STEP UINT64_C(0x9E3779B97F4A7C15)
+
 #define ADIR_INIT_MANTISSA UINT64_C(0x000FFFFFFFFFFFFF)
 #define ADIR_INIT_EXPONENT_ONE UINT64_C(0x3FF0000000000000) /* the exponent field of 1.0 */
 

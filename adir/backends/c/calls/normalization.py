@@ -1,0 +1,56 @@
+"""C calls of the normalization family's kernels (runtime: adir_normalization.c)."""
+
+from __future__ import annotations
+
+import math
+
+from adir.backends.c.calls import CallSite, c_float, emits
+from adir.dialects.kernel import KernelOp
+from adir.dialects.tensor import normalization as norm
+
+# The function of adir_normalization.h that turns a dropout step buffer into its counter.
+DROPOUT_COUNTERS = {
+    "int32_t": "adir_dropout_counter_i32",
+    "int64_t": "adir_dropout_counter_i64",
+    "float": "adir_dropout_counter_f32",
+}
+
+
+def batch_channels_spatial(shape: tuple[int, ...]) -> tuple[int, int, int]:
+    """An `[N, C, *]` input as the kernels see it: N, C and the product of the other dims."""
+    return shape[0], shape[1], math.prod(shape[2:])
+
+
+@emits(norm.BatchnormOp)
+def batchnorm(op: KernelOp, site: CallSite) -> str:
+    ins = [site.input(i) for i in range(5)]
+    outs = [site.output(i) for i in range(5)]
+    momentum, eps = c_float(op.momentum.value.data), c_float(op.eps.value.data)
+    dims = batch_channels_spatial(site.in_shape(0))
+    return site.call("batchnorm", *ins, *outs, *dims, momentum, eps)
+
+
+@emits(norm.BatchnormEvalOp)
+def batchnorm_eval(op: KernelOp, site: CallSite) -> str:
+    ins = [site.input(i) for i in range(5)]
+    dims = batch_channels_spatial(site.in_shape(0))
+    return site.call("batchnorm_eval", *ins, site.output(), *dims, c_float(op.eps.value.data))
+
+
+@emits(norm.BatchnormGradOp)
+def batchnorm_grad(op: KernelOp, site: CallSite) -> str:
+    ins = [site.input(i) for i in range(5)]
+    outs = [site.output(i) for i in range(3)]
+    dims = batch_channels_spatial(site.in_shape(0))
+    return site.call("batchnorm_grad", *ins, *outs, *dims)
+
+
+@emits(norm.DropoutOp, norm.DropoutGradOp)
+def dropout(op: KernelOp, site: CallSite) -> str:
+    """Dropout and its backward apply the same mask: one kernel."""
+    counter = DROPOUT_COUNTERS.get(site.in_c_type(1))
+    if counter is None:
+        raise site.error(f"no dropout counter of a {site.in_type(1).element_type} step")
+    step, seed = f"{counter}({site.input(1)})", f"UINT64_C({op.seed.value.data})"
+    size, p = f"{site.out_size()}u", c_float(op.p.value.data)
+    return site.call("dropout", site.input(0), site.output(), size, step, seed, p)

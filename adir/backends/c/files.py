@@ -1,0 +1,33 @@
+"""The files a C build needs: the generated pair and the runtime (`runtime/`), and writing them
+to a directory so that a failed run leaves no half-written file."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from adir.atomic_write import replace_file
+from adir.backends.c.model import CModel
+
+RUNTIME = Path(__file__).parent / "runtime"
+
+
+def runtime_files() -> dict[str, str]:
+    """The runtime's headers and kernel sources, by file name."""
+    return {
+        path.name: path.read_text()
+        for path in sorted(RUNTIME.iterdir())
+        if path.suffix in (".h", ".c")
+    }
+
+
+def c_files(model: CModel) -> dict[str, str]:
+    """Every file of a build of `model`: its header, its source and the runtime."""
+    return {model.header_name: model.header, model.source_name: model.source, **runtime_files()}
+
+
+def write_c_files(directory: str, files: dict[str, str]) -> None:
+    """Write `files` into `directory` (created if missing), each one atomically."""
+    os.makedirs(directory, exist_ok=True)
+    for name, text in files.items():
+        replace_file(os.path.join(directory, name), text)

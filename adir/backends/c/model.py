@@ -1,0 +1,511 @@
+"""Print a planned module (after `plan-memory`) as a C99 header/source pair.
+
+    #include "mnist_model.h"
+    float mnist_train_step(const float *x, const int32_t *label);
+
+The source holds the model's storage, and nothing else that is mutable: one `static float`
+array per parameter and optimizer state, and the arena, one static buffer of the plan's size
+(or a caller's buffer: `-D<PREFIX>CALLER_ARENA` and `<prefix>set_arena`) in which every
+transient buffer is a pointer at its planned offset. Each function of the module becomes a C
+function whose body is one kernel call per line (`calls/`), with the IR op it came from in a
+comment. Constants are `static const` tables, which a device keeps in flash.
+
+The API, per function `@f(%a: memref<..xf32>, %b: memref<..xi32>) -> memref<..>`:
+`T f(const float *a, const int32_t *b)` when the result is one f32 scalar (a loss), else
+`void f(const float *a, ..., float *out)` writing each result to a caller's buffer. Parameters
+are reached by index (`<prefix>param_data`, `_name`, `_size`) and by `#define`d index and size.
+`<prefix>init(seed)` draws every parameter from its initializer, bit-identical to the
+interpreter's `Session(module, seed=seed)`.
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+import os
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    Float32Type,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    UnitAttr,
+)
+from xdsl.ir import Operation, SSAValue
+
+from adir.backends.c.calls import CALL_EMITTERS, CallSite, c_float, c_type
+from adir.diagnostics import OpError
+from adir.dialects.kernel import KernelOp, ParamBufferOp
+from adir.dialects.tensor import params as p
+from adir.interpreter.arrays import dense_to_numpy
+from adir.interpreter.initializers import seed_of, symmetric_bound
+
+C_KEYWORDS = frozenset(
+    "auto break case char const continue default do double else enum extern float for goto if "
+    "inline int long register restrict return short signed sizeof static struct switch typedef "
+    "union unsigned void volatile while _Bool _Complex _Imaginary arena main errno".split()
+)
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass
+class CModel:
+    """The generated pair: `<prefix>model.h` and `<prefix>model.c`."""
+
+    prefix: str
+    header: str
+    source: str
+
+    @property
+    def header_name(self) -> str:
+        return f"{self.prefix}model.h"
+
+    @property
+    def source_name(self) -> str:
+        return f"{self.prefix}model.c"
+
+
+def c_identifier(text: str) -> str:
+    """`text` as a C identifier: other characters become `_`."""
+    name = re.sub(r"[^A-Za-z0-9_]", "_", text)
+    return name if IDENTIFIER.fullmatch(name) else "_" + name
+
+
+def size_of(type_: MemRefType) -> int:
+    return math.prod(type_.get_shape())
+
+
+def bytes_of(type_: MemRefType) -> int:
+    return size_of(type_) * type_.element_type.compile_time_size  # type: ignore[attr-defined]
+
+
+def literal_list(values: np.ndarray, element_type: object) -> str:
+    """The elements of a constant as a C initializer list, 8 per line."""
+    flat = values.reshape(-1)
+    if isinstance(element_type, Float32Type):
+        items = [c_float(float(v)) for v in flat]
+    else:
+        items = [str(int(v)) for v in flat]
+    if not items:
+        items = ["0"]
+    lines = [", ".join(items[i : i + 8]) for i in range(0, len(items), 8)]
+    return "{\n    " + ",\n    ".join(lines) + "\n}"
+
+
+@dataclass
+class FunctionNames:
+    """C names of one function's values: name hints where they are valid and unique."""
+
+    taken: set[str]
+    names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
+
+    def fresh(self, hint: str | None) -> str:
+        base = c_identifier(hint) if hint else "t"
+        if base in C_KEYWORDS or keyword.iskeyword(base):
+            base += "_"
+        name, n = base, 0
+        while name in self.taken:
+            n += 1
+            name = f"{base}_{n}"
+        self.taken.add(name)
+        return name
+
+    def bind(self, value: SSAValue, name: str) -> None:
+        self.names[value] = name
+
+
+class ModelPrinter:
+    """Builds the header and the source of one planned module."""
+
+    def __init__(self, module: ModuleOp, prefix: str):
+        self.module = module
+        self.prefix = prefix
+        self.macro = prefix.upper()
+        self.params = [op for op in module.ops if isinstance(op, p.ParamOp)]
+        # Constants nothing reads are not printed (an unused static const is a C warning).
+        read = {
+            inner.name_.root_reference.data
+            for inner in module.walk()
+            if isinstance(inner, memref.GetGlobalOp)
+        }
+        self.globals = [
+            op for op in module.ops if isinstance(op, memref.GlobalOp) and op.sym_name.data in read
+        ]
+        self.functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
+        self.storage: dict[str, str] = {
+            op.sym_name.data: f"{prefix}{c_identifier(op.sym_name.data)}" for op in self.params
+        }
+        self.constant_names: dict[str, str] = {
+            op.sym_name.data: f"{prefix}{c_identifier(op.sym_name.data)}" for op in self.globals
+        }
+        self.tables: dict[tuple[int, ...], str] = {}
+        self.uses_arena = any(
+            isinstance(inner, memref.AllocOp) for f in self.functions for inner in f.walk()
+        )
+        self.prototypes: list[tuple[str, str]] = []  # (doc comment, prototype)
+
+    # -- checks ---------------------------------------------------------------------------
+
+    def arena_bytes(self) -> int:
+        size = self.module.attributes.get("adir.arena_size")
+        if not isinstance(size, IntegerAttr):
+            raise OpError(
+                self.module,
+                "C backend: the module has no memory plan; run the C target after "
+                "`plan-memory` (e.g. `adir-opt --optimizer=sgd --plan-memory -t c`)",
+            )
+        return size.value.data
+
+    # -- the source -----------------------------------------------------------------------
+
+    def table(self, values: list[int]) -> str:
+        key = tuple(values)
+        if key not in self.tables:
+            # Tables are shared by value, so the name says only that it holds dimensions.
+            self.tables[key] = f"{self.prefix}dims_{len(self.tables)}"
+        return self.tables[key]
+
+    def function(self, op: func.FuncOp) -> list[str]:
+        names = FunctionNames(taken=set(self.storage.values()) | set(self.constant_names.values()))
+        block = op.body.block
+        parameters = []
+        for arg in block.args:
+            if not isinstance(arg.type, MemRefType):
+                raise OpError(op, f"C backend: argument of type {arg.type} is not a buffer")
+            name = names.fresh(arg.name_hint or f"arg{arg.index}")
+            names.bind(arg, name)
+            parameters.append(f"const {c_type(arg.type.element_type)} *{name}")
+        outputs = list(op.function_type.outputs.data)
+        returns_scalar = (
+            len(outputs) == 1
+            and isinstance(outputs[0], MemRefType)
+            and outputs[0].get_shape() == ()
+            and isinstance(outputs[0].element_type, Float32Type)
+        )
+        out_names = []
+        if not returns_scalar:
+            for index, type_ in enumerate(outputs):
+                if not isinstance(type_, MemRefType):
+                    raise OpError(op, f"C backend: result of type {type_} is not a buffer")
+                name = names.fresh("out" if len(outputs) == 1 else f"out{index}")
+                out_names.append(name)
+                parameters.append(f"{c_type(type_.element_type)} *{name}")
+        result = "float" if returns_scalar else "void"
+        signature = (
+            f"{result} {self.prefix}{c_identifier(op.sym_name.data)}"
+            f"({', '.join(parameters) or 'void'})"
+        )
+        self.prototypes.append((self.function_doc(op, returns_scalar), signature))
+
+        body = []
+        written_args = set()
+        for inner in block.ops:
+            if isinstance(inner, memref.AllocOp):
+                offset = inner.attributes.get("adir.offset")
+                if not isinstance(offset, IntegerAttr):
+                    raise OpError(inner, "C backend: buffer without a planned offset")
+                type_ = inner.memref.type
+                name = names.fresh(inner.memref.name_hint)
+                names.bind(inner.memref, name)
+                ctype = c_type(type_.element_type)
+                body.append(
+                    f"{ctype} *const {name} = ({ctype} *)(void *)(arena + {offset.value.data});"
+                )
+            elif isinstance(inner, ParamBufferOp):
+                names.bind(inner.buffer, self.storage[inner.param.root_reference.data])
+            elif isinstance(inner, memref.GetGlobalOp):
+                names.bind(inner.memref, self.constant_names[inner.name_.root_reference.data])
+            elif isinstance(inner, memref.CopyOp):
+                body.append(
+                    f"memcpy({names.names[inner.destination]}, {names.names[inner.source]}, "
+                    f"{bytes_of(inner.source.type)}u);  /* {self.origin(inner)} */"
+                )
+                written_args.add(inner.destination)
+            elif isinstance(inner, KernelOp):
+                emitter = CALL_EMITTERS.get(type(inner))
+                if emitter is None:
+                    raise OpError(inner, f"C backend: no C kernel for {inner.name}")
+                site = CallSite(inner, names.names, self.table)
+                body.append(f"{emitter(inner, site)}  /* {self.origin(inner)} */")
+                written_args.update(inner.outs)
+            elif isinstance(inner, func.ReturnOp):
+                if returns_scalar:
+                    body.append(f"return {names.names[inner.arguments[0]]}[0];")
+                else:
+                    for name, value in zip(out_names, inner.arguments, strict=True):
+                        body.append(
+                            f"memcpy({name}, {names.names[value]}, {bytes_of(value.type)}u);"
+                        )
+            else:
+                raise OpError(inner, f"C backend: {inner.name} has no C form")
+        for arg in block.args:
+            if arg in written_args:
+                raise OpError(op, f"C backend: @{op.sym_name.data} writes its argument")
+        lines = [signature, "{"]
+        lines += [f"    (void){names.names[arg]};" for arg in block.args if not arg.uses]
+        if any(isinstance(inner, memref.AllocOp) for inner in block.ops):
+            lines.append(f"    unsigned char *const arena = {self.macro}ARENA_BASE;")
+        lines += [f"    {line}" for line in body]
+        lines.append("}")
+        return lines
+
+    def origin(self, op: Operation) -> str:
+        """The comment of a kernel call: its op and, where known, the source line."""
+        text = op.name
+        properties = [
+            name
+            for name, value in op.properties.items()
+            if isinstance(value, UnitAttr) and name != "operandSegmentSizes"
+        ]
+        if properties:
+            text += " {" + ", ".join(properties) + "}"
+        location = getattr(op, "location", None)
+        if isinstance(location, FileLineColLoc):
+            file = os.path.basename(location.filename.data)
+            text += f" at {file}:{location.line.data}"
+        return text
+
+    def function_doc(self, op: func.FuncOp, returns_scalar: bool) -> str:
+        name = op.sym_name.data
+        if "adir.optimizer" in op.attributes:
+            what = (
+                "One training step: forward, backward and the parameter update; returns the loss."
+            )
+        elif name == "predict":
+            what = "Inference: the model's prediction for a batch (eval mode); writes it to `out`."
+        elif "adir.loss" in op.attributes:
+            what = "The loss of one batch, without training."
+        elif returns_scalar:
+            what = f"The function @{name}; returns its scalar result."
+        else:
+            what = f"The function @{name}; writes its results to the caller's buffers."
+        return f"/* {what} */"
+
+    def init_lines(self) -> list[str]:
+        lines = []
+        for op in self.params:
+            name = self.storage[op.sym_name.data]
+            size = size_of(MemRefType(op.type.element_type, op.type.get_shape()))
+            init = op.initial_value
+            shape = tuple(op.type.get_shape())
+            if isinstance(init, DenseIntOrFPElementsAttr):
+                lines.append(f"memcpy({name}, {name}_initial, sizeof {name});")
+            elif isinstance(init, p.ZerosInit):
+                lines.append(f"adir_init_zeros({name}, {size}u);")
+            elif isinstance(init, p.FillInit):
+                lines.append(f"adir_init_fill({name}, {size}u, {c_float(init.value.data)});")
+            else:
+                seed = f"UINT64_C({seed_of(init, 0)}) + (uint64_t)seed * ADIR_INIT_SEED_STEP"
+                if isinstance(init, p.UniformInit):
+                    call = (
+                        f"adir_init_uniform({name}, {size}u, {c_float(init.low.data)}, "
+                        f"{c_float(init.high.data)}, {seed})"
+                    )
+                elif isinstance(init, p.NormalInit):
+                    call = (
+                        f"adir_init_normal({name}, {size}u, {c_float(init.mean.data)}, "
+                        f"{c_float(init.std.data)}, {seed})"
+                    )
+                elif isinstance(init, p.KaimingUniformInit | p.XavierUniformInit):
+                    bound = c_float(float(symmetric_bound(init, shape))) if size else "0.0f"
+                    call = f"adir_init_symmetric_uniform({name}, {size}u, {bound}, {seed})"
+                else:
+                    raise OpError(op, f"C backend: no C initializer for {init}")
+                lines.append(call + ";")
+        return lines
+
+    def source(self, arena_bytes: int) -> str:
+        pre = self.prefix
+        functions = [line for op in self.functions for line in [*self.function(op), ""]]
+        out = [
+            f"/* {pre}model.c: generated by adir from the planned IR; do not edit. */",
+            f'#include "{pre}model.h"',
+            "",
+            "#include <math.h>",
+            "#include <string.h>",
+            "",
+            '#include "adir_init.h"',
+            '#include "adir_kernels.h"',
+            "",
+            *self.arena_lines(arena_bytes),
+            "",
+            "/* Parameters and optimizer state: persistent across steps. */",
+        ]
+        for op in self.params:
+            size = size_of(MemRefType(op.type.element_type, op.type.get_shape()))
+            out.append(f"static float {self.storage[op.sym_name.data]}[{max(size, 1)}];")
+            init = op.initial_value
+            if isinstance(init, DenseIntOrFPElementsAttr):
+                values = dense_to_numpy(init, np.dtype(np.float32))
+                out.append(
+                    f"static const float {self.storage[op.sym_name.data]}_initial"
+                    f"[{max(size, 1)}] = {literal_list(values, op.type.element_type)};"
+                )
+        if self.globals:
+            out += ["", "/* Constants (read-only; a device keeps them in flash). */"]
+        for op in self.globals:
+            type_ = op.type
+            value = op.initial_value
+            if not isinstance(value, DenseIntOrFPElementsAttr):
+                raise OpError(op, "C backend: a global without dense initial data")
+            values = dense_to_numpy(value, np.dtype(np.float32))
+            out.append(
+                f"static const {c_type(type_.element_type)} "
+                f"{self.constant_names[op.sym_name.data]}[{max(size_of(type_), 1)}] = "
+                f"{literal_list(values, type_.element_type)};"
+            )
+        if self.tables:
+            out += ["", "/* Shapes and strides of the strided kernels. */"]
+        for values, name in self.tables.items():
+            out.append(
+                f"static const int32_t {name}[{max(len(values), 1)}] = "
+                f"{{{', '.join(str(v) for v in values) or '0'}}};"
+            )
+        out += ["", f"void {pre}init(uint32_t seed)", "{"]
+        init = self.init_lines()
+        if not any("seed" in line for line in init):
+            out.append("    (void)seed;")
+        out += [f"    {line}" for line in init]
+        out += ["}", ""]
+        out += self.param_accessors()
+        out += ["", *functions]
+        return "\n".join(out).rstrip() + "\n"
+
+    def arena_lines(self, arena_bytes: int) -> list[str]:
+        m, pre = self.macro, self.prefix
+        if not self.uses_arena:
+            return [
+                "/* No function needs transient buffers, so there is no arena. */",
+                f"#ifdef {m}CALLER_ARENA",
+                f"void {pre}set_arena(void *arena) {{ (void)arena; }}",
+                "#endif",
+            ]
+        return [
+            "/* The arena: every transient buffer of every function, at its planned offset. The",
+            " * union aligns it for any element type; the plan aligns offsets to 16 bytes. Define",
+            f' * {m}ARENA_SECTION (e.g. __attribute__((section(".sram2")))) to place it, or',
+            f" * {m}CALLER_ARENA to use a buffer of your own ({pre}set_arena). */",
+            f"#ifdef {m}CALLER_ARENA",
+            f"static unsigned char *{pre}arena_base;",
+            f"void {pre}set_arena(void *arena) {{ {pre}arena_base = (unsigned char *)arena; }}",
+            f"#define {m}ARENA_BASE {pre}arena_base",
+            "#else",
+            f"#ifndef {m}ARENA_SECTION",
+            f"#define {m}ARENA_SECTION",
+            "#endif",
+            f"static union {{ double align; unsigned char bytes[{max(arena_bytes, 1)}]; }}",
+            f"    {pre}arena {m}ARENA_SECTION;",
+            f"#define {m}ARENA_BASE {pre}arena.bytes",
+            "#endif",
+        ]
+
+    def param_accessors(self) -> list[str]:
+        pre = self.prefix
+        count = len(self.params)
+        data = ", ".join(self.storage[op.sym_name.data] for op in self.params)
+        names = ", ".join(f'"{op.sym_name.data}"' for op in self.params)
+        sizes = ", ".join(
+            f"{size_of(MemRefType(op.type.element_type, op.type.get_shape()))}u"
+            for op in self.params
+        )
+        if count == 0:
+            return [
+                f"float *{pre}param_data(size_t index) {{ (void)index; return NULL; }}",
+                f"const char *{pre}param_name(size_t index) {{ (void)index; return NULL; }}",
+                f"size_t {pre}param_size(size_t index) {{ (void)index; return 0u; }}",
+            ]
+        return [
+            f"float *{pre}param_data(size_t index)",
+            "{",
+            f"    float *const data[{count}] = {{{data}}};",
+            f"    return index < {count}u ? data[index] : NULL;",
+            "}",
+            "",
+            f"const char *{pre}param_name(size_t index)",
+            "{",
+            f"    static const char *const names[{count}] = {{{names}}};",
+            f"    return index < {count}u ? names[index] : NULL;",
+            "}",
+            "",
+            f"size_t {pre}param_size(size_t index)",
+            "{",
+            f"    static const size_t sizes[{count}] = {{{sizes}}};",
+            f"    return index < {count}u ? sizes[index] : 0u;",
+            "}",
+        ]
+
+    # -- the header -----------------------------------------------------------------------
+
+    def header(self, arena_bytes: int) -> str:
+        m, pre = self.macro, self.prefix
+        guard = f"{m}MODEL_H" if m else "ADIR_MODEL_H"
+        persistent = sum(
+            size_of(MemRefType(op.type.element_type, op.type.get_shape())) * 4 for op in self.params
+        )
+        out = [
+            f"/* {pre}model.h: the API of the generated model (adir); do not edit. */",
+            f"#ifndef {guard}",
+            f"#define {guard}",
+            "",
+            "#include <stddef.h>",
+            "#include <stdint.h>",
+            "",
+            "/* Bytes of the arena (transient buffers) and of parameters and optimizer state. */",
+            f"#define {m}ARENA_BYTES {arena_bytes}",
+            f"#define {m}PERSISTENT_BYTES {persistent}",
+            "",
+            "/* Parameters and optimizer state, by index: element counts. */",
+            f"#define {m}NUM_PARAMS {len(self.params)}",
+        ]
+        for index, op in enumerate(self.params):
+            upper = c_identifier(op.sym_name.data).upper()
+            size = size_of(MemRefType(op.type.element_type, op.type.get_shape()))
+            out.append(f"#define {m}PARAM_{upper} {index}")
+            out.append(f"#define {m}{upper}_SIZE {size}")
+        for op in self.functions:
+            block = op.body.block
+            for arg in block.args:
+                upper = c_identifier(f"{op.sym_name.data}_{arg.name_hint or arg.index}").upper()
+                out.append(f"#define {m}{upper}_SIZE {size_of(arg.type)}")  # type: ignore[arg-type]
+        out += [
+            "",
+            "#ifdef __cplusplus",
+            'extern "C" {',
+            "#endif",
+            "",
+            "/* Draw every parameter from its initializer and zero the optimizer state. Seed 0",
+            " * gives the values written in the IR (the interpreter's); other seeds shift every",
+            " * parameter's stream. Call before anything else. */",
+            f"void {pre}init(uint32_t seed);",
+            "",
+            "/* The storage of parameter `index` (float32, row-major), its name and element",
+            " * count; NULL and 0 past the last. Read or write it to save or load a model. */",
+            f"float *{pre}param_data(size_t index);",
+            f"const char *{pre}param_name(size_t index);",
+            f"size_t {pre}param_size(size_t index);",
+            "",
+            f"#ifdef {m}CALLER_ARENA",
+            f"/* Use `arena` ({m}ARENA_BYTES bytes, 8-byte aligned) for the transient buffers. */",
+            f"void {pre}set_arena(void *arena);",
+            "#endif",
+        ]
+        for doc, prototype in self.prototypes:
+            out += ["", doc, prototype + ";"]
+        out += ["", "#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */"]
+        return "\n".join(out) + "\n"
+
+
+def print_model(module: ModuleOp, prefix: str = "") -> CModel:
+    """The C of a planned module (raises `OpError` at the first op C cannot express)."""
+    if prefix and not IDENTIFIER.fullmatch(prefix):
+        raise ValueError(f"C prefix {prefix!r} is not the start of a C identifier")
+    printer = ModelPrinter(module, prefix)
+    arena_bytes = printer.arena_bytes()
+    source = printer.source(arena_bytes)  # also collects the prototypes for the header
+    return CModel(prefix, printer.header(arena_bytes), source)

@@ -1,0 +1,141 @@
+/* adir_normalization.c: the reference kernels of the normalization family (declared in
+ * adir_normalization.h). */
+#include <math.h>
+
+#include "adir_init.h"
+#include "adir_kernels.h"
+
+/* Where the values of channel c in sample i start: `spatial` contiguous floats. */
+static size_t adir_channel_row(int32_t i, int32_t c, int32_t channels, int32_t spatial)
+{
+    return ((size_t)i * (size_t)channels + (size_t)c) * (size_t)spatial;
+}
+
+/* sum(x) over channel c: a sum per sample, then the sum of those, which rounds less than one
+ * running sum over all M values. */
+static float adir_channel_sum(const float *x, int32_t batch, int32_t channels, int32_t spatial,
+                              int32_t c)
+{
+    float total = 0.0f;
+    int32_t i, s;
+    for (i = 0; i < batch; ++i) {
+        const float *row = x + adir_channel_row(i, c, channels, spatial);
+        float partial = 0.0f;
+        for (s = 0; s < spatial; ++s) {
+            partial += row[s];
+        }
+        total += partial;
+    }
+    return total;
+}
+
+/* y = x * scale + shift over channel c. */
+static void adir_channel_affine(const float *x, float *y, int32_t batch, int32_t channels,
+                                int32_t spatial, int32_t c, float scale, float shift)
+{
+    int32_t i, s;
+    for (i = 0; i < batch; ++i) {
+        const float *row = x + adir_channel_row(i, c, channels, spatial);
+        float *out = y + adir_channel_row(i, c, channels, spatial);
+        for (s = 0; s < spatial; ++s) {
+            out[s] = row[s] * scale + shift;
+        }
+    }
+}
+
+void adir_batchnorm(const float *x, const float *gamma, const float *beta,
+                    const float *running_mean, const float *running_var, float *y,
+                    float *batch_mean, float *batch_invstd, float *new_running_mean,
+                    float *new_running_var, int32_t batch, int32_t channels, int32_t spatial,
+                    float momentum, float eps)
+{
+    const size_t count = (size_t)batch * (size_t)spatial;
+    const float m = (float)count;
+    const float keep = 1.0f - momentum;
+    int32_t c, i, s;
+    for (c = 0; c < channels; ++c) {
+        const float mean = adir_channel_sum(x, batch, channels, spatial, c) / m;
+        float squares = 0.0f, invstd, unbiased, scale, shift;
+        for (i = 0; i < batch; ++i) {
+            const float *row = x + adir_channel_row(i, c, channels, spatial);
+            float partial = 0.0f;
+            for (s = 0; s < spatial; ++s) {
+                const float d = row[s] - mean;
+                partial += d * d;
+            }
+            squares += partial;
+        }
+        invstd = 1.0f / sqrtf(squares / m + eps);
+        unbiased = squares / (float)(count - 1u);
+        batch_mean[c] = mean;
+        batch_invstd[c] = invstd;
+        new_running_mean[c] = momentum * mean + keep * running_mean[c];
+        new_running_var[c] = momentum * unbiased + keep * running_var[c];
+        scale = gamma[c] * invstd;
+        shift = beta[c] - mean * scale;
+        adir_channel_affine(x, y, batch, channels, spatial, c, scale, shift);
+    }
+}
+
+void adir_batchnorm_eval(const float *x, const float *gamma, const float *beta,
+                         const float *running_mean, const float *running_var, float *y,
+                         int32_t batch, int32_t channels, int32_t spatial, float eps)
+{
+    int32_t c;
+    for (c = 0; c < channels; ++c) {
+        const float invstd = 1.0f / sqrtf(running_var[c] + eps);
+        const float scale = gamma[c] * invstd;
+        const float shift = beta[c] - running_mean[c] * scale;
+        adir_channel_affine(x, y, batch, channels, spatial, c, scale, shift);
+    }
+}
+
+void adir_batchnorm_grad(const float *x, const float *gamma, const float *mean,
+                         const float *invstd, const float *dy, float *x_grad, float *gamma_grad,
+                         float *beta_grad, int32_t batch, int32_t channels, int32_t spatial)
+{
+    const float m = (float)((size_t)batch * (size_t)spatial);
+    int32_t c, i, s;
+    for (c = 0; c < channels; ++c) {
+        const float centre = mean[c];
+        const float dbeta = adir_channel_sum(dy, batch, channels, spatial, c);
+        float dot = 0.0f, projection, mean_dy, factor;
+        for (i = 0; i < batch; ++i) {
+            const float *x_row = x + adir_channel_row(i, c, channels, spatial);
+            const float *dy_row = dy + adir_channel_row(i, c, channels, spatial);
+            float partial = 0.0f;
+            for (s = 0; s < spatial; ++s) {
+                const float d = x_row[s] - centre;
+                partial += dy_row[s] * d;
+            }
+            dot += partial;
+        }
+        projection = dot * invstd[c] * invstd[c] / m;
+        mean_dy = dbeta / m;
+        factor = gamma[c] * invstd[c];
+        for (i = 0; i < batch; ++i) {
+            const float *x_row = x + adir_channel_row(i, c, channels, spatial);
+            const float *dy_row = dy + adir_channel_row(i, c, channels, spatial);
+            float *dx_row = x_grad + adir_channel_row(i, c, channels, spatial);
+            for (s = 0; s < spatial; ++s) {
+                const float d = x_row[s] - centre;
+                dx_row[s] = (dy_row[s] - mean_dy - d * projection) * factor;
+            }
+        }
+        gamma_grad[c] = dot * invstd[c];
+        beta_grad[c] = dbeta;
+    }
+}
+
+void adir_dropout(const float *x, float *y, size_t n, uint64_t counter, uint64_t seed, float p)
+{
+    const uint64_t stream = adir_prng_u64(seed, counter);
+    /* A uniform is below 1, so p = 1 keeps nothing: y = x * 0, nan for nan and inf as in the
+     * interpreter. */
+    const float scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        const float kept = adir_prng_uniform(stream, (uint64_t)i) >= p ? scale : 0.0f;
+        y[i] = x[i] * kept;
+    }
+}

@@ -1,0 +1,84 @@
+/* adir_normalization.h: the reference kernels of the normalization family (see adir_kernels.h).
+ *
+ * Batch normalisation sees its input `[N, C, *]` as `batch` x `channels` x `spatial` (spatial
+ * is the product of the dims after the channel's, 1 for `[N, C]`); the statistics of channel c
+ * are over its M = batch * spatial values. The order of operations is the interpreter's
+ * (adir/interpreter/normalization.py, after PyTorch's CPU kernels), in float: two passes for
+ * the statistics (the mean, then the squared deviations from it), and the output as
+ * `x * scale + shift`.
+ */
+#ifndef ADIR_NORMALIZATION_H
+#define ADIR_NORMALIZATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* adir.batchnorm (training): per channel, mean = sum(x) / M, squares = sum((x - mean)^2),
+ *   invstd = 1 / sqrt(squares / M + eps),    y = x * scale + shift,
+ *   scale = gamma * invstd,                  shift = beta - mean * scale,
+ *   new_running_mean = momentum * mean + (1 - momentum) * running_mean,
+ *   new_running_var = momentum * squares / (M - 1) + (1 - momentum) * running_var.
+ * Writes y, the batch mean and invstd (for batchnorm_grad) and the new running statistics
+ * (M >= 2). In place: new_running_mean may be running_mean and new_running_var running_var;
+ * no other buffers overlap. */
+void adir_batchnorm(const float *x, const float *gamma, const float *beta,
+                    const float *running_mean, const float *running_var, float *y,
+                    float *batch_mean, float *batch_invstd, float *new_running_mean,
+                    float *new_running_var, int32_t batch, int32_t channels, int32_t spatial,
+                    float momentum, float eps);
+#ifndef ADIR_BATCHNORM
+#define ADIR_BATCHNORM adir_batchnorm
+#endif
+
+/* adir.batchnorm_eval: y = x * scale + shift per channel, with scale = gamma * invstd,
+ * invstd = 1 / sqrt(running_var + eps), shift = beta - running_mean * scale. In place: y may
+ * be x. */
+void adir_batchnorm_eval(const float *x, const float *gamma, const float *beta,
+                         const float *running_mean, const float *running_var, float *y,
+                         int32_t batch, int32_t channels, int32_t spatial, float eps);
+#ifndef ADIR_BATCHNORM_EVAL
+#define ADIR_BATCHNORM_EVAL adir_batchnorm_eval
+#endif
+
+/* adir.batchnorm_grad, from the forward's input x, gamma, batch mean and invstd and the
+ * output's adjoint dy: per channel, with d = x - mean,
+ *   beta_grad = sum(dy),   dot = sum(dy * d),   gamma_grad = dot * invstd,
+ *   x_grad = (dy - beta_grad / M - d * (dot * invstd * invstd / M)) * (gamma * invstd).
+ * No buffers overlap. */
+void adir_batchnorm_grad(const float *x, const float *gamma, const float *mean,
+                         const float *invstd, const float *dy, float *x_grad, float *gamma_grad,
+                         float *beta_grad, int32_t batch, int32_t channels, int32_t spatial);
+#ifndef ADIR_BATCHNORM_GRAD
+#define ADIR_BATCHNORM_GRAD adir_batchnorm_grad
+#endif
+
+/* adir.dropout and adir.dropout_grad (the same mask): y = x * m for n elements, where element
+ * i has m = 1 / (1 - p) if adir_prng_uniform(adir_prng_u64(seed, counter), i) >= p, else 0
+ * (m = 0 everywhere for p >= 1), with adir's generator (adir_init.h). `counter` comes from the
+ * step operand by one of the functions below. In place: y may be x. */
+void adir_dropout(const float *x, float *y, size_t n, uint64_t counter, uint64_t seed, float p);
+#ifndef ADIR_DROPOUT
+#define ADIR_DROPOUT adir_dropout
+#endif
+
+/* The 64-bit counter of dropout's step operand: an integer step's value modulo 2^64 (two's
+ * complement, so -1 is 2^64 - 1), an f32 step's IEEE bit pattern. */
+static inline uint64_t adir_dropout_counter_i32(const int32_t *step)
+{
+    return (uint64_t)step[0];
+}
+
+static inline uint64_t adir_dropout_counter_i64(const int64_t *step)
+{
+    return (uint64_t)step[0];
+}
+
+static inline uint64_t adir_dropout_counter_f32(const float *step)
+{
+    uint32_t bits;
+    memcpy(&bits, step, sizeof bits);
+    return (uint64_t)bits;
+}
+
+#endif /* ADIR_NORMALIZATION_H */

@@ -1,0 +1,266 @@
+"""Compile a model to C, build it, run it, and compare it with the interpreter.
+
+    result = check_c_against_interpreter(TEXT, "train_step", steps, pipeline="...")
+
+The C is built by a test driver generated from the function's signature: it calls
+`<prefix>init(seed)`, then the function once per step with the arguments read from a binary
+file, and writes every result and, at the end, every parameter. The same steps run in the
+interpreter (`Session`, same seed) on the tensor-level module, and the results and parameters
+must agree to `rtol` (float32 on both sides; the C sums in its own order, so not bit for bit).
+Builds use `-std=c99 -Wall -Wextra -Wpedantic -Werror`, and with `sanitize=True` ASan and UBSan
+abort on the first report.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+
+from adir.backends.c.calls import c_type
+from adir.backends.c.files import c_files, runtime_files, write_c_files
+from adir.backends.c.model import print_model
+from adir.context import adir_context, parse_module
+from adir.interpreter import Session
+from adir.interpreter.arrays import to_numpy_dtype
+from adir.passes import ADIR_PASSES
+
+WARNINGS = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
+SANITIZERS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g"]
+PREFIX = "m_"
+
+
+def c_compilers() -> list[str]:
+    """The C compilers on this machine among gcc and clang (at least `cc`)."""
+    found = [name for name in ("gcc", "clang") if shutil.which(name)]
+    return found or ["cc"]
+
+
+def run_pipeline(module: ModuleOp, pipeline: str) -> ModuleOp:
+    """Apply a `-p` pipeline (xDSL syntax) to a clone of `module`."""
+    from xdsl.passes import PassPipeline
+
+    result = module.clone()
+    available = {name: factory for name, factory in ADIR_PASSES.items()}
+    PassPipeline.parse_spec(available, pipeline).apply(adir_context(), result)
+    return result
+
+
+def function(module: ModuleOp, name: str) -> func.FuncOp:
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+            return op
+    raise KeyError(name)
+
+
+def driver_source(planned: ModuleOp, name: str, steps: int) -> str:
+    """A main() that runs `name` for `steps` steps on inputs read from argv[1], writing its
+    results and then every parameter to argv[2] (raw little-endian bytes)."""
+    fn = function(planned, name)
+    args = fn.function_type.inputs.data
+    outputs = fn.function_type.outputs.data
+    scalar = (
+        len(outputs) == 1 and outputs[0].get_shape() == () and c_type(outputs[0].element_type)
+    ) == "float"
+    lines = [
+        "#include <stdio.h>",
+        "#include <stdlib.h>",
+        f'#include "{PREFIX}model.h"',
+        "static void get(void *p, size_t n, FILE *f) { if (n && fread(p, 1, n, f) != n) exit(3); }",
+        "static void put(const void *p, size_t n, FILE *f) { if (n) fwrite(p, 1, n, f); }",
+        "int main(int argc, char **argv)",
+        "{",
+        "    FILE *in, *out; unsigned seed; size_t i, step;",
+        "    if (argc != 3) return 2;",
+        '    in = fopen(argv[1], "rb"); out = fopen(argv[2], "wb");',
+        "    if (!in || !out) return 2;",
+        "    get(&seed, sizeof seed, in);",
+        f"    {PREFIX}init(seed);",
+        f"    for (step = 0; step < {steps}u; ++step) {{",
+    ]
+    for index, type_ in enumerate(args):
+        assert isinstance(type_, MemRefType)
+        count = int(np.prod(type_.get_shape()))
+        lines.append(f"        static {c_type(type_.element_type)} a{index}[{max(count, 1)}];")
+        lines.append(f"        get(a{index}, {count}u * sizeof *a{index}, in);")
+    call_args = [f"a{i}" for i in range(len(args))]
+    if scalar:
+        lines.append(f"        float r0 = {PREFIX}{name}({', '.join(call_args)});")
+        lines.append("        put(&r0, sizeof r0, out);")
+    else:
+        counts = [int(np.prod(type_.get_shape())) for type_ in outputs]
+        for index, (type_, count) in enumerate(zip(outputs, counts, strict=True)):
+            lines.append(f"        static {c_type(type_.element_type)} r{index}[{max(count, 1)}];")
+            call_args.append(f"r{index}")
+        lines.append(f"        {PREFIX}{name}({', '.join(call_args)});")
+        for index, count in enumerate(counts):
+            lines.append(f"        put(r{index}, {count}u * sizeof *r{index}, out);")
+    lines += [
+        "    }",
+        f"    for (i = 0; {PREFIX}param_name(i); ++i)",
+        f"        put({PREFIX}param_data(i), {PREFIX}param_size(i) * sizeof(float), out);",
+        "    return fclose(out) != 0;",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@functools.cache
+def runtime_objects(compiler: str, flags: tuple[str, ...]) -> list[str]:
+    """The runtime's kernels compiled once per compiler and flags in this test process (each
+    model's build then compiles only its own source and driver)."""
+    directory = Path(tempfile.mkdtemp(prefix="adir-c-runtime-"))
+    write_c_files(str(directory), runtime_files())
+    objects = []
+    for source in sorted(directory.glob("*.c")):
+        target = source.with_suffix(".o")
+        completed = subprocess.run(
+            [compiler, *flags, "-c", str(source), "-o", str(target)], capture_output=True, text=True
+        )
+        assert completed.returncode == 0, f"{compiler} failed on {source.name}:\n{completed.stderr}"
+        objects.append(str(target))
+    return objects
+
+
+@dataclass
+class CBuild:
+    """A built test driver for one function of a planned module."""
+
+    planned: ModuleOp
+    name: str
+    directory: Path
+    executable: Path
+
+    def run(self, seed: int, steps: Sequence[Sequence[np.ndarray]]) -> list[np.ndarray]:
+        """The results of every step, then every parameter, as float32/int arrays."""
+        fn = function(self.planned, self.name)
+        inputs = fn.function_type.inputs.data
+        outputs = fn.function_type.outputs.data
+        with open(self.directory / "in.bin", "wb") as stream:
+            stream.write(np.uint32(seed).tobytes())
+            for args in steps:
+                for type_, value in zip(inputs, args, strict=True):
+                    dtype = to_numpy_dtype(type_, np.float32)
+                    stream.write(np.ascontiguousarray(value, dtype).tobytes())
+        completed = subprocess.run(
+            [str(self.executable), str(self.directory / "in.bin"), str(self.directory / "out.bin")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert completed.returncode == 0, f"the C failed:\n{completed.stdout}{completed.stderr}"
+        assert completed.stderr == "", completed.stderr  # sanitizer reports, warnings
+        data = (self.directory / "out.bin").read_bytes()
+        results, offset = [], 0
+
+        def take(type_: object, shape: tuple[int, ...]) -> np.ndarray:
+            nonlocal offset
+            dtype = to_numpy_dtype(type_, np.float32)
+            count = int(np.prod(shape))
+            array = np.frombuffer(data, dtype, count, offset).reshape(shape)
+            offset += array.nbytes
+            return array
+
+        for _ in steps:
+            for type_ in outputs:
+                results.append(take(type_, tuple(type_.get_shape())))
+        for op in self.planned.ops:
+            if op.name == "adir.param":
+                results.append(take(op.type, tuple(op.type.get_shape())))
+        assert offset == len(data)
+        return results
+
+
+def build_c(
+    module: ModuleOp,
+    name: str,
+    steps: int,
+    directory: Path,
+    compiler: str = "cc",
+    sanitize: bool = False,
+    optimize: str = "-O1",
+    extra_flags: Sequence[str] = (),
+) -> CBuild:
+    """Emit the C of a planned module with a driver for `name`, and build it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    write_c_files(str(directory), c_files(print_model(module, PREFIX)))
+    (directory / "driver.c").write_text(driver_source(module, name, steps))
+    flags = [*WARNINGS, optimize, "-ffp-contract=off", *(SANITIZERS if sanitize else [])]
+    flags += extra_flags
+    runtime = set(runtime_files())
+    sources = sorted(str(p) for p in directory.glob("*.c") if p.name not in runtime)
+    objects = runtime_objects(compiler, tuple(flags))
+    executable = directory / "driver"
+    completed = subprocess.run(
+        [compiler, *flags, "-I", str(directory), *sources, *objects, "-o", str(executable), "-lm"],
+        capture_output=True,
+        text=True,
+    )
+    assert completed.returncode == 0, f"{compiler} failed:\n{completed.stderr}"
+    return CBuild(module, name, directory, executable)
+
+
+def interpreter_run(
+    module: ModuleOp, name: str, seed: int, steps: Sequence[Sequence[np.ndarray]]
+) -> list[np.ndarray]:
+    """What `CBuild.run` returns, from the interpreter."""
+    session = Session(module, np.float32, seed=seed)
+    results = []
+    for args in steps:
+        results += list(session.call(name, *args))
+    results += [session.params[op.sym_name.data] for op in module.ops if op.name == "adir.param"]
+    return results
+
+
+def check_c_against_interpreter(
+    text_or_module: str | ModuleOp,
+    name: str,
+    steps: Sequence[Sequence[np.ndarray]],
+    *,
+    differentiate: str = "",
+    seed: int = 0,
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    sanitize: bool = True,
+    compiler: str | None = None,
+    param_atol: float | None = None,
+    unchecked_params: Sequence[str] = (),
+) -> list[np.ndarray]:
+    """Compile `name` to C (after the `differentiate` passes, then bufferize and plan), run
+    it for `steps` and check every result and final parameter against the interpreter
+    (parameters with `param_atol` when given; `unchecked_params` not at all)."""
+    module = (
+        parse_module(text_or_module, "test.mlir")
+        if isinstance(text_or_module, str)
+        else text_or_module
+    )
+    tensor_level = run_pipeline(module, ",".join(p for p in ["infer-shapes", differentiate] if p))
+    planned = run_pipeline(tensor_level, "fuse-weight-updates,bufferize,plan-memory")
+    expected = interpreter_run(tensor_level, name, seed, steps)
+    with tempfile.TemporaryDirectory(prefix="adir-c-") as directory:
+        build = build_c(
+            planned,
+            name,
+            len(steps),
+            Path(directory),
+            compiler or c_compilers()[0],
+            sanitize=sanitize,
+        )
+        actual = build.run(seed, steps)
+    assert len(actual) == len(expected)
+    params = [op.sym_name.data for op in tensor_level.ops if op.name == "adir.param"]
+    labels = [f"result #{i}" for i in range(len(expected) - len(params))] + params
+    for label, got, want in zip(labels, actual, expected, strict=True):
+        if label in unchecked_params:
+            continue
+        tolerance = atol if param_atol is None or label not in params else param_atol
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=tolerance, err_msg=label)
+    return actual
