@@ -177,9 +177,9 @@ class AdirOptMain(xDSLOptMain):
         if "bufferize" in wanted:  # on by default before bufferization: it only saves memory
             wanted["fuse-weight-updates"] = ("fuse-weight-updates", wanted["bufferize"][1])
         if args.memory_report:
-            if not args.plan_memory:
+            if "plan-memory" not in wanted:
                 raise DiagnosticError("adir-opt", "--memory-report needs --plan-memory")
-            wanted["plan-memory"] = ("plan-memory{report=true}", "--plan-memory")
+            wanted["plan-memory"] = ("plan-memory{report=true}", wanted["plan-memory"][1])
         if wanted or args.infer_shapes:
             wanted["infer-shapes"] = ("infer-shapes", "--infer-shapes")
         for name in SHORTCUT_ORDER:

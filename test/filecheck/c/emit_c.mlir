@@ -2,6 +2,7 @@
 // program; nothing is printed. A directory that cannot be written is a diagnostic.
 // RUN: rm -rf %t && adir-opt --predict --optimizer=sgd --emit-c=%t --c-prefix=net_ --c-main %s | wc -c | filecheck %s --check-prefix=QUIET
 // RUN: ls %t | filecheck %s
+// RUN: adir-opt --optimizer=sgd --memory-report --emit-c=%t %s 2>&1 | filecheck %s --check-prefix=REPORT
 // RUN: not adir-opt --optimizer=sgd --emit-c=/proc/adir-cannot %s 2>&1 | filecheck %s --check-prefix=UNWRITABLE
 
 // QUIET: {{^ *}}0{{$}}
@@ -11,6 +12,7 @@
 // CHECK: net_main.c
 // CHECK: net_model.c
 // CHECK: net_model.h
+// REPORT: memory plan of @train_step
 // UNWRITABLE: /proc/adir-cannot: error: cannot write the C output
 
 adir.param @w : tensor<3x4xf32> = #adir.kaiming_uniform<a = 2.23606797749979, seed = 1>
