@@ -26,9 +26,7 @@ def initial_value(param: p.ParamOp, float_dtype: np.dtype, seed: int = 0) -> np.
     return sample(init, shape, seed).astype(float_dtype)
 
 
-def initial_params(
-    module: ModuleOp, float_dtype: np.dtype, seed: int = 0
-) -> dict[str, np.ndarray]:
+def initial_params(module: ModuleOp, float_dtype: np.dtype, seed: int = 0) -> dict[str, np.ndarray]:
     return {
         op.sym_name.data: initial_value(op, float_dtype, seed)
         for op in module.ops

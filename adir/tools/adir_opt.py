@@ -17,9 +17,11 @@ Every xDSL flag keeps working (`-p`, `--split-input-file`, `--verify-diagnostics
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from io import BytesIO
 from typing import IO, NoReturn
 
@@ -34,11 +36,13 @@ from adir.backends.c.model import IDENTIFIER as C_IDENTIFIER
 from adir.backends.c.model import print_model
 from adir.backends.c.target import CTarget
 from adir.context import DIALECTS, LocatedParser
+from adir.diagnostics import OpWarning
 from adir.passes import ADIR_PASSES
 from adir.tools.diagnostics import (
     DiagnosticError,
     format_parse_error,
     locate_failure,
+    op_location,
     pipeline_error,
     report_errors,
 )
@@ -228,14 +232,16 @@ class AdirOptMain(xDSLOptMain):
                 outputs.append("// -----\n")
             module: ModuleOp | None = None
             try:
-                module = self.parse_chunk(chunk, "mlir", offset)
-                if module is not None:
-                    self.apply_passes(module)
-                    if self.args.emit_c is not None:
+                with collected_warnings(self.get_input_name(), source_lines):
+                    module = self.parse_chunk(chunk, "mlir", offset)
+                    if module is not None:
+                        self.apply_passes(module)
+                    if module is not None and self.args.emit_c is not None:
                         prefix = self.args.c_prefix
                         c_output = c_files(print_model(module, prefix))
                         if self.args.c_main:
                             c_output[f"{prefix}main.c"] = harness_source(module, prefix)
+                if module is not None:
                     outputs.append(self.output_resulting_program(module))
             except ParseError as error:
                 error.span = dataclasses.replace(error.span, line_offset=offset)
@@ -269,6 +275,30 @@ class AdirOptMain(xDSLOptMain):
             raise DiagnosticError(self.get_input_name(), str(error)) from error
         # Read now, so a missing or unreadable file is reported before anything runs.
         return [(BytesIO(chunk.read()), offset) for chunk, offset in chunks], extension
+
+
+@contextlib.contextmanager
+def collected_warnings(input_name: str, source_lines: Sequence[str]) -> Iterator[None]:
+    """Print the `OpWarning`s the passes raise as `file:line:col: warning: ...` on stderr,
+    each once, after the chunk (also when it fails)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", OpWarning)
+        try:
+            yield
+        finally:
+            seen = set()
+            for record in caught:
+                warning = record.message
+                if not isinstance(warning, OpWarning):
+                    warnings.showwarning(
+                        record.message, record.category, record.filename, record.lineno
+                    )
+                    continue
+                location, context = op_location(warning.op, input_name, source_lines)
+                text = "\n".join([f"{location}: warning: {warning.message}", *context])
+                if text not in seen:
+                    seen.add(text)
+                    print(text, file=sys.stderr)
 
 
 def write_c_output(directory: str, files: dict[str, str]) -> None:

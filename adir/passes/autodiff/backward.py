@@ -37,7 +37,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
-from adir.diagnostics import OpError
+from adir.diagnostics import OpError, warn
 from adir.dialects.tensor import LOSS_MARKER
 from adir.dialects.tensor.params import LoadOp, ParamOp
 from adir.passes.autodiff.builder import BackwardBuilder, is_float, static_shape
@@ -97,6 +97,7 @@ def check_differentiable(loss: func.FuncOp) -> None:
 def differentiate(module: ModuleOp, loss: func.FuncOp, wrt_args: Sequence[int] = ()) -> func.FuncOp:
     """Append and return the gradient function of `loss` (see the module docstring)."""
     check_differentiable(loss)
+    warn_unused_arguments(loss)
     name = gradient_function_name(module, loss)
     for index in wrt_args:
         if not 0 <= index < len(loss.body.block.args):
@@ -145,6 +146,8 @@ def differentiate(module: ModuleOp, loss: func.FuncOp, wrt_args: Sequence[int] =
             for ld in loads.get(param.sym_name.data, [])
             if ld.result in backward.adjoints
         ]
+        if not grads:
+            warn_no_gradient(loss, param)
         results.append(sum_all(backward, grads) or backward.constant(0.0, param.type.get_shape()))
     for index in wrt_args:
         arg = block.args[index]
@@ -163,6 +166,38 @@ def differentiate(module: ModuleOp, loss: func.FuncOp, wrt_args: Sequence[int] =
         grad_func.attributes["adir.arg_gradients"] = DenseArrayBase.from_list(i64, wrt_args)
     remove_dead_code(block)
     return grad_func
+
+
+def warn_no_gradient(loss: func.FuncOp, param: ParamOp) -> None:
+    """A trainable parameter whose gradient is zero by construction: legal, but likely a slip."""
+    name = param.sym_name.data
+    load = next(
+        (
+            op
+            for op in loss.walk()
+            if isinstance(op, LoadOp) and op.param.root_reference.data == name
+        ),
+        None,
+    )
+    if load is None:
+        warn(
+            param,
+            f"autodiff: parameter @{name} is not used by @{loss.sym_name.data}, so its gradient "
+            "is zero (mark it {trainable = false} if that is intended)",
+        )
+    else:
+        warn(
+            load,
+            f"autodiff: parameter @{name} does not reach the loss of @{loss.sym_name.data}, so "
+            "its gradient is zero",
+        )
+
+
+def warn_unused_arguments(loss: func.FuncOp) -> None:
+    for arg in loss.body.block.args:
+        if not arg.uses:
+            name = f"%{arg.name_hint}" if arg.name_hint else f"#{arg.index}"
+            warn(loss, f"autodiff: argument {name} of @{loss.sym_name.data} is not used")
 
 
 def sum_all(backward: BackwardBuilder, values: list[SSAValue]) -> SSAValue | None:
