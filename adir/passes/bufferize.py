@@ -13,7 +13,10 @@ or, when `%z` dies at the relu, the relu writes over `%z`'s buffer and no buffer
   arena, unless an elementwise op may write over an operand's buffer: the operand has the same
   type as the result and dies at this op (this op is its last use, and it is not returned).
 - A parameter update `p_new = f(p, ...)` stored to `@p` writes straight into `@p`'s buffer when
-  `f` is elementwise and no load of `@p` is used after it: the store then needs no copy.
+  `f` reads each element of `p` only before writing the same element (an elementwise op, or an
+  update op such as `adir.adam_update`, whose results also go straight into the buffers of the
+  optimizer state they are stored to) and no load of `@p` is used after it: the store then
+  needs no copy.
 - Function arguments and results become memrefs of the same shapes (the caller's buffers).
 """
 
@@ -41,6 +44,7 @@ from adir.dialects.kernel import KERNELS, ParamBufferOp
 from adir.dialects.tensor import elementwise as ew
 from adir.dialects.tensor.base import TensorOp
 from adir.dialects.tensor.matmul_and_shape import ConstantOp
+from adir.dialects.tensor.optimizers import ParamUpdateOp
 from adir.dialects.tensor.params import LoadOp, StoreOp
 
 # Grad ops whose output element i depends only on element i of each operand.
@@ -54,14 +58,19 @@ ELEMENTWISE_GRADS = {
 }
 
 
-def is_elementwise(op: Operation) -> bool:
-    """Whether the op's kernel may write its result over an operand of the same shape (it
-    reads each element of that operand only before writing the same element)."""
-    return (
+def in_place_operands(op: Operation) -> list[int]:
+    """The indices of the operands of the same shape that the op's kernel may write a result
+    over: it reads element i of each only before it writes element i of any result. All of an
+    elementwise op's; a parameter update's parameter, state and (unless it is a matmul's
+    operands) gradient."""
+    if isinstance(op, ParamUpdateOp):
+        return op.in_place_operands()
+    if (
         isinstance(op, ew.UnaryElementwiseOp | ew.BinaryElementwiseOp | ew.SelectOp)
         or op.name in ELEMENTWISE_GRADS
-        or op.name == "adir.matmul_sgd_update"  # over its param operand (its first)
-    )
+    ):
+        return list(range(len(op.operands)))
+    return []
 
 
 def memref_of(type_: Attribute) -> MemRefType:
@@ -165,7 +174,9 @@ class FunctionBufferizer:
         elif isinstance(op, func.ReturnOp):
             self.emit(func.ReturnOp(*[self.buffer[v] for v in op.operands]), location)
         elif isinstance(op, TensorOp) and type(op) in KERNELS:
-            outs = [self.destination(op, result) for result in op.results]
+            outs: list[SSAValue] = []
+            for result in op.results:
+                outs.append(self.destination(op, result, outs))
             for result, out in zip(op.results, outs, strict=True):
                 self.buffer[result] = out
             kernel = KERNELS[type(op)](
@@ -176,21 +187,24 @@ class FunctionBufferizer:
         else:
             raise OpError(op, f"bufferize: {op.name} has no kernel")
 
-    def destination(self, op: Operation, result: SSAValue) -> SSAValue:
-        """Where `result` is written: into the parameter it updates, over a dying operand, or
-        a new transient buffer."""
+    def destination(self, op: Operation, result: SSAValue, taken: list[SSAValue]) -> SSAValue:
+        """Where `result` is written: into the parameter it updates, over a dying operand
+        (not one that another result of `op` is `taken` to), or a new transient buffer."""
         if (param := self.updated_param(op, result)) is not None:
             return param
-        if is_elementwise(op):
-            for operand in op.operands:
-                buffer = self.buffer[operand]
-                if (
-                    buffer in self.transient
-                    and operand.type == result.type
-                    and operand not in self.returned
-                    and self.last_use(operand) == self.position[op]
-                ):
-                    return buffer
+        in_place = in_place_operands(op)
+        for index in in_place:
+            operand = op.operands[index]
+            buffer = self.buffer[operand]
+            if (
+                buffer in self.transient
+                and buffer not in taken
+                and operand.type == result.type
+                and operand not in self.returned
+                and self.last_use(operand) == self.position[op]
+                and all(u.index in in_place for u in operand.uses if u.operation is op)
+            ):
+                return buffer
         type_ = memref_of(result.type)
         alloc = self.emit(
             memref.AllocOp.get(type_.element_type, None, type_.get_shape()), op.location
@@ -203,7 +217,7 @@ class FunctionBufferizer:
     def updated_param(self, op: Operation, result: SSAValue) -> SSAValue | None:
         """The buffer of `@p` if `result` may be computed straight into it: `result` is the
         last value stored to `@p`, and nothing reads the old `@p` after `op` (nor at `op`,
-        unless `op` is elementwise and so reads each element before writing it)."""
+        unless as an operand that `op` reads each element of before writing it)."""
         stores = [use.operation for use in result.uses if isinstance(use.operation, StoreOp)]
         if len(stores) != 1 or result in self.returned:
             return None
@@ -211,11 +225,15 @@ class FunctionBufferizer:
         if name not in self.param_buffers or self.stores[name][-1] is not stores[0]:
             return None
         here = self.position[op]
-        old_values_end = here if is_elementwise(op) else here - 1
+        in_place = in_place_operands(op)
         store_position = self.position[stores[0]]
         for load in self.loads.get(name, []):
             loaded = self.position[load]
-            if loaded < here and self.last_use(load.result) > old_values_end:
+            if loaded < here and any(
+                self.position[use.operation] > here
+                or (use.operation is op and use.index not in in_place)
+                for use in load.result.uses
+            ):
                 return None  # the old value is still read after it is overwritten
             if here < loaded < store_position:
                 return None  # a load before the store must still see the old value

@@ -18,6 +18,15 @@ parameter and optimizer state with `adir.store`, and returns the loss. Semantics
 - `schedule=step|exponential|cosine` with `step_size`, `gamma`, `t_max`, `eta_min`: the
   learning rate of `StepLR`, `ExponentialLR`, `CosineAnnealingLR` stepped once per step.
 
+Each parameter's update is one op: `adir.sgd_update` (SGD), `adir.momentum_update` (SGD with
+momentum) or `adir.adam_update` (Adam, AdamW), which returns the new parameter and state, with
+weight decay and `clip_value` as its properties and the learning rate (scheduled, scaled, or the
+runtime argument) as an operand. `fuse-weight-updates` then computes a matmul gradient inside
+its update, so the gradient never needs a buffer; `clip_norm` needs every gradient before any
+update, so its scaled gradients stay ordinary values (their updates are not fused).
+`update_ops=false` writes each update as the elementwise ops it stands for instead (the same
+float32 operations in the same order, so the same numbers bit for bit).
+
 Optimizer state is declared as parameters next to the model's, zero-initialised and marked
 `{trainable = false, adir.state_of = @w}`: `@w_momentum_buffer` (SGD with momentum),
 `@w_exp_avg` and `@w_exp_avg_sq` (Adam), and one step counter `@optimizer_step` (when Adam or a
@@ -55,7 +64,14 @@ from adir.dialects.tensor import elementwise as ew
 from adir.dialects.tensor import reductions as red
 from adir.dialects.tensor.optimizers import SCHEDULES, LrScheduleOp
 from adir.dialects.tensor.params import LoadOp, ParamOp, StoreOp, ZerosInit
-from adir.passes.insert_optimizer.updates import BiasCorrections, Hyper, adam, sgd
+from adir.passes.insert_optimizer.updates import (
+    BiasCorrections,
+    Hyper,
+    adam,
+    adam_arithmetic,
+    sgd,
+    sgd_arithmetic,
+)
 from adir.passes.tensor_builder import TensorBuilder
 
 KINDS = ("sgd", "adam", "adamw")
@@ -84,6 +100,8 @@ class InsertOptimizerPass(ModulePass):
     t_max: int = 1
     eta_min: float = 0.0
     runtime_lr: bool = False
+    update_ops: bool = True
+    """One op per parameter update (false: the elementwise arithmetic it stands for)."""
     func: str | None = None
     """The gradient function; by default the one `autodiff` made (`adir.gradient_of`)."""
 
@@ -240,6 +258,7 @@ class TrainStepBuilder:
                 beta1=options.beta1,
                 beta2=options.beta2,
                 eps=options.eps,
+                clip_value=options.clip_value,
             )
             if options.kind == "sgd":
                 buf = None
@@ -247,14 +266,16 @@ class TrainStepBuilder:
                     buf = b.emit(
                         LoadOp(self.declare_state(f"{name}_momentum_buffer", param.type, param))
                     )
-                new_p, new_buf = sgd(b, p, g, buf, hyper)
+                new_p, new_buf = (sgd if options.update_ops else sgd_arithmetic)(
+                    b, p, g, buf, hyper
+                )
                 if new_buf is not None:
                     stores.append((new_buf, f"{name}_momentum_buffer"))
             else:
                 m = b.emit(LoadOp(self.declare_state(f"{name}_exp_avg", param.type, param)))
                 v = b.emit(LoadOp(self.declare_state(f"{name}_exp_avg_sq", param.type, param)))
                 assert corrections is not None
-                new_p, new_m, new_v = adam(
+                new_p, new_m, new_v = (adam if options.update_ops else adam_arithmetic)(
                     b, p, g, m, v, corrections, hyper, options.kind == "adamw"
                 )
                 stores += [(new_m, f"{name}_exp_avg"), (new_v, f"{name}_exp_avg_sq")]
@@ -272,15 +293,9 @@ class TrainStepBuilder:
     def clip(
         self, b: TensorBuilder, updated: list[tuple[str, SSAValue, SSAValue]]
     ) -> list[tuple[str, SSAValue, SSAValue]]:
-        """`clip_grad_value_` (each entry to [-c, c]) or `clip_grad_norm_`: every gradient
-        times `min(1, c / (total_norm + 1e-6))`, the norm taken over all of them."""
+        """`clip_grad_norm_`: every gradient times `min(1, c / (total_norm + 1e-6))`, the norm
+        taken over all of them. (`clip_grad_value_` is elementwise: each update does it.)"""
         options = self.options
-        if options.clip_value:
-            c = options.clip_value
-            return [
-                (n, p, b.emit(ew.MaximumOp(b.emit(ew.MinimumOp(g, b.constant(c))), b.constant(-c))))
-                for n, p, g in updated
-            ]
         if options.clip_norm and updated:
             squares = [b.emit(red.SumOp(b.mul(g, g))) for _, _, g in updated]
             total = squares[0]

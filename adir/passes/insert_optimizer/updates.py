@@ -1,9 +1,11 @@
 """The parameter updates of `torch.optim.SGD`, `Adam` and `AdamW`, written as adir ops.
 
-Each function appends the ops of one parameter's update and returns the new values to store
-(the parameter's and its state's). The formulas follow PyTorch's single-tensor implementations
+Each function appends one parameter's update and returns the new values to store (the
+parameter's and its state's): `sgd` and `adam` as one update op (`adir.sgd_update`,
+`adir.momentum_update`, `adir.adam_update`), `sgd_arithmetic` and `adam_arithmetic` as the
+elementwise ops those stand for. The formulas follow PyTorch's single-tensor implementations
 (torch/optim/sgd.py, adam.py) term by term, so the same float32 operations happen in the same
-order wherever PyTorch's kernels allow it.
+order wherever PyTorch's kernels allow it; the update ops compute exactly those operations.
 """
 
 from __future__ import annotations
@@ -13,7 +15,12 @@ from dataclasses import dataclass
 from xdsl.ir import SSAValue
 
 from adir.dialects.tensor import elementwise as ew
-from adir.dialects.tensor.optimizers import BiasCorrectionOp
+from adir.dialects.tensor.optimizers import (
+    AdamUpdateOp,
+    BiasCorrectionOp,
+    MomentumUpdateOp,
+    SgdUpdateOp,
+)
 from adir.passes.tensor_builder import TensorBuilder
 
 
@@ -28,13 +35,53 @@ class Hyper:
     beta1: float = 0.9
     beta2: float = 0.999
     eps: float = 1e-8
+    clip_value: float = 0.0  # clip the gradient to [-clip_value, clip_value] first (0: off)
 
 
 def sgd(
     b: TensorBuilder, p: SSAValue, g: SSAValue, buf: SSAValue | None, h: Hyper
 ) -> tuple[SSAValue, SSAValue | None]:
+    """SGD as one op: `adir.momentum_update` with a momentum buffer, else `adir.sgd_update`."""
+    if buf is None:
+        return b.emit(SgdUpdateOp(p, g, h.lr, h.weight_decay, h.clip_value)), None
+    op = MomentumUpdateOp(p, buf, g, h.lr, h.momentum, h.nesterov, h.weight_decay, h.clip_value)
+    b.emit(op)
+    return op.new_param, op.new_momentum_buffer
+
+
+def adam(
+    b: TensorBuilder,
+    p: SSAValue,
+    g: SSAValue,
+    m: SSAValue,
+    v: SSAValue,
+    corrections: BiasCorrections,
+    h: Hyper,
+    decoupled: bool,
+) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """Adam or AdamW (`decoupled`) as one op, `adir.adam_update`."""
+    scalars = (h.lr, corrections.first, corrections.second_sqrt)
+    op = AdamUpdateOp(
+        (p, m, v), g, scalars, h.beta1, h.beta2, h.eps, h.weight_decay, decoupled, h.clip_value
+    )
+    b.emit(op)
+    return op.new_param, op.new_exp_avg, op.new_exp_avg_sq
+
+
+def clip_arithmetic(b: TensorBuilder, g: SSAValue, h: Hyper) -> SSAValue:
+    """`clip_grad_value_`: each entry of the gradient to [-clip_value, clip_value]."""
+    if not h.clip_value:
+        return g
+    upper = b.emit(ew.MinimumOp(g, b.constant(h.clip_value)))
+    return b.emit(ew.MaximumOp(upper, b.constant(-h.clip_value)))
+
+
+def sgd_arithmetic(
+    b: TensorBuilder, p: SSAValue, g: SSAValue, buf: SSAValue | None, h: Hyper
+) -> tuple[SSAValue, SSAValue | None]:
     """`g += wd * p; buf = momentum * buf + g; g = g + momentum * buf if nesterov else buf;
     p -= lr * g` (a zero initial buffer gives PyTorch's first step, `buf = g`)."""
+    g = clip_arithmetic(b, g, h)
     if h.weight_decay:
         g = b.add(g, b.mul(b.constant(h.weight_decay), p))
     new_buf = None
@@ -58,7 +105,7 @@ class BiasCorrections:
         return BiasCorrections(first, b.emit(ew.SqrtOp(second)))
 
 
-def adam(
+def adam_arithmetic(
     b: TensorBuilder,
     p: SSAValue,
     g: SSAValue,
@@ -75,6 +122,7 @@ def adam(
         v = v * beta2 + (1 - beta2) * g * g
         p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
     """
+    g = clip_arithmetic(b, g, h)
     if h.weight_decay and decoupled:
         p = b.mul(p, b.sub(b.constant(1.0), b.mul(h.lr, b.constant(h.weight_decay))))
     elif h.weight_decay:

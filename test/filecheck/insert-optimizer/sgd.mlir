@@ -1,6 +1,8 @@
-// SGD with momentum and weight decay: the update of torch.optim.SGD written out, the momentum
-// buffer declared as zero-initialised state, the frozen @scale left without state or update.
+// SGD with momentum and weight decay: the update of torch.optim.SGD as one
+// adir.momentum_update (or with update_ops=false written out), the momentum buffer declared as
+// zero-initialised state, the frozen @scale left without state or update.
 // RUN: adir-opt %s -p 'autodiff,insert-optimizer{kind=sgd lr=0.1 momentum=0.9 weight_decay=0.01}' | filecheck %s
+// RUN: adir-opt %s -p 'autodiff,insert-optimizer{kind=sgd lr=0.1 momentum=0.9 weight_decay=0.01 update_ops=false}' | filecheck %s --check-prefix=ARITH
 
 adir.param @w : tensor<3xf32> = #adir.normal<seed = 1>
 adir.param @scale : tensor<3xf32> = #adir.fill<value = 2.0> {trainable = false}
@@ -23,17 +25,27 @@ func.func @loss(%x: tensor<3xf32>) -> tensor<f32> attributes {adir.loss} {
 // CHECK:         %[[G:[0-9]+]] = adir.mul %{{[0-9]+}}, %xs : tensor<3xf32>
 // CHECK-NEXT:    %[[LR:[0-9]+]] = adir.constant dense<1.000000e-01> : tensor<f32>
 // CHECK-NEXT:    %[[BUF:[0-9]+]] = adir.load @w_momentum_buffer : tensor<3xf32>
-// g += wd * p
-// CHECK-NEXT:    %[[WD:[0-9]+]] = adir.constant dense<1.000000e-02> : tensor<f32>
-// CHECK-NEXT:    %[[WDP:[0-9]+]] = adir.mul %[[WD]], %w : tensor<f32>, tensor<3xf32> -> tensor<3xf32>
-// CHECK-NEXT:    %[[G2:[0-9]+]] = adir.add %[[G]], %[[WDP]] : tensor<3xf32>
-// buf = momentum * buf + g
-// CHECK-NEXT:    %[[M:[0-9]+]] = adir.constant dense<9.000000e-01> : tensor<f32>
-// CHECK-NEXT:    %[[MB:[0-9]+]] = adir.mul %[[BUF]], %[[M]] : tensor<3xf32>, tensor<f32> -> tensor<3xf32>
-// CHECK-NEXT:    %[[NEWBUF:[0-9]+]] = adir.add %[[MB]], %[[G2]] : tensor<3xf32>
-// p -= lr * buf
-// CHECK-NEXT:    %[[STEP:[0-9]+]] = adir.mul %[[LR]], %[[NEWBUF]] : tensor<f32>, tensor<3xf32> -> tensor<3xf32>
-// CHECK-NEXT:    %[[NEWW:[0-9]+]] = adir.sub %w, %[[STEP]] : tensor<3xf32>
+// CHECK-NEXT:    %[[NEWW:[0-9]+]], %[[NEWBUF:[0-9]+]] = adir.momentum_update %w, %[[BUF]], %[[G]], %[[LR]] {momentum = 9.000000e-01 : f32, weight_decay = 1.000000e-02 : f32} : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<f32> -> (tensor<3xf32>, tensor<3xf32>)
 // CHECK-NEXT:    adir.store %[[NEWW]], @w : tensor<3xf32>
 // CHECK-NEXT:    adir.store %[[NEWBUF]], @w_momentum_buffer : tensor<3xf32>
 // CHECK-NEXT:    func.return %l : tensor<f32>
+
+// update_ops=false: the same update written out.
+// ARITH-LABEL: func.func @train_step(%x: tensor<3xf32>) -> tensor<f32> attributes {adir.optimizer = "sgd"}
+// ARITH:         %[[G:[0-9]+]] = adir.mul %{{[0-9]+}}, %xs : tensor<3xf32>
+// ARITH-NEXT:    %[[LR:[0-9]+]] = adir.constant dense<1.000000e-01> : tensor<f32>
+// ARITH-NEXT:    %[[BUF:[0-9]+]] = adir.load @w_momentum_buffer : tensor<3xf32>
+// g += wd * p
+// ARITH-NEXT:    %[[WD:[0-9]+]] = adir.constant dense<1.000000e-02> : tensor<f32>
+// ARITH-NEXT:    %[[WDP:[0-9]+]] = adir.mul %[[WD]], %w : tensor<f32>, tensor<3xf32> -> tensor<3xf32>
+// ARITH-NEXT:    %[[G2:[0-9]+]] = adir.add %[[G]], %[[WDP]] : tensor<3xf32>
+// buf = momentum * buf + g
+// ARITH-NEXT:    %[[M:[0-9]+]] = adir.constant dense<9.000000e-01> : tensor<f32>
+// ARITH-NEXT:    %[[MB:[0-9]+]] = adir.mul %[[BUF]], %[[M]] : tensor<3xf32>, tensor<f32> -> tensor<3xf32>
+// ARITH-NEXT:    %[[NEWBUF:[0-9]+]] = adir.add %[[MB]], %[[G2]] : tensor<3xf32>
+// p -= lr * buf
+// ARITH-NEXT:    %[[STEP:[0-9]+]] = adir.mul %[[LR]], %[[NEWBUF]] : tensor<f32>, tensor<3xf32> -> tensor<3xf32>
+// ARITH-NEXT:    %[[NEWW:[0-9]+]] = adir.sub %w, %[[STEP]] : tensor<3xf32>
+// ARITH-NEXT:    adir.store %[[NEWW]], @w : tensor<3xf32>
+// ARITH-NEXT:    adir.store %[[NEWBUF]], @w_momentum_buffer : tensor<3xf32>
+// ARITH-NEXT:    func.return %l : tensor<f32>

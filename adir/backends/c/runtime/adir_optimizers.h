@@ -50,4 +50,86 @@ void adir_matmul_sgd_update(const float *param, const float *a, const float *b, 
 #define ADIR_MATMUL_SGD_UPDATE adir_matmul_sgd_update
 #endif
 
+/* -- parameter updates: adir.sgd_update, adir.momentum_update, adir.adam_update ------------
+ *
+ * The updates of torch.optim.SGD (without and with momentum) and Adam/AdamW, one element at a
+ * time. Each reads element i of param, of its state and of grad before it writes element i of
+ * any output, so each output may be the buffer of any of those inputs (in place); lr and the
+ * bias corrections are one float each. The gradient is first clipped to
+ * [-clip_value, clip_value] when clip_value > 0 (a nan passes, as adir_minimum/adir_maximum
+ * let it), then weight_decay * param is added to it when weight_decay is not 0 (L2; with
+ * decoupled_weight_decay, Adam multiplies param by 1 - lr * weight_decay instead). Every
+ * float operation is one of the elementwise kernels the update stands for, rounded once, in
+ * the same order, so the results are those of the unfused ops bit for bit. */
+
+/* g = regularized grad; param_out = param - lr * g. */
+void adir_sgd_update(const float *param, const float *grad, const float *lr, float *param_out,
+                     size_t n, float weight_decay, float clip_value);
+#ifndef ADIR_SGD_UPDATE
+#define ADIR_SGD_UPDATE adir_sgd_update
+#endif
+
+/* g = regularized grad; buf_out = buf * momentum + g; param_out = param - lr * d, with
+ * d = g + momentum * buf_out when nesterov, else d = buf_out. */
+void adir_momentum_update(const float *param, const float *buf, const float *grad,
+                          const float *lr, float *param_out, float *buf_out, size_t n,
+                          float momentum, float weight_decay, float clip_value, int nesterov);
+#ifndef ADIR_MOMENTUM_UPDATE
+#define ADIR_MOMENTUM_UPDATE adir_momentum_update
+#endif
+
+/* Adam at step t, given bias_correction1 = 1 - beta1^t and bias_correction2_sqrt =
+ * sqrt(1 - beta2^t) (the betas in double: 1 - beta is taken in double, rounded to float once):
+ *     exp_avg_out = exp_avg + (1 - beta1) * (g - exp_avg)
+ *     exp_avg_sq_out = exp_avg_sq * beta2 + (1 - beta2) * g * g
+ *     param_out = param - lr / bias_correction1
+ *                 * (exp_avg_out / (sqrt(exp_avg_sq_out) / bias_correction2_sqrt + eps)) */
+void adir_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
+                      const float *grad, const float *lr, const float *bias_correction1,
+                      const float *bias_correction2_sqrt, float *param_out, float *exp_avg_out,
+                      float *exp_avg_sq_out, size_t n, double beta1, double beta2, float eps,
+                      float weight_decay, float clip_value, int decoupled_weight_decay);
+#ifndef ADIR_ADAM_UPDATE
+#define ADIR_ADAM_UPDATE adir_adam_update
+#endif
+
+/* -- the same updates of a weight-gradient matmul: adir.matmul_*_update --------------------
+ *
+ * The gradient is op_a(a) op_b(b), m x n as in adir_matmul_sgd_update (a is stored k x m when
+ * transpose_a, b is stored n x k when transpose_b); it is computed a block of one row at a time
+ * on the stack and never stored whole, then the block is updated as above. In place as above;
+ * no output overlaps a or b. */
+
+/* adir_sgd_update of the product (adir_matmul_sgd_update is the case without weight decay
+ * and clipping). */
+void adir_matmul_sgd_update_general(const float *param, const float *a, const float *b,
+                                    const float *lr, float *param_out, int32_t m, int32_t n,
+                                    int32_t k, int transpose_a, int transpose_b,
+                                    float weight_decay, float clip_value);
+#ifndef ADIR_MATMUL_SGD_UPDATE_GENERAL
+#define ADIR_MATMUL_SGD_UPDATE_GENERAL adir_matmul_sgd_update_general
+#endif
+
+/* adir_momentum_update of the product. */
+void adir_matmul_momentum_update(const float *param, const float *buf, const float *a,
+                                 const float *b, const float *lr, float *param_out,
+                                 float *buf_out, int32_t m, int32_t n, int32_t k,
+                                 int transpose_a, int transpose_b, float momentum,
+                                 float weight_decay, float clip_value, int nesterov);
+#ifndef ADIR_MATMUL_MOMENTUM_UPDATE
+#define ADIR_MATMUL_MOMENTUM_UPDATE adir_matmul_momentum_update
+#endif
+
+/* adir_adam_update of the product. */
+void adir_matmul_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
+                             const float *a, const float *b, const float *lr,
+                             const float *bias_correction1, const float *bias_correction2_sqrt,
+                             float *param_out, float *exp_avg_out, float *exp_avg_sq_out,
+                             int32_t m, int32_t n, int32_t k, int transpose_a, int transpose_b,
+                             double beta1, double beta2, float eps, float weight_decay,
+                             float clip_value, int decoupled_weight_decay);
+#ifndef ADIR_MATMUL_ADAM_UPDATE
+#define ADIR_MATMUL_ADAM_UPDATE adir_matmul_adam_update
+#endif
+
 #endif /* ADIR_OPTIMIZERS_H */

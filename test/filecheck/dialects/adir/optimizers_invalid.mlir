@@ -62,3 +62,59 @@ func.func @update_not_2d(%w: tensor<4xf32>, %dy: tensor<2x4xf32>, %x: tensor<2x3
   func.return
 }
 // CHECK: optimizers_invalid.mlir:61:3: error: adir.matmul_sgd_update: operand param must have rank 2, got 4
+
+// -----
+
+func.func @state_shape_mismatch(%w: tensor<4x3xf32>, %m: tensor<3x4xf32>, %g: tensor<4x3xf32>, %lr: tensor<f32>) {
+  %0, %1 = adir.momentum_update %w, %m, %g, %lr {momentum = 0.9 : f32} : tensor<4x3xf32>, tensor<3x4xf32>, tensor<4x3xf32>, tensor<f32> -> (tensor<4x3xf32>, tensor<4x3xf32>)
+  func.return
+}
+// CHECK: optimizers_invalid.mlir:69:3: error: adir.momentum_update: momentum_buffer is 3x4 but param is 4x3
+
+// -----
+
+func.func @grad_shape_mismatch(%w: tensor<4x3xf32>, %g: tensor<4x2xf32>, %lr: tensor<f32>) {
+  %0 = adir.sgd_update %w, %g, %lr : tensor<4x3xf32>, tensor<4x2xf32>, tensor<f32> -> tensor<4x3xf32>
+  func.return
+}
+// CHECK: optimizers_invalid.mlir:77:3: error: adir.sgd_update: grad is 4x2 but param is 4x3
+
+// -----
+
+func.func @correction_not_scalar(%w: tensor<3xf32>, %g: tensor<3xf32>, %lr: tensor<f32>, %bc: tensor<3xf32>) {
+  %0, %1, %2 = adir.adam_update %w, %w, %w, %g, %lr, %lr, %bc {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-08 : f32} : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<f32>, tensor<f32>, tensor<3xf32> -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+  func.return
+}
+// CHECK: optimizers_invalid.mlir:85:3: error: adir.adam_update: operand bias_correction2_sqrt must be a scalar tensor<f32>, got tensor<3xf32>
+
+// -----
+
+func.func @beta_out_of_range_in_update(%w: tensor<3xf32>, %g: tensor<3xf32>, %lr: tensor<f32>) {
+  %0, %1, %2 = adir.adam_update %w, %w, %w, %g, %lr, %lr, %lr {beta1 = 1.0 : f64, beta2 = 0.999 : f64, eps = 1.0e-08 : f32} : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<f32>, tensor<f32>, tensor<f32> -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+  func.return
+}
+// CHECK: optimizers_invalid.mlir:93:3: error: adir.adam_update: beta1 must be in [0, 1), got 1.0
+
+// -----
+
+func.func @negative_weight_decay(%w: tensor<3xf32>, %g: tensor<3xf32>, %lr: tensor<f32>) {
+  %0 = adir.sgd_update %w, %g, %lr {weight_decay = -0.5 : f32} : tensor<3xf32>, tensor<3xf32>, tensor<f32> -> tensor<3xf32>
+  func.return
+}
+// CHECK: optimizers_invalid.mlir:101:3: error: adir.sgd_update: weight_decay must not be negative, got -0.5
+
+// -----
+
+func.func @nesterov_without_momentum(%w: tensor<3xf32>, %g: tensor<3xf32>, %lr: tensor<f32>) {
+  %0, %1 = adir.momentum_update %w, %w, %g, %lr {momentum = 0.0 : f32, nesterov} : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<f32> -> (tensor<3xf32>, tensor<3xf32>)
+  func.return
+}
+// CHECK: optimizers_invalid.mlir:109:3: error: adir.momentum_update: nesterov needs a momentum
+
+// -----
+
+func.func @matmul_update_product_mismatch(%w: tensor<3x4xf32>, %m: tensor<3x4xf32>, %dy: tensor<2x4xf32>, %x: tensor<2x3xf32>, %lr: tensor<f32>) {
+  %0, %1 = adir.matmul_momentum_update %w, %m, %dy, %x, %lr {transpose_a, momentum = 0.9 : f32} : tensor<3x4xf32>, tensor<3x4xf32>, tensor<2x4xf32>, tensor<2x3xf32>, tensor<f32> -> (tensor<3x4xf32>, tensor<3x4xf32>)
+  func.return
+}
+// CHECK: optimizers_invalid.mlir:117:3: error: adir.matmul_momentum_update: the product is 4x3 but param is 3x4
