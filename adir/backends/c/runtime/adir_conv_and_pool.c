@@ -31,6 +31,406 @@ static void adir_taps_inside(int32_t start, int32_t size, int32_t kernel, int32_
 
 /* --- convolution ------------------------------------------------------------------------ */
 
+/* Convolutions with stride 1, no dilation and no padding (LeNet's, and every 'valid' conv) take
+ * a faster path in each of the three kernels below; others run the direct loops. The fast
+ * paths are register-blocked like adir_matmul (adir_matmul_and_shape.c), on the im2col view of
+ * a convolution without building it: the row of im2col for channel c and tap (i, j), at output
+ * row p, is the contiguous run x[c, p + i, j .. j + out_width).
+ *
+ * - Forward: tiles of OB output channels x QB pixels of one output row, summed over the group's
+ *   channels and the taps in the direct loops' order (c, i, j), the bias added last.
+ * - Weight gradient: tiles of OB output channels x TB taps (c, i, j), each a dot product over
+ *   the batch and the output pixels, split into QB interleaved partial sums along the row.
+ * - Input gradient: each tap's contribution added along whole rows (vectorized over the row).
+ *
+ * With a fast fused multiply-add (C99's FP_FAST_FMAF) each step rounds once. */
+
+#if defined(FP_FAST_FMAF)
+#define ADIR_CONV_FMA(x, y, acc) fmaf(x, y, acc)
+#else
+#define ADIR_CONV_FMA(x, y, acc) ((acc) + (x) * (y))
+#endif
+
+/* Tiles are compiled on their own (as in adir_matmul): inlined, clang vectorizes the loops
+ * around them instead. */
+#if defined(__GNUC__)
+#define ADIR_CONV_NOINLINE __attribute__((noinline))
+#else
+#define ADIR_CONV_NOINLINE
+#endif
+
+/* gcc below -O3 unrolls no loop that grows the code, and without AVX it would then leave a
+ * tile in memory: it is told to unroll the tiles' loops (a no-op elsewhere). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__AVX__)
+#define ADIR_CONV_UNROLL _Pragma("GCC unroll 16")
+#else
+#define ADIR_CONV_UNROLL
+#endif
+
+#ifndef ADIR_CONV_OB
+#if defined(__AVX512F__)
+#define ADIR_CONV_OB 8
+#define ADIR_CONV_WB 4
+#else
+#define ADIR_CONV_OB 4
+#define ADIR_CONV_WB 2
+#endif
+#define ADIR_CONV_QB 8
+#define ADIR_CONV_TB 4
+#endif
+
+/* Whether a conv has stride 1, no dilation and no padding (the output is what fits). */
+static int adir_conv_is_plain(int32_t height, int32_t width, int32_t out_height,
+                              int32_t out_width, int32_t kernel_height, int32_t kernel_width,
+                              int32_t stride_height, int32_t stride_width, int32_t pad_top,
+                              int32_t pad_left, int32_t dilation_height, int32_t dilation_width)
+{
+    return stride_height == 1 && stride_width == 1 && dilation_height == 1 &&
+           dilation_width == 1 && pad_top == 0 && pad_left == 0 &&
+           out_height == height - kernel_height + 1 && out_width == width - kernel_width + 1;
+}
+
+/* The smaller of a block size and what is left. */
+static int32_t adir_conv_block(int32_t left, int32_t block)
+{
+    return left < block ? left : block;
+}
+
+/* One forward tile: acc[o][q] (o < OB, q < QB) = the sum over c < channels, i < kh, j < kw
+ * of w_o[o][c][i][j] * x[c * plane + i * width + j + q] (x at the tile's first pixel of its
+ * group's first channel, w_o[o] a row of w); y[o * out_plane + q] = acc[o][q] (+ bias[o]) for
+ * o < outs. The w rows of missing output channels repeat the last one. */
+ADIR_CONV_NOINLINE static void adir_conv_tile(const float *restrict x, size_t plane,
+                                              int32_t width, const float *restrict w,
+                                              size_t w_row, int32_t channels, int32_t kh,
+                                              int32_t kw, const float *bias, float *restrict y,
+                                              size_t out_plane, int32_t outs)
+{
+    float acc[ADIR_CONV_OB][ADIR_CONV_QB];
+    const float *w_o[ADIR_CONV_OB];
+    int32_t o, q, c, i, j;
+    size_t tap = 0;
+    for (o = 0; o < ADIR_CONV_OB; ++o) {
+        w_o[o] = w + (size_t)(o < outs ? o : outs - 1) * w_row;
+        for (q = 0; q < ADIR_CONV_QB; ++q) {
+            acc[o][q] = 0.0f;
+        }
+    }
+    for (c = 0; c < channels; ++c) {
+        for (i = 0; i < kh; ++i) {
+            const float *x_row = x + (size_t)c * plane + (size_t)i * (size_t)width;
+            for (j = 0; j < kw; ++j, ++tap) {
+                float weight[ADIR_CONV_OB];
+                ADIR_CONV_UNROLL
+                for (o = 0; o < ADIR_CONV_OB; ++o) {
+                    weight[o] = w_o[o][tap];
+                }
+                ADIR_CONV_UNROLL
+                for (q = 0; q < ADIR_CONV_QB; ++q) {
+                    const float value = x_row[j + q];
+                    ADIR_CONV_UNROLL
+                    for (o = 0; o < ADIR_CONV_OB; ++o) {
+                        acc[o][q] = ADIR_CONV_FMA(weight[o], value, acc[o][q]);
+                    }
+                }
+            }
+        }
+    }
+    for (o = 0; o < outs; ++o) {
+        for (q = 0; q < ADIR_CONV_QB; ++q) {
+            y[(size_t)o * out_plane + (size_t)q] = bias ? acc[o][q] + bias[o] : acc[o][q];
+        }
+    }
+}
+
+/* The same at the right edge of a row: cols < QB pixels, one output channel at a time. */
+static void adir_conv_edge(const float *x, size_t plane, int32_t width, const float *w,
+                           size_t w_row, int32_t channels, int32_t kh, int32_t kw,
+                           const float *bias, float *y, size_t out_plane, int32_t outs,
+                           int32_t cols)
+{
+    int32_t o, q, c, i, j;
+    for (o = 0; o < outs; ++o) {
+        for (q = 0; q < cols; ++q) {
+            const float *w_o = w + (size_t)o * w_row;
+            float acc = 0.0f;
+            size_t tap = 0;
+            for (c = 0; c < channels; ++c) {
+                for (i = 0; i < kh; ++i) {
+                    const float *x_row = x + (size_t)c * plane + (size_t)i * (size_t)width;
+                    for (j = 0; j < kw; ++j, ++tap) {
+                        acc = ADIR_CONV_FMA(w_o[tap], x_row[j + q], acc);
+                    }
+                }
+            }
+            y[(size_t)o * out_plane + (size_t)q] = bias ? acc + bias[o] : acc;
+        }
+    }
+}
+
+static void adir_conv2d_plain(const float *x, const float *w, const float *bias, float *y,
+                              int32_t batch, int32_t channels, int32_t height, int32_t width,
+                              int32_t out_channels, int32_t out_height, int32_t out_width,
+                              int32_t kernel_height, int32_t kernel_width, int32_t groups)
+{
+    const int32_t group_channels = channels / groups;
+    const int32_t group_outputs = out_channels / groups;
+    const size_t plane = (size_t)height * (size_t)width;
+    const size_t out_plane = (size_t)out_height * (size_t)out_width;
+    const size_t w_row = (size_t)group_channels * (size_t)kernel_height * (size_t)kernel_width;
+    int32_t n, g, o, p, q;
+    for (n = 0; n < batch; ++n) {
+        for (g = 0; g < groups; ++g) {
+            const float *x_g = x + ((size_t)n * (size_t)channels +
+                                    (size_t)g * (size_t)group_channels) * plane;
+            for (o = 0; o < group_outputs; o += ADIR_CONV_OB) {
+                const int32_t first = g * group_outputs + o;
+                const int32_t outs = adir_conv_block(group_outputs - o, ADIR_CONV_OB);
+                const float *w_first = w + (size_t)first * w_row;
+                const float *bias_first = bias ? bias + first : NULL;
+                float *y_o = y + ((size_t)n * (size_t)out_channels + (size_t)first) * out_plane;
+                for (p = 0; p < out_height; ++p) {
+                    const float *x_p = x_g + (size_t)p * (size_t)width;
+                    float *y_p = y_o + (size_t)p * (size_t)out_width;
+                    for (q = 0; q + ADIR_CONV_QB <= out_width; q += ADIR_CONV_QB) {
+                        adir_conv_tile(x_p + q, plane, width, w_first, w_row, group_channels,
+                                       kernel_height, kernel_width, bias_first, y_p + q,
+                                       out_plane, outs);
+                    }
+                    if (q < out_width) {
+                        adir_conv_edge(x_p + q, plane, width, w_first, w_row, group_channels,
+                                       kernel_height, kernel_width, bias_first, y_p + q,
+                                       out_plane, outs, out_width - q);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* One weight-gradient tile: dw[o * w_row + first_tap + t] (o < outs <= WB, t < taps <= TB) =
+ * the sum over n < batch, p < out_height, q < out_width of dy[n, o, p, q] * x[n, c, p + i,
+ * q + j], for tap first_tap + t = (c, i, j) in w's row-major order; the sum along each row is
+ * split into QB interleaved partial sums. dy and x point at the tile's first output channel and
+ * its group's first channel in sample 0; dy_batch and x_batch are a sample's strides. Missing
+ * rows repeat the last one (computed, not stored). */
+ADIR_CONV_NOINLINE static void adir_conv_weight_tile(
+    const float *restrict x, size_t x_batch, size_t plane, int32_t width,
+    const float *restrict dy, size_t dy_batch, size_t out_plane, int32_t out_height,
+    int32_t out_width, int32_t batch, int32_t kh, int32_t kw, int32_t first_tap, int32_t outs,
+    int32_t taps, float *restrict dw, size_t w_row)
+{
+    float acc[ADIR_CONV_WB][ADIR_CONV_TB][ADIR_CONV_QB];
+    float tail[ADIR_CONV_WB][ADIR_CONV_TB];
+    size_t x_at[ADIR_CONV_TB], dy_at[ADIR_CONV_WB];
+    const size_t kernel = (size_t)kh * (size_t)kw;
+    int32_t o, t, l, n, p, q;
+    for (t = 0; t < ADIR_CONV_TB; ++t) {
+        const size_t tap = (size_t)first_tap + (size_t)(t < taps ? t : taps - 1);
+        const size_t c = tap / kernel, i = tap % kernel / (size_t)kw, j = tap % (size_t)kw;
+        x_at[t] = c * plane + i * (size_t)width + j;
+    }
+    for (o = 0; o < ADIR_CONV_WB; ++o) {
+        dy_at[o] = (size_t)(o < outs ? o : outs - 1) * out_plane;
+        for (t = 0; t < ADIR_CONV_TB; ++t) {
+            tail[o][t] = 0.0f;
+            for (l = 0; l < ADIR_CONV_QB; ++l) {
+                acc[o][t][l] = 0.0f;
+            }
+        }
+    }
+    for (n = 0; n < batch; ++n) {
+        for (p = 0; p < out_height; ++p) {
+            const float *x_p = x + (size_t)n * x_batch + (size_t)p * (size_t)width;
+            const float *dy_p = dy + (size_t)n * dy_batch + (size_t)p * (size_t)out_width;
+            for (q = 0; q + ADIR_CONV_QB <= out_width; q += ADIR_CONV_QB) {
+#if defined(__AVX__) || defined(__clang__) || !defined(__GNUC__)
+                /* Lanes outermost: unrolled whole (-O3, clang), the tile stays in registers. */
+                for (l = 0; l < ADIR_CONV_QB; ++l) {
+                    for (o = 0; o < ADIR_CONV_WB; ++o) {
+                        const float d = dy_p[dy_at[o] + (size_t)(q + l)];
+                        for (t = 0; t < ADIR_CONV_TB; ++t) {
+                            acc[o][t][l] =
+                                ADIR_CONV_FMA(d, x_p[x_at[t] + (size_t)(q + l)], acc[o][t][l]);
+                        }
+                    }
+                }
+#else
+                /* Lanes innermost: a loop that gcc's cheapest vectorizer (-O2) takes as it is. */
+                for (o = 0; o < ADIR_CONV_WB; ++o) {
+                    for (t = 0; t < ADIR_CONV_TB; ++t) {
+                        for (l = 0; l < ADIR_CONV_QB; ++l) {
+                            acc[o][t][l] = ADIR_CONV_FMA(dy_p[dy_at[o] + (size_t)(q + l)],
+                                                         x_p[x_at[t] + (size_t)(q + l)],
+                                                         acc[o][t][l]);
+                        }
+                    }
+                }
+#endif
+            }
+            for (; q < out_width; ++q) {
+                for (o = 0; o < ADIR_CONV_WB; ++o) {
+                    const float d = dy_p[dy_at[o] + (size_t)q];
+                    for (t = 0; t < ADIR_CONV_TB; ++t) {
+                        tail[o][t] = ADIR_CONV_FMA(d, x_p[x_at[t] + (size_t)q], tail[o][t]);
+                    }
+                }
+            }
+        }
+    }
+    for (o = 0; o < outs; ++o) {
+        for (t = 0; t < taps; ++t) {
+            float sum = 0.0f;
+            for (l = 0; l < ADIR_CONV_QB; ++l) {
+                sum += acc[o][t][l];
+            }
+            dw[(size_t)o * w_row + (size_t)(first_tap + t)] = sum + tail[o][t];
+        }
+    }
+}
+
+static void adir_conv2d_grad_weight_plain(const float *x, const float *dy, float *dw,
+                                          int32_t batch, int32_t channels, int32_t height,
+                                          int32_t width, int32_t out_channels,
+                                          int32_t out_height, int32_t out_width,
+                                          int32_t kernel_height, int32_t kernel_width,
+                                          int32_t groups)
+{
+    const int32_t group_channels = channels / groups;
+    const int32_t group_outputs = out_channels / groups;
+    const size_t plane = (size_t)height * (size_t)width;
+    const size_t out_plane = (size_t)out_height * (size_t)out_width;
+    const int32_t row_taps = group_channels * kernel_height * kernel_width;
+    int32_t g, o, t;
+    for (g = 0; g < groups; ++g) {
+        const float *x_g = x + (size_t)g * (size_t)group_channels * plane;
+        for (o = 0; o < group_outputs; o += ADIR_CONV_WB) {
+            const int32_t first = g * group_outputs + o;
+            const int32_t outs = adir_conv_block(group_outputs - o, ADIR_CONV_WB);
+            for (t = 0; t < row_taps; t += ADIR_CONV_TB) {
+                adir_conv_weight_tile(x_g, (size_t)channels * plane, plane, width,
+                                      dy + (size_t)first * out_plane,
+                                      (size_t)out_channels * out_plane, out_plane, out_height,
+                                      out_width, batch, kernel_height, kernel_width, t, outs,
+                                      adir_conv_block(row_taps - t, ADIR_CONV_TB),
+                                      dw + (size_t)first * (size_t)row_taps, (size_t)row_taps);
+            }
+        }
+    }
+}
+
+/* One input-gradient tile, for output row p, kernel tap (i, j) and channels c < chans <= OB of
+ * a group: acc[c][q] (q < QB) = the sum over the group's outputs o < outs of w[o][c][i][j] *
+ * dy[o, p, q], then added to dx[c, p + i, j + q]. dy and dx point at the tile's first pixel of
+ * the group's first output / input channel, w at w[first output][first channel][i][j]. Missing
+ * channels repeat the last one (computed, not added). */
+ADIR_CONV_NOINLINE static void adir_conv_input_tile(const float *restrict dy, size_t out_plane,
+                                                    const float *restrict w, size_t w_row,
+                                                    size_t kernel, int32_t outs,
+                                                    float *restrict dx, size_t plane,
+                                                    int32_t chans)
+{
+    float acc[ADIR_CONV_OB][ADIR_CONV_QB];
+    size_t w_at[ADIR_CONV_OB];
+    int32_t c, q, o;
+    for (c = 0; c < ADIR_CONV_OB; ++c) {
+        w_at[c] = (size_t)(c < chans ? c : chans - 1) * kernel;
+        for (q = 0; q < ADIR_CONV_QB; ++q) {
+            acc[c][q] = 0.0f;
+        }
+    }
+    for (o = 0; o < outs; ++o) {
+        const float *dy_o = dy + (size_t)o * out_plane;
+        const float *w_o = w + (size_t)o * w_row;
+        float weight[ADIR_CONV_OB];
+        ADIR_CONV_UNROLL
+        for (c = 0; c < ADIR_CONV_OB; ++c) {
+            weight[c] = w_o[w_at[c]];
+        }
+        ADIR_CONV_UNROLL
+        for (q = 0; q < ADIR_CONV_QB; ++q) {
+            const float g = dy_o[q];
+            ADIR_CONV_UNROLL
+            for (c = 0; c < ADIR_CONV_OB; ++c) {
+                acc[c][q] = ADIR_CONV_FMA(weight[c], g, acc[c][q]);
+            }
+        }
+    }
+    for (c = 0; c < chans; ++c) {
+        for (q = 0; q < ADIR_CONV_QB; ++q) {
+            dx[(size_t)c * plane + (size_t)q] += acc[c][q];
+        }
+    }
+}
+
+/* The same at the right edge of a row: cols < QB pixels, one channel at a time. */
+static void adir_conv_input_edge(const float *dy, size_t out_plane, const float *w,
+                                 size_t w_row, size_t kernel, int32_t outs, float *dx,
+                                 size_t plane, int32_t chans, int32_t cols)
+{
+    int32_t c, q, o;
+    for (c = 0; c < chans; ++c) {
+        for (q = 0; q < cols; ++q) {
+            float acc = 0.0f;
+            for (o = 0; o < outs; ++o) {
+                acc = ADIR_CONV_FMA(w[(size_t)o * w_row + (size_t)c * kernel],
+                                    dy[(size_t)o * out_plane + (size_t)q], acc);
+            }
+            dx[(size_t)c * plane + (size_t)q] += acc;
+        }
+    }
+}
+
+static void adir_conv2d_grad_input_plain(const float *dy, const float *w, float *dx,
+                                         int32_t batch, int32_t channels, int32_t height,
+                                         int32_t width, int32_t out_channels,
+                                         int32_t out_height, int32_t out_width,
+                                         int32_t kernel_height, int32_t kernel_width,
+                                         int32_t groups)
+{
+    const int32_t group_channels = channels / groups;
+    const int32_t group_outputs = out_channels / groups;
+    const size_t plane = (size_t)height * (size_t)width;
+    const size_t out_plane = (size_t)out_height * (size_t)out_width;
+    const size_t kernel = (size_t)kernel_height * (size_t)kernel_width;
+    const size_t w_row = (size_t)group_channels * kernel;
+    int32_t n, g, c, p, i, j, q;
+    memset(dx, 0, (size_t)batch * (size_t)channels * plane * sizeof *dx);
+    for (n = 0; n < batch; ++n) {
+        for (g = 0; g < groups; ++g) {
+            const float *dy_g = dy + ((size_t)n * (size_t)out_channels +
+                                      (size_t)g * (size_t)group_outputs) * out_plane;
+            const float *w_g = w + (size_t)g * (size_t)group_outputs * w_row;
+            for (c = 0; c < group_channels; c += ADIR_CONV_OB) {
+                const int32_t chans = adir_conv_block(group_channels - c, ADIR_CONV_OB);
+                float *dx_c = dx + ((size_t)n * (size_t)channels +
+                                    (size_t)(g * group_channels + c)) * plane;
+                for (p = 0; p < out_height; ++p) {
+                    for (i = 0; i < kernel_height; ++i) {
+                        for (j = 0; j < kernel_width; ++j) {
+                            const float *dy_p = dy_g + (size_t)p * (size_t)out_width;
+                            const float *w_tap = w_g + (size_t)c * kernel +
+                                                 (size_t)i * (size_t)kernel_width + (size_t)j;
+                            float *dx_row = dx_c + (size_t)(p + i) * (size_t)width + (size_t)j;
+                            for (q = 0; q + ADIR_CONV_QB <= out_width; q += ADIR_CONV_QB) {
+                                adir_conv_input_tile(dy_p + q, out_plane, w_tap, w_row, kernel,
+                                                     group_outputs, dx_row + q, plane, chans);
+                            }
+                            if (q < out_width) {
+                                adir_conv_input_edge(dy_p + q, out_plane, w_tap, w_row, kernel,
+                                                     group_outputs, dx_row + q, plane, chans,
+                                                     out_width - q);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* The direct loops (any stride, padding, dilation). */
+
 void adir_conv2d(const float *x, const float *w, const float *bias, float *y, int32_t batch,
                  int32_t channels, int32_t height, int32_t width, int32_t out_channels,
                  int32_t out_height, int32_t out_width, int32_t kernel_height,
@@ -38,6 +438,13 @@ void adir_conv2d(const float *x, const float *w, const float *bias, float *y, in
                  int32_t pad_top, int32_t pad_left, int32_t dilation_height,
                  int32_t dilation_width, int32_t groups)
 {
+    if (adir_conv_is_plain(height, width, out_height, out_width, kernel_height, kernel_width,
+                           stride_height, stride_width, pad_top, pad_left, dilation_height,
+                           dilation_width)) {
+        adir_conv2d_plain(x, w, bias, y, batch, channels, height, width, out_channels,
+                          out_height, out_width, kernel_height, kernel_width, groups);
+        return;
+    }
     const int32_t group_channels = channels / groups;
     const int32_t group_outputs = out_channels / groups;
     const size_t plane = (size_t)height * (size_t)width;
@@ -85,6 +492,13 @@ void adir_conv2d_grad_input(const float *dy, const float *w, float *dx, int32_t 
                             int32_t stride_width, int32_t pad_top, int32_t pad_left,
                             int32_t dilation_height, int32_t dilation_width, int32_t groups)
 {
+    if (adir_conv_is_plain(height, width, out_height, out_width, kernel_height, kernel_width,
+                           stride_height, stride_width, pad_top, pad_left, dilation_height,
+                           dilation_width)) {
+        adir_conv2d_grad_input_plain(dy, w, dx, batch, channels, height, width, out_channels,
+                                     out_height, out_width, kernel_height, kernel_width, groups);
+        return;
+    }
     const int32_t group_channels = channels / groups;
     const int32_t group_outputs = out_channels / groups;
     const size_t plane = (size_t)height * (size_t)width;
@@ -132,6 +546,13 @@ void adir_conv2d_grad_weight(const float *x, const float *dy, float *dw, int32_t
                              int32_t stride_width, int32_t pad_top, int32_t pad_left,
                              int32_t dilation_height, int32_t dilation_width, int32_t groups)
 {
+    if (adir_conv_is_plain(height, width, out_height, out_width, kernel_height, kernel_width,
+                           stride_height, stride_width, pad_top, pad_left, dilation_height,
+                           dilation_width)) {
+        adir_conv2d_grad_weight_plain(x, dy, dw, batch, channels, height, width, out_channels,
+                                      out_height, out_width, kernel_height, kernel_width, groups);
+        return;
+    }
     const int32_t group_channels = channels / groups;
     const int32_t group_outputs = out_channels / groups;
     const size_t plane = (size_t)height * (size_t)width;

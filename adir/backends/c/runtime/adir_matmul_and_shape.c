@@ -1,38 +1,342 @@
 /* adir_matmul_and_shape.c: the reference kernels of the matmul_and_shape family (declared in
  * adir_matmul_and_shape.h). */
+#include <math.h>
 #include <string.h>
 
 #include "adir_kernels.h"
 
-/* One m x n product. The loop order keeps the innermost loop on contiguous memory for each
- * layout (rows of b for a plain b, rows of a and b for transpose_b), so compilers vectorize it. */
-static void adir_matmul_one(const float *a, const float *b, float *c, int32_t m, int32_t n,
-                            int32_t k, int transpose_a, int transpose_b)
+/* --- matmul ---------------------------------------------------------------------------------
+ *
+ * Register-blocked loops in portable C99 that gcc and clang vectorize (at -O3, and with
+ * -march=native for the widest vectors). No transpose is materialised: each layout gets the loop
+ * nest whose innermost loop runs over contiguous memory.
+ *
+ * - Plain b, c = op_a(a) b: outer products. An MR x NR tile of c stays in registers while p runs;
+ *   each step multiplies MR elements of column p of op_a(a) by a contiguous run of NR elements
+ *   of row p of b (NR spans one or two vectors). k is cut into blocks of KC, so that the
+ *   KC x NR panel of b stays in the L1 cache while every tile of c below it reuses it. Rows
+ *   left below the last tile (all of them for a batch of one) stream over b row by row.
+ * - transpose_b alone, c = a b^T (a linear layer's forward pass): dot products of rows of a
+ *   with rows of b, both contiguous, ROWS x COLS of them at once. Each sum is split into LANES
+ *   interleaved partial sums (one vector) added up at the end: a compiler may not reorder a
+ *   float sum by itself, so one running sum would not vectorize.
+ * - Both transposed: c^T = b a is the plain-b case with a and b swapped, stored transposed.
+ *
+ * The sums run in another order than the naive loop's (blocked over k, interleaved), as in any
+ * BLAS; with a fast fused multiply-add (C99's FP_FAST_FMAF, e.g. -march=native on x86-64) each
+ * step rounds once. Tile sizes follow the vector width the compiler targets. */
+
+#if defined(FP_FAST_FMAF)
+#define ADIR_FMA(x, y, acc) fmaf(x, y, acc)
+#else
+#define ADIR_FMA(x, y, acc) ((acc) + (x) * (y))
+#endif
+
+/* The tiles are compiled on their own, not inlined into the loops over tiles: inlined, clang
+ * vectorizes those outer loops instead and loses the tile's registers. */
+#if defined(__GNUC__)
+#define ADIR_MM_NOINLINE __attribute__((noinline))
+#else
+#define ADIR_MM_NOINLINE
+#endif
+
+/* gcc below -O3 unrolls no loop that grows the code, and without AVX it would then leave an
+ * outer-product tile in memory: it is told to unroll the tile's loops (a no-op elsewhere). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__AVX__)
+#define ADIR_MM_UNROLL _Pragma("GCC unroll 16")
+#else
+#define ADIR_MM_UNROLL
+#endif
+
+/* Tile sizes by the vector registers the compiler targets (define ADIR_MM_MR and the rest to
+ * choose others): an outer-product tile is MR x NR, NR two vectors or one wide one; a dot tile
+ * is ROWS x COLS sums of LANES partial sums each. Their accumulators, and what one step loads,
+ * fill most of the registers without spilling: 32 vector registers with AVX-512, 16 else. */
+#ifndef ADIR_MM_MR
+#if defined(__AVX512F__)
+#define ADIR_MM_MR 8
+#define ADIR_MM_NR 16
+#define ADIR_DOT_ROWS 4
+#define ADIR_DOT_COLS 4
+#define ADIR_DOT_LANES 8
+#elif defined(__AVX__)
+#define ADIR_MM_MR 4
+#define ADIR_MM_NR 16
+#define ADIR_DOT_ROWS 4
+#define ADIR_DOT_COLS 2
+#define ADIR_DOT_LANES 8
+#else
+#define ADIR_MM_MR 4
+#define ADIR_MM_NR 8
+#define ADIR_DOT_ROWS 4
+#define ADIR_DOT_COLS 2
+#define ADIR_DOT_LANES 8
+#endif
+#define ADIR_MM_KC 256
+#endif
+
+/* One full tile of the outer-product form, k steps: c[i * c_row + j * c_col] (+)= the sum over
+ * p of a[i * a_row + p * a_col] * b[p * b_row + j], for i < MR and j < NR. */
+ADIR_MM_NOINLINE static void adir_outer_tile(const float *restrict a, size_t a_row, size_t a_col,
+                            const float *restrict b, size_t b_row, float *restrict c,
+                            size_t c_row, size_t c_col, int32_t k, int accumulate)
+{
+    float acc[ADIR_MM_MR][ADIR_MM_NR];
+    int32_t i, j, p;
+    for (i = 0; i < ADIR_MM_MR; ++i) {
+        for (j = 0; j < ADIR_MM_NR; ++j) {
+            acc[i][j] = 0.0f;
+        }
+    }
+    for (p = 0; p < k; ++p) {
+        const float *restrict b_p = b + (size_t)p * b_row;
+        float x[ADIR_MM_MR];
+        ADIR_MM_UNROLL
+        for (i = 0; i < ADIR_MM_MR; ++i) {
+            x[i] = a[(size_t)i * a_row + (size_t)p * a_col];
+        }
+        /* Rows innermost: so gcc, too, keeps the tile in registers on every target. */
+        ADIR_MM_UNROLL
+        for (j = 0; j < ADIR_MM_NR; ++j) {
+            const float y = b_p[j];
+            ADIR_MM_UNROLL
+            for (i = 0; i < ADIR_MM_MR; ++i) {
+                acc[i][j] = ADIR_FMA(x[i], y, acc[i][j]);
+            }
+        }
+    }
+    for (i = 0; i < ADIR_MM_MR; ++i) {
+        for (j = 0; j < ADIR_MM_NR; ++j) {
+            float *out = c + (size_t)i * c_row + (size_t)j * c_col;
+            *out = accumulate ? *out + acc[i][j] : acc[i][j];
+        }
+    }
+}
+
+/* The same for a tile at the right edge: MR rows, cols < NR. */
+ADIR_MM_NOINLINE static void adir_outer_edge(const float *restrict a, size_t a_row, size_t a_col,
+                                             const float *restrict b, size_t b_row,
+                                             float *restrict c, size_t c_row, size_t c_col,
+                                             int32_t cols, int32_t k, int accumulate)
+{
+    float acc[ADIR_MM_MR][ADIR_MM_NR];
+    int32_t i, j, p;
+    for (i = 0; i < ADIR_MM_MR; ++i) {
+        for (j = 0; j < cols; ++j) {
+            acc[i][j] = 0.0f;
+        }
+    }
+    for (p = 0; p < k; ++p) {
+        const float *restrict b_p = b + (size_t)p * b_row;
+        for (i = 0; i < ADIR_MM_MR; ++i) {
+            const float x = a[(size_t)i * a_row + (size_t)p * a_col];
+            for (j = 0; j < cols; ++j) {
+                acc[i][j] = ADIR_FMA(x, b_p[j], acc[i][j]);
+            }
+        }
+    }
+    for (i = 0; i < ADIR_MM_MR; ++i) {
+        for (j = 0; j < cols; ++j) {
+            float *out = c + (size_t)i * c_row + (size_t)j * c_col;
+            *out = accumulate ? *out + acc[i][j] : acc[i][j];
+        }
+    }
+}
+
+/* One row i of the product, whole (what is left of m below the last full tile, or m = 1, a
+ * batch of one): c[j * c_col] = the sum over p of a[p * a_col] * b[p * b_row + j], j < n,
+ * streaming over rows of b as they lie in memory, with c's row as the accumulator. */
+static void adir_outer_stream(const float *restrict a, size_t a_col, const float *restrict b,
+                              size_t b_row, float *restrict c, size_t c_col, int32_t n,
+                              int32_t k)
+{
+    int32_t j, p;
+    for (j = 0; j < n; ++j) {
+        c[(size_t)j * c_col] = 0.0f;
+    }
+    for (p = 0; p < k; ++p) {
+        const float x = a[(size_t)p * a_col];
+        const float *restrict b_p = b + (size_t)p * b_row;
+        if (c_col == 1u) {
+            for (j = 0; j < n; ++j) {
+                c[j] = ADIR_FMA(x, b_p[j], c[j]);
+            }
+        } else {
+            for (j = 0; j < n; ++j) {
+                c[(size_t)j * c_col] = ADIR_FMA(x, b_p[j], c[(size_t)j * c_col]);
+            }
+        }
+    }
+}
+
+/* The m x n product of the outer-product form (see adir_outer_tile for the strides). */
+static void adir_outer_product(const float *a, size_t a_row, size_t a_col, const float *b,
+                               size_t b_row, float *c, size_t c_row, size_t c_col, int32_t m,
+                               int32_t n, int32_t k)
 {
     int32_t i, j, p;
-    if (transpose_b) {
+    if (k == 0) {
         for (i = 0; i < m; ++i) {
             for (j = 0; j < n; ++j) {
-                float acc = 0.0f;
-                for (p = 0; p < k; ++p) {
-                    float x = transpose_a ? a[(size_t)p * m + i] : a[(size_t)i * k + p];
-                    acc += x * b[(size_t)j * k + p];
-                }
-                c[(size_t)i * n + j] = acc;
+                c[(size_t)i * c_row + (size_t)j * c_col] = 0.0f;
             }
         }
         return;
     }
-    memset(c, 0, (size_t)m * (size_t)n * sizeof *c);
-    for (i = 0; i < m; ++i) {
-        for (p = 0; p < k; ++p) {
-            const float x = transpose_a ? a[(size_t)p * m + i] : a[(size_t)i * k + p];
-            const float *b_row = b + (size_t)p * n;
-            float *c_row = c + (size_t)i * n;
-            for (j = 0; j < n; ++j) {
-                c_row[j] += x * b_row[j];
+    for (j = 0; j < n; j += ADIR_MM_NR) {
+        const int32_t cols = n - j < ADIR_MM_NR ? n - j : ADIR_MM_NR;
+        for (p = 0; p < k; p += ADIR_MM_KC) {
+            const int32_t depth = k - p < ADIR_MM_KC ? k - p : ADIR_MM_KC;
+            for (i = 0; i + ADIR_MM_MR <= m; i += ADIR_MM_MR) {
+                const float *a_tile = a + (size_t)i * a_row + (size_t)p * a_col;
+                const float *b_tile = b + (size_t)p * b_row + (size_t)j;
+                float *c_tile = c + (size_t)i * c_row + (size_t)j * c_col;
+                if (cols == ADIR_MM_NR) {
+                    adir_outer_tile(a_tile, a_row, a_col, b_tile, b_row, c_tile, c_row, c_col,
+                                    depth, p > 0);
+                } else {
+                    adir_outer_edge(a_tile, a_row, a_col, b_tile, b_row, c_tile, c_row, c_col,
+                                    cols, depth, p > 0);
+                }
             }
         }
+    }
+    for (i = m - m % ADIR_MM_MR; i < m; ++i) {
+        adir_outer_stream(a + (size_t)i * a_row, a_col, b, b_row, c + (size_t)i * c_row, c_col,
+                          n, k);
+    }
+}
+
+/* One tile of the dot-product form: c[i * n + j] = the dot product of rows i of a and j of b
+ * (k long, rows a_row and b_row apart), for i < rows and j < cols (rows <= ROWS, cols <= COLS).
+ * A tile at the bottom or right edge computes the full tile on repeated rows (the last one) and
+ * stores only its own: the loops keep their constant bounds, and the accumulators stay in
+ * registers. */
+ADIR_MM_NOINLINE static void adir_dot_tile(const float *restrict a, size_t a_row, const float *restrict b,
+                          size_t b_row, float *restrict c, size_t n, int32_t rows, int32_t cols,
+                          int32_t k)
+{
+    float acc[ADIR_DOT_ROWS][ADIR_DOT_COLS][ADIR_DOT_LANES];
+    const float *a_i[ADIR_DOT_ROWS];
+    const float *b_j[ADIR_DOT_COLS];
+    int32_t i, j, l, p, q;
+    for (i = 0; i < ADIR_DOT_ROWS; ++i) {
+        a_i[i] = a + (size_t)(i < rows ? i : rows - 1) * a_row;
+        for (j = 0; j < ADIR_DOT_COLS; ++j) {
+            for (l = 0; l < ADIR_DOT_LANES; ++l) {
+                acc[i][j][l] = 0.0f;
+            }
+        }
+    }
+    for (j = 0; j < ADIR_DOT_COLS; ++j) {
+        b_j[j] = b + (size_t)(j < cols ? j : cols - 1) * b_row;
+    }
+    for (p = 0; p + ADIR_DOT_LANES <= k; p += ADIR_DOT_LANES) {
+#if defined(__AVX__) || defined(__clang__) || !defined(__GNUC__)
+        /* Lanes outermost: unrolled whole (-O3, clang), the tile stays in registers. */
+        for (l = 0; l < ADIR_DOT_LANES; ++l) {
+            for (i = 0; i < ADIR_DOT_ROWS; ++i) {
+                const float x = a_i[i][p + l];
+                for (j = 0; j < ADIR_DOT_COLS; ++j) {
+                    acc[i][j][l] = ADIR_FMA(x, b_j[j][p + l], acc[i][j][l]);
+                }
+            }
+        }
+#else
+        /* Lanes innermost: a loop that gcc's cheapest vectorizer (-O2, no AVX) takes as it is. */
+        for (i = 0; i < ADIR_DOT_ROWS; ++i) {
+            for (j = 0; j < ADIR_DOT_COLS; ++j) {
+                for (l = 0; l < ADIR_DOT_LANES; ++l) {
+                    acc[i][j][l] = ADIR_FMA(a_i[i][p + l], b_j[j][p + l], acc[i][j][l]);
+                }
+            }
+        }
+#endif
+    }
+    for (i = 0; i < rows; ++i) {
+        for (j = 0; j < cols; ++j) {
+            float sum = 0.0f;
+            for (l = 0; l < ADIR_DOT_LANES; ++l) {
+                sum += acc[i][j][l];
+            }
+            for (q = p; q < k; ++q) {
+                sum = ADIR_FMA(a_i[i][q], b_j[j][q], sum);
+            }
+            c[(size_t)i * n + (size_t)j] = sum;
+        }
+    }
+}
+
+/* The same for one row of a (what is left of m below the last full tile, or m = 1, a batch
+ * of one): against COLS rows of b at a time. */
+static void adir_dot_row(const float *restrict a, const float *restrict b, size_t b_row,
+                         float *restrict c, int32_t cols, int32_t k)
+{
+    float acc[ADIR_DOT_COLS][ADIR_DOT_LANES];
+    const float *b_j[ADIR_DOT_COLS];
+    int32_t j, l, p, q;
+    for (j = 0; j < ADIR_DOT_COLS; ++j) {
+        b_j[j] = b + (size_t)(j < cols ? j : cols - 1) * b_row;
+        for (l = 0; l < ADIR_DOT_LANES; ++l) {
+            acc[j][l] = 0.0f;
+        }
+    }
+    for (p = 0; p + ADIR_DOT_LANES <= k; p += ADIR_DOT_LANES) {
+        for (l = 0; l < ADIR_DOT_LANES; ++l) {
+            const float x = a[p + l];
+            for (j = 0; j < ADIR_DOT_COLS; ++j) {
+                acc[j][l] = ADIR_FMA(x, b_j[j][p + l], acc[j][l]);
+            }
+        }
+    }
+    for (j = 0; j < cols; ++j) {
+        float sum = 0.0f;
+        for (l = 0; l < ADIR_DOT_LANES; ++l) {
+            sum += acc[j][l];
+        }
+        for (q = p; q < k; ++q) {
+            sum = ADIR_FMA(a[q], b_j[j][q], sum);
+        }
+        c[j] = sum;
+    }
+}
+
+/* c = a b^T: a is m x k, b is n x k, c is m x n. Tiles of ROWS rows of a, then single rows. */
+static void adir_dot_product(const float *a, const float *b, float *c, int32_t m, int32_t n,
+                             int32_t k)
+{
+    const size_t sn = (size_t)n, sk = (size_t)k;
+    int32_t i = 0, j;
+    for (; i + ADIR_DOT_ROWS <= m; i += ADIR_DOT_ROWS) {
+        for (j = 0; j < n; j += ADIR_DOT_COLS) {
+            const int32_t cols = n - j < ADIR_DOT_COLS ? n - j : ADIR_DOT_COLS;
+            adir_dot_tile(a + (size_t)i * sk, sk, b + (size_t)j * sk, sk,
+                          c + (size_t)i * sn + (size_t)j, sn, ADIR_DOT_ROWS, cols, k);
+        }
+    }
+    for (; i < m; ++i) {
+        for (j = 0; j < n; j += ADIR_DOT_COLS) {
+            const int32_t cols = n - j < ADIR_DOT_COLS ? n - j : ADIR_DOT_COLS;
+            adir_dot_row(a + (size_t)i * sk, b + (size_t)j * sk, sk, c + (size_t)i * sn + (size_t)j,
+                         cols, k);
+        }
+    }
+}
+
+/* One m x n product (see the header for the layouts). */
+static void adir_matmul_one(const float *a, const float *b, float *c, int32_t m, int32_t n,
+                            int32_t k, int transpose_a, int transpose_b)
+{
+    const size_t sm = (size_t)m, sn = (size_t)n, sk = (size_t)k;
+    if (!transpose_b) {
+        /* op_a(a)[i][p] is a[i * k + p], or a[p * m + i] when transposed. */
+        adir_outer_product(a, transpose_a ? 1u : sk, transpose_a ? sm : 1u, b, sn, c, sn, 1u,
+                           m, n, k);
+    } else if (!transpose_a) {
+        adir_dot_product(a, b, c, m, n, k);
+    } else {
+        /* c^T = b a: b is n x k, a is k x m; element (j, i) goes to c[i * n + j]. */
+        adir_outer_product(b, sk, 1u, a, sm, c, 1u, sn, n, m, k);
     }
 }
 
