@@ -1,0 +1,21 @@
+// LeNet-5's training step in C: the conv and pool kernels forward, their gradient kernels
+// backward (maxpool's gradient recomputes its window picks from the forward input, the bias
+// gradients are channel sums), each update written into its parameter.
+// RUN: adir-opt --optimizer=sgd --lr=0.01 --plan-memory -t 'c{prefix="lenet_"}' %S/../../../examples/lenet5.mlir | filecheck %s
+
+// CHECK-LABEL: float lenet_train_step(const float *x, const int32_t *label)
+// CHECK:      ADIR_CONV2D(x, lenet_conv1_w, lenet_conv1_b, c1, 1, 1, 28, 28, 6, 24, 24, 5, 5, 1, 1, 0, 0, 1, 1, 1);  /* adir_kernel.conv2d at lenet5.mlir:31 */
+// CHECK-NEXT: ADIR_RELU(c1, c1, 3456u);
+// CHECK:      ADIR_MAXPOOL2D(c1, p1, 1, 6, 24, 24, 12, 12, 2, 2, 2, 2, 0, 0);  /* adir_kernel.maxpool2d at lenet5.mlir:33 */
+// CHECK:      ADIR_CONV2D(p1, lenet_conv2_w, lenet_conv2_b, c2, 1, 6, 12, 12, 16, 8, 8, 5, 5, 1, 1, 0, 0, 1, 1, 1);
+// CHECK:      ADIR_CROSS_ENTROPY_GRAD_I32(m5, label,
+// CHECK:      ADIR_MAXPOOL2D_GRAD(c2, [[DP2:t_[0-9]+]], [[DC2:t_[0-9]+]], 1, 16, 8, 8, 4, 4, 2, 2, 2, 2, 0, 0);
+// CHECK:      ADIR_RELU_GRAD(c2, [[DC2]], c2, 1024u);
+// CHECK:      ADIR_CONV2D_GRAD_INPUT(c2, lenet_conv2_w, [[DP1:t_[0-9]+]], 1, 6, 12, 12, 16, 8, 8, 5, 5, 1, 1, 0, 0, 1, 1, 1);
+// CHECK:      ADIR_CONV2D_GRAD_WEIGHT(p1, c2, [[DW2:t_[0-9]+]], 1, 6, 12, 12, 16, 8, 8, 5, 5, 1, 1, 0, 0, 1, 1, 1);
+// CHECK:      ADIR_SUM(c2, [[DB2:t_[0-9]+]], 16, 64, 1);
+// CHECK:      ADIR_MAXPOOL2D_GRAD(c1, [[DP1]],
+// CHECK:      ADIR_SGD_UPDATE(lenet_conv2_w, [[DW2]], {{.*}}, lenet_conv2_w, 2400u, 0.0f, 0.0f);
+// CHECK-NEXT: ADIR_SGD_UPDATE(lenet_conv2_b, [[DB2]], {{.*}}, lenet_conv2_b, 16u, 0.0f, 0.0f);
+// CHECK-NEXT: ADIR_MATMUL_SGD_UPDATE(lenet_fc1_w,
+// CHECK:      return loss[0];
