@@ -33,6 +33,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from c_testing import build_c, c_compilers, run_pipeline
+from test_lenet5_example import LeNet5
 from test_torch_import import ReluMlp, SeedMlp, SeparableCnn
 from torch import nn
 
@@ -41,25 +42,6 @@ from adir.frontends.torch_import import import_module, symbol_names
 STEPS = 20
 LR = 0.01
 RTOL = 1e-4
-
-
-class LeNet5(nn.Module):
-    """LeNet-5 as examples/lenet5.mlir has it: two 5x5 convolutions with relu and 2x2 max
-    pooling, then 256 -> 120 -> 84 -> 10 with relu."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 6, 5)
-        self.conv2 = nn.Conv2d(6, 16, 5)
-        self.fc1 = nn.Linear(256, 120)
-        self.fc2 = nn.Linear(120, 84)
-        self.fc3 = nn.Linear(84, 10)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = F.max_pool2d(torch.relu(self.conv1(x)), 2)
-        h = F.max_pool2d(torch.relu(self.conv2(h)), 2)
-        h = torch.relu(self.fc1(torch.flatten(h, 1)))
-        return self.fc3(torch.relu(self.fc2(h)))
 
 
 @dataclass(frozen=True)
