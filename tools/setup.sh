@@ -4,7 +4,9 @@
 #   bash tools/setup.sh test     + pytest, lit, filecheck, hypothesis, torch==2.13.0 (CPU wheel)
 #   bash tools/setup.sh demo     + scikit-learn (its bundled digits are the demo's data)
 # With an extra, it also makes sure gcc and clang are there (the tests build the generated C with
-# both; the demo with gcc), installing them with apt-get when they are missing and we may.
+# both; the demo with gcc), and for the tests the Cortex-M toolchain and QEMU (the generated C
+# trains under QEMU mps2-an386), installing them with apt-get when they are missing and we may.
+# The CMSIS-DSP sources are fetched by the tests themselves (tools/fetch_cmsis_dsp.sh).
 # Idempotent: a second run only checks that everything is installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,11 +16,23 @@ fi
 target="."
 if [ -n "${1:-}" ]; then
     target=".[$1]"
-    if ! command -v gcc >/dev/null || ! command -v clang >/dev/null; then
+    packages="gcc clang"
+    commands="gcc clang"
+    if [ "$1" = "test" ]; then
+        packages="$packages gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make"
+        commands="$commands arm-none-eabi-gcc qemu-system-arm make"
+    fi
+    missing=""
+    for command in $commands; do
+        command -v "$command" >/dev/null || missing="$missing $command"
+    done
+    if [ -n "$missing" ]; then
         if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-            apt-get update -qq && apt-get install -y -qq gcc clang >/dev/null
+            apt-get update -qq
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+                $packages >/dev/null
         else
-            echo "setup: gcc and clang are needed; install them (e.g. apt-get install gcc clang)" >&2
+            echo "setup: missing$missing; install: apt-get install $packages" >&2
         fi
     fi
 fi

@@ -30,6 +30,8 @@ from xdsl.utils.arg_spec import ArgSpecParseError, parse_spec
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from adir.backends.c.cmsis import KERNEL_SETS
+from adir.backends.c.cortex_m import BOARDS, board_files, parse_size
 from adir.backends.c.files import c_files, write_c_files
 from adir.backends.c.harness import harness_source
 from adir.backends.c.model import IDENTIFIER as C_IDENTIFIER
@@ -128,6 +130,25 @@ class AdirOptMain(xDSLOptMain):
             "--c-prefix", default="", metavar="PREFIX", help="prefix of the C names and files"
         )
         c_group.add_argument(
+            "--c-kernels",
+            choices=list(KERNEL_SETS),
+            default="reference",
+            help="with --emit-c: the kernels the C calls: adir's reference C, or CMSIS-DSP "
+            "where legal (build with CMSIS-DSP's sources, see adir/backends/c/cmsis.py)",
+        )
+        c_group.add_argument(
+            "--c-board",
+            choices=sorted(BOARDS),
+            help="with --emit-c: also write startup code, a linker script and a Makefile for "
+            "this Cortex-M board (QEMU's machine name; see adir/backends/c/cortex_m.py)",
+        )
+        c_group.add_argument(
+            "--c-ram",
+            metavar="SIZE",
+            help="with --c-board: the RAM budget of the linker script (default 256K); a model "
+            "that does not fit fails to link",
+        )
+        c_group.add_argument(
             "--c-main",
             action="store_true",
             help="with --emit-c: also write <prefix>main.c, a program that trains the model on "
@@ -197,6 +218,24 @@ class AdirOptMain(xDSLOptMain):
         self.check_target()
         if self.args.c_main and self.args.emit_c is None:
             raise DiagnosticError("adir-opt", "--c-main needs --emit-c=DIR")
+        if self.args.c_kernels != "reference" and self.args.emit_c is None:
+            raise DiagnosticError(
+                "adir-opt", "--c-kernels needs --emit-c=DIR (with -t: 'c{kernels=\"...\"}')"
+            )
+        self.c_board_files: dict[str, str] = {}
+        if self.args.c_ram is not None and self.args.c_board is None:
+            raise DiagnosticError("adir-opt", "--c-ram needs --c-board")
+        if self.args.c_board is not None:
+            if self.args.emit_c is None or self.args.c_main:
+                raise DiagnosticError(
+                    "adir-opt", "--c-board needs --emit-c=DIR and a main of your own, not --c-main"
+                )
+            ram = self.args.c_ram or "256K"
+            try:
+                board = BOARDS[self.args.c_board]
+                self.c_board_files = board_files(board, parse_size(ram), self.args.c_kernels)
+            except ValueError as error:
+                raise DiagnosticError("adir-opt", f"--c-ram {ram}: {error}") from error
         if self.args.c_prefix and not C_IDENTIFIER.fullmatch(self.args.c_prefix):
             raise DiagnosticError(
                 "adir-opt", f"--c-prefix {self.args.c_prefix!r} is not the start of a C identifier"
@@ -238,9 +277,11 @@ class AdirOptMain(xDSLOptMain):
                         self.apply_passes(module)
                     if module is not None and self.args.emit_c is not None:
                         prefix = self.args.c_prefix
-                        c_output = c_files(print_model(module, prefix))
+                        model = print_model(module, prefix, self.args.c_kernels)
+                        c_output = c_files(model)
                         if self.args.c_main:
                             c_output[f"{prefix}main.c"] = harness_source(module, prefix)
+                        c_output.update(self.c_board_files)
                 if module is not None:
                     outputs.append(self.output_resulting_program(module))
             except ParseError as error:

@@ -162,10 +162,13 @@ def conv_layers(g: Generator, x: SSAValue, shape: tuple[int, ...]) -> tuple[SSAV
         out_w = (width + padding[2] + padding[3] - reach) // stride + 1
         if out_h < 1 or out_w < 1:
             continue
-        normalize = rng.random() < 0.3 and batch * out_h * out_w >= 8
-        # No bias before a batchnorm, as in real models: the batch mean cancels it, so its
-        # gradient is 0 in real arithmetic and only rounding noise in float (which Adam would
-        # turn into full-size steps, differently in every implementation).
+        # A batchnorm needs a few values per channel, and a conv with more than one weight per
+        # output channel: the batchnorm normalises each channel's scale away, so a single
+        # weight's gradient is 0 in real arithmetic and only rounding noise in float (which
+        # Adam turns into full-size steps, differently in every implementation). For the same
+        # reason no bias goes before a batchnorm (the batch mean cancels it), as in real models.
+        fan_in = (channels // groups) * kernel * kernel
+        normalize = rng.random() < 0.3 and batch * out_h * out_w >= 8 and fan_in > 1
         bias = g.param((out,), fan_in=False) if not normalize and rng.random() < 0.5 else None
         weight = g.param((out, channels // groups, kernel, kernel))
         h = b.conv2d(

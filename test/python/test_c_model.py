@@ -144,3 +144,14 @@ def test_module_without_a_plan_is_refused() -> None:
     module = run_pipeline(parse_module(MATMUL, "test.mlir"), "infer-shapes,bufferize")
     with pytest.raises(OpError, match="the module has no memory plan; run the C target after"):
         print_model(module)
+
+
+def test_empty_prefix_compiles(tmp_path: Path) -> None:
+    """Without a prefix, the C names (the arena's storage among them) still do not collide with
+    the functions' locals (`arena`)."""
+    write_c_files(str(tmp_path), c_files(print_model(planned(MATMUL), "")))
+    subprocess.run(
+        ["cc", *WARNINGS, "-c", "-I", str(tmp_path), str(tmp_path / "model.c"), "-o",
+         str(tmp_path / "model.o")],
+        check=True,
+    )  # fmt: skip

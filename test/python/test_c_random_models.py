@@ -1,6 +1,7 @@
 """Random valid models (random_models.py) through every pass to C: each compiles with -Werror,
-runs under ASan and UBSan, and trains for 50 steps like the interpreter (every loss, and
-every parameter to 1e-5 relative), and every memory plan passes the plan verifier.
+runs under ASan and UBSan, and trains for 50 steps like the interpreter (every loss to 1e-5
+relative, every parameter and optimizer state to 1e-5 of its tensor's scale), and every memory
+plan passes the plan verifier.
 
 CI runs a fixed set of seeds; a longer run is
 
@@ -39,4 +40,5 @@ def test_random_model_trains_in_c_like_the_interpreter(seed: int) -> None:
         steps,
         differentiate=differentiate,
         param_atol=1e-5 if "adam" in model.optimizer else None,
+        params_to_tensor_scale=True,
     )

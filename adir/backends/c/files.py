@@ -12,18 +12,27 @@ from adir.backends.c.model import CModel
 RUNTIME = Path(__file__).parent / "runtime"
 
 
-def runtime_files() -> dict[str, str]:
-    """The runtime's headers and kernel sources, by file name."""
+# The wrappers around CMSIS-DSP: only in builds with kernels="cmsis-dsp" (they need arm_math.h).
+CMSIS_DSP_RUNTIME = ("adir_cmsis_dsp.h", "adir_cmsis_dsp.c")
+
+
+def runtime_files(kernels: str = "reference") -> dict[str, str]:
+    """The runtime's headers and kernel sources, by file name, for a build with `kernels`."""
     return {
         path.name: path.read_text()
         for path in sorted(RUNTIME.iterdir())
         if path.suffix in (".h", ".c")
+        and (kernels == "cmsis-dsp" or path.name not in CMSIS_DSP_RUNTIME)
     }
 
 
 def c_files(model: CModel) -> dict[str, str]:
     """Every file of a build of `model`: its header, its source and the runtime."""
-    return {model.header_name: model.header, model.source_name: model.source, **runtime_files()}
+    return {
+        model.header_name: model.header,
+        model.source_name: model.source,
+        **runtime_files(model.kernels),
+    }
 
 
 def write_c_files(directory: str, files: dict[str, str]) -> None:

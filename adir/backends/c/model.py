@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 
 from adir.backends.c.calls import CALL_EMITTERS, CallSite, c_float, c_type
+from adir.backends.c.cmsis import KERNEL_SETS, cmsis_dsp_call
 from adir.diagnostics import OpError
 from adir.dialects.kernel import KernelOp, ParamBufferOp
 from adir.dialects.tensor import params as p
@@ -61,6 +62,7 @@ class CModel:
     prefix: str
     header: str
     source: str
+    kernels: str = "reference"  # or "cmsis-dsp" (see cmsis.py)
 
     @property
     def header_name(self) -> str:
@@ -123,9 +125,10 @@ class FunctionNames:
 class ModelPrinter:
     """Builds the header and the source of one planned module."""
 
-    def __init__(self, module: ModuleOp, prefix: str):
+    def __init__(self, module: ModuleOp, prefix: str, kernels: str = "reference"):
         self.module = module
         self.prefix = prefix
+        self.kernels = kernels
         self.macro = prefix.upper()
         self.params = [op for op in module.ops if isinstance(op, p.ParamOp)]
         # Constants nothing reads are not printed (an unused static const is a C warning).
@@ -232,7 +235,8 @@ class ModelPrinter:
                 if emitter is None:
                     raise OpError(inner, f"C backend: no C kernel for {inner.name}")
                 site = CallSite(inner, names.names, self.table)
-                body.append(f"{emitter(inner, site)}  /* {self.origin(inner)} */")
+                cmsis = cmsis_dsp_call(inner, site) if self.kernels == "cmsis-dsp" else None
+                body.append(f"{cmsis or emitter(inner, site)}  /* {self.origin(inner)} */")
                 written_args.update(inner.outs)
             elif isinstance(inner, func.ReturnOp):
                 if returns_scalar:
@@ -332,6 +336,7 @@ class ModelPrinter:
             "",
             '#include "adir_init.h"',
             '#include "adir_kernels.h"',
+            *(['#include "adir_cmsis_dsp.h"'] if self.kernels == "cmsis-dsp" else []),
             "",
             *self.arena_lines(arena_bytes),
             "",
@@ -400,8 +405,8 @@ class ModelPrinter:
             f"#define {m}ARENA_SECTION",
             "#endif",
             f"static union {{ double align; unsigned char bytes[{max(arena_bytes, 1)}]; }}",
-            f"    {pre}arena {m}ARENA_SECTION;",
-            f"#define {m}ARENA_BASE {pre}arena.bytes",
+            f"    {pre}arena_storage {m}ARENA_SECTION;",
+            f"#define {m}ARENA_BASE {pre}arena_storage.bytes",
             "#endif",
         ]
 
@@ -501,11 +506,14 @@ class ModelPrinter:
         return "\n".join(out) + "\n"
 
 
-def print_model(module: ModuleOp, prefix: str = "") -> CModel:
-    """The C of a planned module (raises `OpError` at the first op C cannot express)."""
+def print_model(module: ModuleOp, prefix: str = "", kernels: str = "reference") -> CModel:
+    """The C of a planned module (raises `OpError` at the first op C cannot express), calling
+    CMSIS-DSP where legal with `kernels="cmsis-dsp"`."""
     if prefix and not IDENTIFIER.fullmatch(prefix):
         raise ValueError(f"C prefix {prefix!r} is not the start of a C identifier")
-    printer = ModelPrinter(module, prefix)
+    if kernels not in KERNEL_SETS:
+        raise ValueError(f"kernels={kernels!r} is not one of {', '.join(KERNEL_SETS)}")
+    printer = ModelPrinter(module, prefix, kernels)
     arena_bytes = printer.arena_bytes()
     source = printer.source(arena_bytes)  # also collects the prototypes for the header
-    return CModel(prefix, printer.header(arena_bytes), source)
+    return CModel(prefix, printer.header(arena_bytes), source, kernels)

@@ -2,9 +2,12 @@
 
     adir-opt --optimizer=sgd --plan-memory -t c model.mlir                  model.c
     adir-opt --optimizer=sgd --plan-memory -t 'c{prefix="mnist_" file="header"}' model.mlir
+    adir-opt --optimizer=sgd --plan-memory -t 'c{kernels="cmsis-dsp"}' model.mlir
 
 `file` picks the part: "source" (`<prefix>model.c`, the default) or "header"
-(`<prefix>model.h`). `adir-opt --emit-c=DIR` writes both and the runtime to a directory.
+(`<prefix>model.h`). `kernels` picks the kernels: "reference" (the default) or "cmsis-dsp",
+CMSIS-DSP calls where legal (`cmsis.py`). `adir-opt --emit-c=DIR` writes both and the runtime
+to a directory (`--c-kernels` there).
 """
 
 from __future__ import annotations
@@ -28,12 +31,13 @@ class CTarget(Target):
 
     prefix: str = ""
     file: str = "source"
+    kernels: str = "reference"
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         if self.file not in FILES:
             raise OpError(module, f"C target: file={self.file!r} is not one of {', '.join(FILES)}")
         try:
-            model = print_model(module, self.prefix)
+            model = print_model(module, self.prefix, self.kernels)
         except ValueError as error:
             raise OpError(module, f"C target: {error}") from error
         output.write(model.source if self.file == "source" else model.header)

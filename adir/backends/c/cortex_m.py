@@ -1,0 +1,353 @@
+"""A Cortex-M build of the generated C: startup code, a linker script with a RAM budget, and a
+Makefile, for a board that QEMU emulates.
+
+    adir-opt --optimizer=sgd --emit-c=out --c-board=mps2-an386 --c-ram=256K model.mlir
+    cp my_main.c out/ && make -C out          # arm-none-eabi-gcc; prints the image's sizes
+    make -C out run                           # under qemu-system-arm; exit(n) is its status
+
+The files (`board_files`):
+
+- `startup_<board>.c`: the vector table and the reset handler (copy .data from flash, zero
+  .bss, turn the FPU on, fill the stack with a pattern, start newlib's semihosting, call
+  `main`, `exit` with its result), and what a program may ask the board (`adir_board.h`): an
+  instruction counter and the stack's high-water mark.
+- `<board>.ld`: flash for code and constants (the model's constant tables and initial values
+  stay there), RAM of the stated budget for .data, .bss (parameters, optimizer state, the
+  arena), a heap for newlib's stdio and the stack. A model that does not fit fails to link:
+  "region `RAM' overflowed by N bytes". QEMU itself does not bound RAM; the script does.
+- `Makefile`: every `.c` of the directory (and with kernels="cmsis-dsp" the CMSIS-DSP sources
+  of `cmsis.py`, from `make CMSIS_DSP=<unpacked sdist>`), newlib-nano with rdimon
+  semihosting (printf and exit reach the host), `-ffp-contract=off` as the host builds.
+
+Instructions are counted with QEMU's `-icount shift=0` (one instruction per virtual
+nanosecond) and SysTick on the CPU clock: on mps2 boards that is 25 MHz, one tick per 40
+instructions, so counts are good to 40 instructions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from adir.backends.c.cmsis import CMSIS_DSP_DEFINES, CMSIS_DSP_INCLUDES, CMSIS_DSP_SOURCES
+
+KIB = 1024
+
+
+@dataclass(frozen=True)
+class Board:
+    """A Cortex-M board that QEMU emulates: its CPU, memory map and instruction clock."""
+
+    name: str  # as --c-board takes it, and QEMU's -M
+    cpu_flags: tuple[str, ...]
+    flash_origin: int
+    flash_bytes: int
+    ram_origin: int
+    ram_bytes: int  # the board's own RAM: the most a budget may ask for
+    instructions_per_tick: int  # SysTick on the CPU clock under -icount shift=0
+
+    @property
+    def file_name(self) -> str:
+        return self.name.replace("-", "_")
+
+
+# QEMU's mps2-an386: a Cortex-M4F on the MPS2 FPGA board; code in ZBT SSRAM1 at 0 (4 MiB, the
+# "flash" here), data in ZBT SSRAM2/3 at 0x20000000 (4 MiB); SYSCLK 25 MHz.
+MPS2_AN386 = Board(
+    name="mps2-an386",
+    cpu_flags=("-mcpu=cortex-m4", "-mthumb", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"),
+    flash_origin=0x00000000,
+    flash_bytes=4 * KIB * KIB,
+    ram_origin=0x20000000,
+    ram_bytes=4 * KIB * KIB,
+    instructions_per_tick=40,
+)
+BOARDS = {board.name: board for board in (MPS2_AN386,)}
+
+STACK_BYTES = 16 * KIB  # the fused weight-gradient kernels keep a row of the gradient on it
+HEAP_BYTES = 4 * KIB  # newlib's stdio buffers
+
+
+def parse_size(text: str) -> int:
+    """Bytes of `256K`, `1M` or `262144`."""
+    units = {"K": KIB, "M": KIB * KIB}
+    size = text.strip().upper()
+    scale = units.get(size[-1:], 1)
+    digits = size[:-1] if size[-1:] in units else size
+    if not digits.isdigit() or int(digits) == 0:
+        raise ValueError(f"{text!r} is not a size in bytes (e.g. 262144, 256K, 1M)")
+    return int(digits) * scale
+
+
+def board_files(
+    board: Board,
+    ram_bytes: int,
+    kernels: str = "reference",
+    stack_bytes: int = STACK_BYTES,
+    heap_bytes: int = HEAP_BYTES,
+) -> dict[str, str]:
+    """The startup code, board header, linker script and Makefile of a build for `board` with
+    `ram_bytes` of RAM (which the board must have)."""
+    if ram_bytes > board.ram_bytes:
+        raise ValueError(f"{board.name} has {board.ram_bytes} bytes of RAM, not {ram_bytes}")
+    if ram_bytes < stack_bytes + heap_bytes:
+        raise ValueError(
+            f"a RAM budget of {ram_bytes} bytes does not hold the stack and heap "
+            f"({stack_bytes} + {heap_bytes} bytes)"
+        )
+    return {
+        "adir_board.h": BOARD_HEADER,
+        f"startup_{board.file_name}.c": startup_source(board),
+        f"{board.file_name}.ld": linker_script(board, ram_bytes, stack_bytes, heap_bytes),
+        "Makefile": makefile(board, ram_bytes, kernels),
+    }
+
+
+BOARD_HEADER = """\
+/* adir_board.h: what the board's startup code (startup_<board>.c) offers a program. */
+#ifndef ADIR_BOARD_H
+#define ADIR_BOARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Instructions executed since reset (under QEMU with -icount shift=0; good to one SysTick
+ * tick, ADIR_BOARD_INSTRUCTIONS_PER_TICK instructions). */
+uint64_t adir_board_instructions(void);
+
+/* The most bytes of stack used since reset (the stack is filled with a pattern at reset). */
+size_t adir_board_stack_used(void);
+
+#endif /* ADIR_BOARD_H */
+"""
+
+
+def startup_source(board: Board) -> str:
+    return f"""\
+/* startup_{board.file_name}.c: reset, vector table and board services for {board.name}
+ * (generated by adir). Symbols come from {board.file_name}.ld. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "adir_board.h"
+
+#define ADIR_BOARD_INSTRUCTIONS_PER_TICK {board.instructions_per_tick}u
+#define STACK_PATTERN 0x5afe57acu
+
+extern uint32_t __data_load__[], __data_start__[], __data_end__[];
+extern uint32_t __bss_start__[], __bss_end__[];
+extern uint32_t __stack_bottom__[], __stack_top__[];
+
+int main(void);
+void initialise_monitor_handles(void); /* newlib's rdimon: semihosting stdio */
+
+/* System control registers (ARMv7-M): coprocessor access, interrupt state, SysTick. */
+#define CPACR (*(volatile uint32_t *)0xE000ED88u)
+#define ICSR (*(volatile uint32_t *)0xE000ED04u)
+#define ICSR_PENDSTSET (1u << 26)
+#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+#define SYST_MAX 0xFFFFFFu
+
+static volatile uint32_t systick_wraps;
+
+void SysTick_Handler(void) {{ systick_wraps = systick_wraps + 1u; }}
+
+/* Any fault or unexpected interrupt ends the program with status 70. */
+void Default_Handler(void) {{ _exit(70); }}
+
+uint64_t adir_board_instructions(void)
+{{
+    uint32_t wraps, value;
+    do {{
+        wraps = systick_wraps;
+        value = SYST_CVR;
+    }} while (wraps != systick_wraps || (ICSR & ICSR_PENDSTSET));
+    return ((uint64_t)wraps * (SYST_MAX + 1u) + (SYST_MAX - value)) *
+           ADIR_BOARD_INSTRUCTIONS_PER_TICK;
+}}
+
+size_t adir_board_stack_used(void)
+{{
+    const uint32_t *word = __stack_bottom__;
+    while (word < __stack_top__ && *word == STACK_PATTERN) {{
+        ++word;
+    }}
+    return (size_t)(__stack_top__ - word) * sizeof *word;
+}}
+
+void Reset_Handler(void)
+{{
+    uint32_t *from = __data_load__, *to = __data_start__;
+    uint32_t *word;
+    while (to < __data_end__) {{
+        *to++ = *from++;
+    }}
+    for (to = __bss_start__; to < __bss_end__; ++to) {{
+        *to = 0u;
+    }}
+    /* The stack below this frame, filled for adir_board_stack_used. */
+    for (word = __stack_bottom__; word < (uint32_t *)__builtin_frame_address(0) - 64; ++word) {{
+        *word = STACK_PATTERN;
+    }}
+    CPACR |= 0xFu << 20; /* CP10 and CP11 (the FPU): full access, before any float code */
+    __asm__ volatile("dsb\\n\\tisb" ::: "memory");
+    SYST_RVR = SYST_MAX;
+    SYST_CVR = 0u;
+    SYST_CSR = 7u; /* on, with its interrupt, on the CPU clock */
+    initialise_monitor_handles();
+    exit(main());
+}}
+
+/* The initial stack pointer, then the handlers of the 15 system exceptions and 32 interrupts. */
+typedef union {{
+    void (*handler)(void);
+    const void *stack;
+}} vector;
+
+__attribute__((section(".vectors"), used)) static const vector vectors[48] = {{
+    {{.stack = __stack_top__}},
+    {{Reset_Handler}},
+    {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}},
+    {{Default_Handler}}, {{0}}, {{0}}, {{0}}, {{0}}, {{Default_Handler}}, {{Default_Handler}},
+    {{0}}, {{Default_Handler}},
+    {{SysTick_Handler}},
+    {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}},
+    {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}},
+    {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}},
+    {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}},
+    {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}},
+    {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}},
+    {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}},
+    {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}}, {{Default_Handler}},
+}};
+"""
+
+
+def linker_script(board: Board, ram_bytes: int, stack_bytes: int, heap_bytes: int) -> str:
+    return f"""\
+/* {board.file_name}.ld: memory map of {board.name} with a RAM budget of {ram_bytes} bytes
+ * (generated by adir). Everything mutable must fit the budget: .data, .bss (the model's
+ * parameters, optimizer state and arena), the heap and the stack; else the link fails. */
+MEMORY
+{{
+    FLASH (rx) : ORIGIN = {board.flash_origin:#010x}, LENGTH = {board.flash_bytes}
+    RAM (rwx) : ORIGIN = {board.ram_origin:#010x}, LENGTH = {ram_bytes}
+}}
+
+ENTRY(Reset_Handler)
+
+SECTIONS
+{{
+    .text :
+    {{
+        KEEP(*(.vectors))
+        *(.text*)
+        *(.rodata*)
+        . = ALIGN(4);
+    }} > FLASH
+
+    .ARM.exidx :
+    {{
+        *(.ARM.exidx* .gnu.linkonce.armexidx.*)
+    }} > FLASH
+
+    .data :
+    {{
+        . = ALIGN(4);
+        __data_start__ = .;
+        *(.data*)
+        . = ALIGN(4);
+        __data_end__ = .;
+    }} > RAM AT > FLASH
+    __data_load__ = LOADADDR(.data);
+
+    .bss (NOLOAD) :
+    {{
+        . = ALIGN(4);
+        __bss_start__ = .;
+        *(.bss*)
+        *(COMMON)
+        . = ALIGN(8);
+        __bss_end__ = .;
+    }} > RAM
+
+    .heap (NOLOAD) :
+    {{
+        end = .;
+        __end__ = .;
+        . += {heap_bytes};
+        __heap_end__ = .;
+    }} > RAM
+
+    .stack (NOLOAD) :
+    {{
+        . = ALIGN(8);
+        __stack_bottom__ = .;
+        . += {stack_bytes};
+        __stack_top__ = .;
+    }} > RAM
+}}
+"""
+
+
+def makefile(board: Board, ram_bytes: int, kernels: str) -> str:
+    name = board.file_name
+    cmsis = kernels == "cmsis-dsp"
+    cmsis_lines = ""
+    if cmsis:
+        sources = " \\\n    ".join(f"$(CMSIS_DSP)/Source/{s}" for s in CMSIS_DSP_SOURCES)
+        includes = " ".join(f"-isystem $(CMSIS_DSP)/{d}" for d in CMSIS_DSP_INCLUDES)
+        cmsis_lines = f"""
+# CMSIS-DSP: the unpacked cmsisdsp sdist (bash tools/fetch_cmsis_dsp.sh prints where).
+CMSIS_DSP ?=
+ifeq ($(strip $(CMSIS_DSP)),)
+$(error this model calls CMSIS-DSP: make CMSIS_DSP=<the unpacked cmsisdsp sdist>)
+endif
+CMSIS_SOURCES = \\
+    {sources}
+CPPFLAGS += {" ".join(CMSIS_DSP_DEFINES)} {includes}
+OBJECTS += $(patsubst $(CMSIS_DSP)/Source/%.c,build/cmsis/%.o,$(CMSIS_SOURCES))
+
+build/cmsis/%.o: $(CMSIS_DSP)/Source/%.c
+\t@mkdir -p $(dir $@)
+\t$(CC) $(CPU) $(CPPFLAGS) $(OPT) -c $< -o $@
+"""
+    return f"""\
+# Makefile: the generated model for {board.name}, RAM budget {ram_bytes} bytes (adir).
+#   make            build train.elf and print its sizes
+#   make run        run it under QEMU (semihosting: printf and exit reach the host)
+CC = arm-none-eabi-gcc
+SIZE = arm-none-eabi-size
+QEMU = qemu-system-arm
+CPU = {" ".join(board.cpu_flags)}
+OPT = -O2 -ffp-contract=off -ffunction-sections -fdata-sections
+CFLAGS = -std=c99 -Wall -Wextra -Wpedantic -Werror
+CPPFLAGS = -I. -DADIR_BOARD
+LDFLAGS = -nostartfiles --specs=nano.specs --specs=rdimon.specs -u _printf_float \\
+    -T {name}.ld -Wl,--gc-sections -Wl,-Map=build/train.map
+QEMU_FLAGS = -M {board.name} -nographic -monitor none -serial none \\
+    -semihosting-config enable=on,target=native -icount shift=0
+
+SOURCES = $(sort $(wildcard *.c))
+OBJECTS = $(patsubst %.c,build/%.o,$(SOURCES))
+{cmsis_lines}
+all: train.elf
+
+build/%.o: %.c $(wildcard *.h)
+\t@mkdir -p build
+\t$(CC) $(CPU) $(CPPFLAGS) $(OPT) $(CFLAGS) -c $< -o $@
+
+train.elf: $(OBJECTS) {name}.ld
+\t$(CC) $(CPU) $(LDFLAGS) $(OBJECTS) -o $@ -lm
+\t$(SIZE) $@
+
+run: train.elf
+\t$(QEMU) $(QEMU_FLAGS) -kernel train.elf
+
+clean:
+\trm -rf build train.elf
+
+.PHONY: all run clean
+"""

@@ -1,0 +1,33 @@
+// kernels="cmsis-dsp": LeNet-5's training step calls CMSIS-DSP where the call computes what the
+// reference kernel computes (matmuls without transpose_a, flat adds, relu as a clip to
+// [0, +inf], copies, sums over trailing axes, the plain SGD updates) and keeps the reference
+// kernels elsewhere (convolutions, pooling, losses, relu's gradient). The op each call came
+// from stays in its comment.
+// RUN: adir-opt --optimizer=sgd --lr=0.01 --plan-memory -t 'c{kernels="cmsis-dsp"}' %S/../../../examples/lenet5.mlir | filecheck %s
+// RUN: adir-opt --optimizer=sgd --lr=0.01 --plan-memory -t c %S/../../../examples/lenet5.mlir | filecheck %s --check-prefix=REFERENCE
+// RUN: not adir-opt --optimizer=sgd --plan-memory -t 'c{kernels="cmsis"}' %S/../../../examples/lenet5.mlir 2>&1 | filecheck %s --check-prefix=BAD
+
+// CHECK:       #include "adir_kernels.h"
+// CHECK-NEXT:  #include "adir_cmsis_dsp.h"
+// CHECK-LABEL: float train_step(const float *x, const int32_t *label)
+// CHECK:         ADIR_CONV2D(x, conv1_w, conv1_b, c1,
+// CHECK-NEXT:    arm_clip_f32(c1, c1, 0.0f, INFINITY, 3456u);  /* adir_kernel.relu at lenet5.mlir:32 */
+// CHECK:         arm_copy_f32(p2, flat, 256u);  /* adir_kernel.reshape at lenet5.mlir:39 */
+// CHECK:         adir_cmsis_matmul_nt(flat, fc1_w, m3, 1, 1, 120, 256, 1);  /* adir_kernel.matmul {transpose_b} at lenet5.mlir:42 */
+// CHECK-NEXT:    arm_add_f32(m3, fc1_b, m3, 120u);  /* adir_kernel.add at lenet5.mlir:43 */
+// CHECK:         ADIR_CROSS_ENTROPY_I32(
+// CHECK:         adir_cmsis_matmul(t, fc3_w, [[D4:t_[0-9]+]], 1, 1, 84, 10, 1);  /* adir_kernel.matmul at lenet5.mlir:52 */
+// CHECK-NEXT:    ADIR_RELU_GRAD(m4, [[D4]], [[D4]], 84u);
+// CHECK:         ADIR_CONV2D_GRAD_WEIGHT(p1, c2,
+// CHECK-NEXT:    float *const [[DB:t_[0-9]+]] =
+// CHECK-NEXT:    adir_cmsis_sum_rows(c2, [[DB]], 16u, 64u);  /* adir_kernel.sum at lenet5.mlir:36 */
+// CHECK:         adir_cmsis_sgd_update(conv1_w, [[GW:t_[0-9]+]], [[LR:__constant_[0-9]+]], conv1_w, 150u);  /* adir_kernel.sgd_update at lenet5.mlir:28 */
+// CHECK:         adir_cmsis_matmul_sgd_update(fc1_w, t_4, flat, [[LR]], fc1_w, 120, 256, 1);  /* adir_kernel.matmul_sgd_update {transpose_a} at lenet5.mlir:42 */
+// CHECK:         return loss[0];
+
+// REFERENCE-NOT: adir_cmsis_dsp.h
+// REFERENCE-NOT: arm_
+// REFERENCE:     ADIR_MATMUL(flat, fc1_w, m3, 1, 1, 120, 256, 0, 1, 1);
+// REFERENCE:     ADIR_MATMUL_SGD_UPDATE(fc1_w, t_4, flat, {{.*}}, fc1_w, 120, 256, 1, 1, 0);
+
+// BAD: lenet5.mlir: error: C target: kernels='cmsis' is not one of reference, cmsis-dsp

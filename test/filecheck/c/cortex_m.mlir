@@ -1,0 +1,52 @@
+// --c-board writes a Cortex-M build next to the model: startup code, a linker script whose RAM
+// length is the budget (--c-ram), and a Makefile; with --c-kernels=cmsis-dsp the CMSIS-DSP
+// wrappers come along and the Makefile compiles CMSIS-DSP's sources. Bad budgets and flag
+// combinations are diagnostics.
+// RUN: rm -rf %t && adir-opt --optimizer=sgd --emit-c=%t --c-board=mps2-an386 --c-ram=192K %s
+// RUN: ls %t | filecheck %s --check-prefix=FILES
+// RUN: filecheck %s --check-prefix=LD < %t/mps2_an386.ld
+// RUN: filecheck %s --check-prefix=MAKE < %t/Makefile
+// RUN: rm -rf %t && adir-opt --optimizer=sgd --emit-c=%t --c-board=mps2-an386 --c-kernels=cmsis-dsp %s
+// RUN: ls %t | filecheck %s --check-prefix=CMSIS-FILES
+// RUN: filecheck %s --check-prefix=CMSIS-MAKE < %t/Makefile
+// RUN: not adir-opt --optimizer=sgd --c-board=mps2-an386 %s 2>&1 | filecheck %s --check-prefix=NO-DIR
+// RUN: not adir-opt --optimizer=sgd --emit-c=%t --c-board=mps2-an386 --c-ram=8K %s 2>&1 | filecheck %s --check-prefix=SMALL
+// RUN: not adir-opt --optimizer=sgd --emit-c=%t --c-board=mps2-an386 --c-ram=lots %s 2>&1 | filecheck %s --check-prefix=SIZE
+// RUN: not adir-opt --optimizer=sgd --c-kernels=cmsis-dsp %s 2>&1 | filecheck %s --check-prefix=KERNELS
+// RUN: not adir-opt --optimizer=sgd --emit-c=%t --c-ram=64K %s 2>&1 | filecheck %s --check-prefix=RAM
+
+// FILES:     Makefile
+// FILES:     adir_board.h
+// FILES-NOT: adir_cmsis_dsp
+// FILES:     model.c
+// FILES:     mps2_an386.ld
+// FILES:     startup_mps2_an386.c
+
+// LD: RAM budget of 196608 bytes
+// LD: FLASH (rx) : ORIGIN = 0x00000000, LENGTH = 4194304
+// LD: RAM (rwx) : ORIGIN = 0x20000000, LENGTH = 196608
+
+// MAKE:     CPU = -mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard
+// MAKE-NOT: CMSIS_DSP
+// MAKE:     -T mps2_an386.ld
+// MAKE:     QEMU_FLAGS = -M mps2-an386
+
+// CMSIS-FILES: adir_cmsis_dsp.c
+// CMSIS-FILES: adir_cmsis_dsp.h
+// CMSIS-MAKE:  $(error this model calls CMSIS-DSP: make CMSIS_DSP=<the unpacked cmsisdsp sdist>)
+// CMSIS-MAKE:  $(CMSIS_DSP)/Source/MatrixFunctions/arm_mat_mult_f32.c
+// CMSIS-MAKE:  CPPFLAGS += -D__GNUC_PYTHON__ -DARM_MATH_LOOPUNROLL -isystem $(CMSIS_DSP)/Include -isystem $(CMSIS_DSP)/PrivateInclude
+
+// NO-DIR: adir-opt: error: --c-board needs --emit-c=DIR and a main of your own, not --c-main
+// SMALL: adir-opt: error: --c-ram 8K: a RAM budget of 8192 bytes does not hold the stack and heap (16384 + 4096 bytes)
+// SIZE: adir-opt: error: --c-ram lots: 'lots' is not a size in bytes (e.g. 262144, 256K, 1M)
+// KERNELS: adir-opt: error: --c-kernels needs --emit-c=DIR (with -t: 'c{kernels="..."}')
+// RAM: adir-opt: error: --c-ram needs --c-board
+
+adir.param @w : tensor<3x4xf32> = #adir.kaiming_uniform<a = 2.23606797749979, seed = 1>
+func.func @loss(%x: tensor<2x4xf32>, %label: tensor<2xi32>) -> tensor<f32> attributes {adir.loss} {
+  %w = adir.load @w : tensor<3x4xf32>
+  %logits = adir.matmul %x, %w {transpose_b} : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  %l = adir.cross_entropy %logits, %label : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  func.return %l : tensor<f32>
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""The seed MLP and LeNet-5 on a Cortex-M4F under QEMU (mps2-an386), with the reference kernels
+and with CMSIS-DSP: sizes, instructions per training step, and the losses against the host.
+
+    python tools/cortex_m_report.py                    both models, both kernel sets
+    python tools/cortex_m_report.py --steps 20 --examples mnist_mlp
+
+Each model is trained with SGD (lr 0.01) on random batches compiled into the program
+(`adir.backends.c.embedded_training`), built with the generated Makefile (arm-none-eabi-gcc -O2,
+newlib-nano, a 256 KB RAM budget) and run under qemu-system-arm with -icount shift=0; the same
+program is built for the host with gcc -O2. The table has the image's text/data/bss (bss holds
+the 16 KB stack and 4 KB heap the linker script reserves), the part of it that is the model and
+its kernels (the generated model, the runtime, CMSIS-DSP; not the embedded batches, the startup
+code or newlib), the mean instructions per step, the stack's high-water mark, and the largest
+relative difference between the device's and the host's losses (and how many are bit-equal).
+
+Needs what the tests need: `apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi
+qemu-system-arm` and `bash tools/fetch_cmsis_dsp.sh`. It uses the test helpers in test/python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "test" / "python"))
+
+from adir_testing import parse_example
+from c_testing import run_pipeline
+from cortex_m_testing import BoardBuild, host_run
+from test_c_examples import training_steps
+
+SGD = "autodiff,insert-optimizer{kind=sgd lr=0.01}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--examples", nargs="+", default=["mnist_mlp", "lenet5"])
+    parser.add_argument("--steps", type=int, default=5)
+    args = parser.parse_args()
+    header = (
+        f"{'model':<10} {'kernels':<10} {'image text/data/bss':>22} "
+        f"{'model+kernels t/d/b':>22} {'instr/step':>11} {'stack':>6} {'host diff':>10} "
+        f"{'bit-equal':>9}"
+    )
+    print(header)
+    print("-" * len(header))
+    for example in args.examples:
+        planned = run_pipeline(
+            parse_example(example),
+            f"infer-shapes,{SGD},fuse-weight-updates,bufferize,plan-memory",
+        )
+        batches = training_steps(example, args.steps)
+        for kernels in ("reference", "cmsis-dsp"):
+            with tempfile.TemporaryDirectory(prefix="adir-cortex-m-") as directory:
+                build = BoardBuild.write(planned, Path(directory) / "board", batches, kernels)
+                build.build()
+                device = build.run()
+                host = host_run(planned, Path(directory) / "host", batches, kernels)
+                image, model = build.image_sizes(), build.model_sizes()
+            difference = np.max(np.abs(device.losses / host.losses - 1))
+            equal = sum(d.bits == h.bits for d, h in zip(device.steps, host.steps, strict=True))
+            print(
+                f"{example:<10} {kernels:<10} "
+                f"{f'{image.text}/{image.data}/{image.bss}':>22} "
+                f"{f'{model.text}/{model.data}/{model.bss}':>22} "
+                f"{device.instructions_per_step:>11.0f} {device.stack_bytes:>6} "
+                f"{difference:>10.1e} {f'{equal}/{len(device.steps)}':>9}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
