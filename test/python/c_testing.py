@@ -17,7 +17,7 @@ import functools
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -188,16 +188,23 @@ def build_c(
     sanitize: bool = False,
     optimize: str = "-O1",
     extra_flags: Sequence[str] = (),
+    kernels: str = "reference",
+    library: Callable[[str, tuple[str, ...]], Sequence[str]] | None = None,
 ) -> CBuild:
-    """Emit the C of a planned module with a driver for `name`, and build it."""
+    """Emit the C of a planned module with a driver for `name`, and build it. `library`
+    gives, for the compiler and flags, more arguments for the build: the include flags and
+    objects of a kernel library (CMSIS-DSP for kernels="cmsis-dsp")."""
     directory.mkdir(parents=True, exist_ok=True)
-    write_c_files(str(directory), c_files(print_model(module, PREFIX)))
+    write_c_files(str(directory), c_files(print_model(module, PREFIX, kernels)))
     (directory / "driver.c").write_text(driver_source(module, name, steps))
     flags = [*WARNINGS, optimize, "-ffp-contract=off", *(SANITIZERS if sanitize else [])]
     flags += extra_flags
     runtime = set(runtime_files())
     sources = sorted(str(p) for p in directory.glob("*.c") if p.name not in runtime)
-    objects = runtime_objects(compiler, tuple(flags))
+    objects = [
+        *runtime_objects(compiler, tuple(flags)),
+        *(library(compiler, tuple(flags)) if library else []),
+    ]
     executable = directory / "driver"
     completed = subprocess.run(
         [compiler, *flags, "-I", str(directory), *sources, *objects, "-o", str(executable), "-lm"],
@@ -234,6 +241,8 @@ def check_c_against_interpreter(
     param_atol: float | None = None,
     unchecked_params: Sequence[str] = (),
     params_to_tensor_scale: bool = False,
+    equal_nan: bool = False,
+    build: Callable[..., CBuild] = build_c,
 ) -> list[np.ndarray]:
     """Compile `name` to C (after the `differentiate` passes, then bufferize and plan), run
     it for `steps` and check every result and final parameter against the interpreter
@@ -252,7 +261,7 @@ def check_c_against_interpreter(
     planned = run_pipeline(tensor_level, "fuse-weight-updates,bufferize,plan-memory")
     expected = interpreter_run(tensor_level, name, seed, steps)
     with tempfile.TemporaryDirectory(prefix="adir-c-") as directory:
-        build = build_c(
+        built = build(
             planned,
             name,
             len(steps),
@@ -260,7 +269,7 @@ def check_c_against_interpreter(
             compiler or c_compilers()[0],
             sanitize=sanitize,
         )
-        actual = build.run(seed, steps)
+        actual = built.run(seed, steps)
     assert len(actual) == len(expected)
     params = [op.sym_name.data for op in tensor_level.ops if op.name == "adir.param"]
     labels = [f"result #{i}" for i in range(len(expected) - len(params))] + params
@@ -270,5 +279,7 @@ def check_c_against_interpreter(
         tolerance = atol if param_atol is None or label not in params else param_atol
         if params_to_tensor_scale and label in params and want.size:
             tolerance = max(tolerance, rtol * float(np.max(np.abs(want))))
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=tolerance, err_msg=label)
+        np.testing.assert_allclose(
+            got, want, rtol=rtol, atol=tolerance, equal_nan=equal_nan, err_msg=label
+        )
     return actual

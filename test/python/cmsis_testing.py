@@ -25,23 +25,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from c_testing import (
-    PREFIX,
-    SANITIZERS,
-    WARNINGS,
-    CBuild,
-    c_compilers,
-    driver_source,
-    interpreter_run,
-    run_pipeline,
-    runtime_objects,
-)
+from c_testing import CBuild, build_c, check_c_against_interpreter
 from xdsl.dialects.builtin import ModuleOp
 
 from adir.backends.c.cmsis import CMSIS_DSP_DEFINES, CMSIS_DSP_INCLUDES, CMSIS_DSP_SOURCES
-from adir.backends.c.files import CMSIS_DSP_RUNTIME, c_files, write_c_files
-from adir.backends.c.model import print_model
-from adir.context import parse_module
 
 REPO = Path(__file__).parents[2]
 FETCH = REPO / "tools" / "fetch_cmsis_dsp.sh"
@@ -97,6 +84,11 @@ def cmsis_dsp_objects(compiler: str, flags: tuple[str, ...]) -> list[str]:
     return [str(o) for o in objects]
 
 
+def cmsis_dsp_library(compiler: str, flags: tuple[str, ...]) -> list[str]:
+    """What a build with CMSIS-DSP adds: its headers and its objects compiled with `flags`."""
+    return [*cmsis_dsp_include_flags(cmsis_dsp_root()), *cmsis_dsp_objects(compiler, flags)]
+
+
 def build_cmsis_c(
     module: ModuleOp,
     name: str,
@@ -107,26 +99,17 @@ def build_cmsis_c(
     optimize: str = "-O1",
 ) -> CBuild:
     """`c_testing.build_c` with kernels="cmsis-dsp": the model calls CMSIS-DSP where legal."""
-    directory.mkdir(parents=True, exist_ok=True)
-    write_c_files(str(directory), c_files(print_model(module, PREFIX, "cmsis-dsp")))
-    (directory / "driver.c").write_text(driver_source(module, name, steps))
-    flags = [*WARNINGS, optimize, "-ffp-contract=off", *(SANITIZERS if sanitize else [])]
-    includes = cmsis_dsp_include_flags(cmsis_dsp_root())
-    reference = runtime_objects(compiler, tuple(flags))
-    cmsis = cmsis_dsp_objects(compiler, tuple(flags))
-    sources = sorted(
-        str(p)
-        for p in directory.glob("*.c")
-        if p.name == "driver.c" or p.name.startswith(PREFIX) or p.name in CMSIS_DSP_RUNTIME
+    return build_c(
+        module,
+        name,
+        steps,
+        directory,
+        compiler,
+        sanitize,
+        optimize,
+        kernels="cmsis-dsp",
+        library=cmsis_dsp_library,
     )
-    executable = directory / "driver"
-    completed = subprocess.run(
-        [compiler, *flags, *includes, "-I", str(directory), *sources, *reference, *cmsis,
-         "-o", str(executable), "-lm"],
-        capture_output=True, text=True,
-    )  # fmt: skip
-    assert completed.returncode == 0, f"{compiler} failed:\n{completed.stderr}"
-    return CBuild(module, name, directory, executable)
 
 
 def check_cmsis_against_interpreter(
@@ -135,30 +118,14 @@ def check_cmsis_against_interpreter(
     steps: Sequence[Sequence[np.ndarray]],
     *,
     differentiate: str = "",
-    seed: int = 0,
-    rtol: float = 1e-5,
-    atol: float = 1e-6,
-    sanitize: bool = True,
-) -> tuple[ModuleOp, list[np.ndarray]]:
+) -> list[np.ndarray]:
     """`c_testing.check_c_against_interpreter` for the CMSIS-DSP build: every result of every
-    step and every final parameter agree with the interpreter. Returns the planned module (for
-    looking at its C) and the results."""
-    module = (
-        parse_module(text_or_module, "test.mlir")
-        if isinstance(text_or_module, str)
-        else text_or_module
+    step and every final parameter agree with the interpreter (nan where it has nan)."""
+    return check_c_against_interpreter(
+        text_or_module,
+        name,
+        steps,
+        differentiate=differentiate,
+        equal_nan=True,
+        build=build_cmsis_c,
     )
-    tensor_level = run_pipeline(module, ",".join(p for p in ["infer-shapes", differentiate] if p))
-    planned = run_pipeline(tensor_level, "fuse-weight-updates,bufferize,plan-memory")
-    expected = interpreter_run(tensor_level, name, seed, steps)
-    with tempfile.TemporaryDirectory(prefix="adir-cmsis-") as directory:
-        build = build_cmsis_c(
-            planned, name, len(steps), Path(directory), c_compilers()[0], sanitize=sanitize
-        )
-        actual = build.run(seed, steps)
-    assert len(actual) == len(expected)
-    for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
-        np.testing.assert_allclose(
-            got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=f"output #{index}"
-        )
-    return planned, actual

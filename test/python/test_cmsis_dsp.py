@@ -130,8 +130,8 @@ def test_mapped_ops_call_cmsis_and_match_the_interpreter() -> None:
     """Each op becomes its CMSIS-DSP call (in order, no reference kernel left) and the build
     agrees with the interpreter (gcc, ASan, UBSan)."""
     inputs = inputs_of(MAPPED)
-    planned, _ = check_cmsis_against_interpreter(functions(MAPPED), "f", [inputs])
-    calls = calls_of_f(print_model(planned, "m_", "cmsis-dsp").source)
+    check_cmsis_against_interpreter(functions(MAPPED), "f", [inputs])
+    calls = calls_of_f(cmsis_source(functions(MAPPED)))
     assert len(calls) == len(MAPPED)
     for (op_text, _, _, call), line in zip(MAPPED, calls, strict=True):
         assert line.startswith(call), f"{op_text}: {line}"
@@ -175,8 +175,8 @@ ILLEGAL: list[Case] = [
 
 def test_illegal_ops_keep_their_reference_kernels() -> None:
     inputs = inputs_of(ILLEGAL)
-    planned, _ = check_cmsis_against_interpreter(functions(ILLEGAL), "f", [inputs])
-    calls = calls_of_f(print_model(planned, "m_", "cmsis-dsp").source)
+    check_cmsis_against_interpreter(functions(ILLEGAL), "f", [inputs])
+    calls = calls_of_f(cmsis_source(functions(ILLEGAL)))
     assert len(calls) == len(ILLEGAL)
     for (op_text, _, _, call), line in zip(ILLEGAL, calls, strict=True):
         assert line.startswith(call), f"{op_text}: {line}"
