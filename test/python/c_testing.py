@@ -241,7 +241,6 @@ def check_c_against_interpreter(
     param_atol: float | None = None,
     unchecked_params: Sequence[str] = (),
     params_to_tensor_scale: bool = False,
-    equal_nan: bool = False,
     build: Callable[..., CBuild] = build_c,
 ) -> list[np.ndarray]:
     """Compile `name` to C (after the `differentiate` passes, then bufferize and plan), run
@@ -279,7 +278,5 @@ def check_c_against_interpreter(
         tolerance = atol if param_atol is None or label not in params else param_atol
         if params_to_tensor_scale and label in params and want.size:
             tolerance = max(tolerance, rtol * float(np.max(np.abs(want))))
-        np.testing.assert_allclose(
-            got, want, rtol=rtol, atol=tolerance, equal_nan=equal_nan, err_msg=label
-        )
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=tolerance, err_msg=label)
     return actual
