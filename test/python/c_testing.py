@@ -61,9 +61,10 @@ def function(module: ModuleOp, name: str) -> func.FuncOp:
     raise KeyError(name)
 
 
-def driver_source(planned: ModuleOp, name: str, steps: int) -> str:
+def driver_source(planned: ModuleOp, name: str, steps: int, state_each_step: bool = False) -> str:
     """A main() that runs `name` for `steps` steps on inputs read from argv[1], writing its
-    results and then every parameter to argv[2] (raw little-endian bytes)."""
+    results and then every parameter to argv[2] (raw little-endian bytes); with
+    `state_each_step`, every parameter after each step's results instead of once at the end."""
     fn = function(planned, name)
     args = fn.function_type.inputs.data
     outputs = fn.function_type.outputs.data
@@ -103,13 +104,15 @@ def driver_source(planned: ModuleOp, name: str, steps: int) -> str:
         lines.append(f"        {PREFIX}{name}({', '.join(call_args)});")
         for index, count in enumerate(counts):
             lines.append(f"        put(r{index}, {count}u * sizeof *r{index}, out);")
-    lines += [
-        "    }",
+    dump_state = [
         f"    for (i = 0; {PREFIX}param_name(i); ++i)",
         f"        put({PREFIX}param_data(i), {PREFIX}param_size(i) * sizeof(float), out);",
-        "    return fclose(out) != 0;",
-        "}",
     ]
+    if state_each_step:
+        lines += ["    " + line for line in dump_state] + ["    }"]
+    else:
+        lines += ["    }", *dump_state]
+    lines += ["    return fclose(out) != 0;", "}"]
     return "\n".join(lines) + "\n"
 
 
@@ -138,9 +141,11 @@ class CBuild:
     name: str
     directory: Path
     executable: Path
+    state_each_step: bool = False
 
     def run(self, seed: int, steps: Sequence[Sequence[np.ndarray]]) -> list[np.ndarray]:
-        """The results of every step, then every parameter, as float32/int arrays."""
+        """The results of every step, then every parameter, as float32/int arrays (with
+        `state_each_step`: each step's results followed by every parameter after it)."""
         fn = function(self.planned, self.name)
         inputs = fn.function_type.inputs.data
         outputs = fn.function_type.outputs.data
@@ -169,12 +174,14 @@ class CBuild:
             offset += array.nbytes
             return array
 
+        params = [op for op in self.planned.ops if op.name == "adir.param"]
         for _ in steps:
             for type_ in outputs:
                 results.append(take(type_, tuple(type_.get_shape())))
-        for op in self.planned.ops:
-            if op.name == "adir.param":
-                results.append(take(op.type, tuple(op.type.get_shape())))
+            if self.state_each_step:
+                results += [take(op.type, tuple(op.type.get_shape())) for op in params]
+        if not self.state_each_step:
+            results += [take(op.type, tuple(op.type.get_shape())) for op in params]
         assert offset == len(data)
         return results
 
@@ -190,13 +197,15 @@ def build_c(
     extra_flags: Sequence[str] = (),
     kernels: str = "reference",
     library: Callable[[str, tuple[str, ...]], Sequence[str]] | None = None,
+    state_each_step: bool = False,
 ) -> CBuild:
     """Emit the C of a planned module with a driver for `name`, and build it. `library`
     gives, for the compiler and flags, more arguments for the build: the include flags and
-    objects of a kernel library (CMSIS-DSP for kernels="cmsis-dsp")."""
+    objects of a kernel library (CMSIS-DSP for kernels="cmsis-dsp"). `state_each_step`: the
+    driver writes every parameter after each step (`driver_source`)."""
     directory.mkdir(parents=True, exist_ok=True)
     write_c_files(str(directory), c_files(print_model(module, PREFIX, kernels)))
-    (directory / "driver.c").write_text(driver_source(module, name, steps))
+    (directory / "driver.c").write_text(driver_source(module, name, steps, state_each_step))
     flags = [*WARNINGS, optimize, "-ffp-contract=off", *(SANITIZERS if sanitize else [])]
     flags += extra_flags
     runtime = set(runtime_files())
@@ -212,7 +221,7 @@ def build_c(
         text=True,
     )
     assert completed.returncode == 0, f"{compiler} failed:\n{completed.stderr}"
-    return CBuild(module, name, directory, executable)
+    return CBuild(module, name, directory, executable, state_each_step)
 
 
 def interpreter_run(
@@ -241,6 +250,7 @@ def check_c_against_interpreter(
     param_atol: float | None = None,
     unchecked_params: Sequence[str] = (),
     params_to_tensor_scale: bool = False,
+    each_step_from_c_state: bool = False,
     build: Callable[..., CBuild] = build_c,
 ) -> list[np.ndarray]:
     """Compile `name` to C (after the `differentiate` passes, then bufferize and plan), run
@@ -250,7 +260,13 @@ def check_c_against_interpreter(
     `params_to_tensor_scale` compares each parameter element to rtol of its tensor's largest
     magnitude instead of its own: state accumulated over many steps (a momentum buffer) holds
     elements that are the small residue of cancelling sums, whose own relative error says
-    nothing about the kernels."""
+    nothing about the kernels.
+
+    `each_step_from_c_state` checks every step on its own: the interpreter runs step k from
+    the C's parameters after step k-1 (bit for bit), and the results and every parameter after
+    each step are compared. For a training run whose trajectory is discontinuous in float32 (a
+    ReLU input within rounding of 0 switches a gradient), so that two correct float32 runs of
+    the same steps part; each single step still has to agree."""
     module = (
         parse_module(text_or_module, "test.mlir")
         if isinstance(text_or_module, str)
@@ -258,7 +274,6 @@ def check_c_against_interpreter(
     )
     tensor_level = run_pipeline(module, ",".join(p for p in ["infer-shapes", differentiate] if p))
     planned = run_pipeline(tensor_level, "fuse-weight-updates,bufferize,plan-memory")
-    expected = interpreter_run(tensor_level, name, seed, steps)
     with tempfile.TemporaryDirectory(prefix="adir-c-") as directory:
         built = build(
             planned,
@@ -267,16 +282,49 @@ def check_c_against_interpreter(
             Path(directory),
             compiler or c_compilers()[0],
             sanitize=sanitize,
+            **({"state_each_step": True} if each_step_from_c_state else {}),
         )
         actual = built.run(seed, steps)
-    assert len(actual) == len(expected)
     params = [op.sym_name.data for op in tensor_level.ops if op.name == "adir.param"]
-    labels = [f"result #{i}" for i in range(len(expected) - len(params))] + params
-    for label, got, want in zip(labels, actual, expected, strict=True):
-        if label in unchecked_params:
+    if each_step_from_c_state:
+        expected, labels = interpreter_steps_from(actual, tensor_level, name, seed, steps)
+    else:
+        expected = interpreter_run(tensor_level, name, seed, steps)
+        results = len(expected) - len(params)
+        labels = [(f"result #{i}", None) for i in range(results)] + [(p, p) for p in params]
+    assert len(actual) == len(expected)
+    for (label, param), got, want in zip(labels, actual, expected, strict=True):
+        if param in unchecked_params:
             continue
-        tolerance = atol if param_atol is None or label not in params else param_atol
-        if params_to_tensor_scale and label in params and want.size:
+        tolerance = atol if param_atol is None or param is None else param_atol
+        if params_to_tensor_scale and param is not None and want.size:
             tolerance = max(tolerance, rtol * float(np.max(np.abs(want))))
         np.testing.assert_allclose(got, want, rtol=rtol, atol=tolerance, err_msg=label)
     return actual
+
+
+def interpreter_steps_from(
+    c_run: Sequence[np.ndarray],
+    module: ModuleOp,
+    name: str,
+    seed: int,
+    steps: Sequence[Sequence[np.ndarray]],
+) -> tuple[list[np.ndarray], list[tuple[str, str | None]]]:
+    """What a `state_each_step` C run of `steps` returns, from the interpreter started at
+    each step from the C's parameters after the step before; with a (label, parameter name or
+    None) for each array."""
+    session = Session(module, np.float32, seed=seed)
+    params = [op.sym_name.data for op in module.ops if op.name == "adir.param"]
+    results = len(function(module, name).function_type.outputs.data)
+    expected, labels = [], []
+    for index, args in enumerate(steps):
+        start = index * (results + len(params))
+        if index > 0:
+            c_state = c_run[start - len(params) : start]
+            for param, value in zip(params, c_state, strict=True):
+                session.params[param][...] = value
+        expected += list(session.call(name, *args))
+        expected += [session.params[p].copy() for p in params]
+        labels += [(f"step {index}: result #{i}", None) for i in range(results)]
+        labels += [(f"step {index}: {p}", p) for p in params]
+    return expected, labels

@@ -97,6 +97,7 @@ def build_cmsis_c(
     compiler: str = "cc",
     sanitize: bool = False,
     optimize: str = "-O1",
+    state_each_step: bool = False,
 ) -> CBuild:
     """`c_testing.build_c` with kernels="cmsis-dsp": the model calls CMSIS-DSP where legal."""
     return build_c(
@@ -109,6 +110,7 @@ def build_cmsis_c(
         optimize,
         kernels="cmsis-dsp",
         library=cmsis_dsp_library,
+        state_each_step=state_each_step,
     )
 
 
