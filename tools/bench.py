@@ -198,7 +198,7 @@ def compile_adir(model: str, batch: int, opt: str) -> Compiled:
     from adir.backends.c.files import c_files
     from adir.backends.c.model import print_model
     from adir.context import adir_context
-    from adir.passes import ADIR_PASSES
+    from adir.passes import ADIR_PASSES, PLANNING_PASSES
 
     seconds: dict[str, float] = {}
     start = time.perf_counter()
@@ -206,14 +206,7 @@ def compile_adir(model: str, batch: int, opt: str) -> Compiled:
     seconds["build"] = time.perf_counter() - start
     options = {"insert-optimizer": {"kind": opt, "lr": LR[opt]}}
     ctx = adir_context()
-    for name in (
-        "infer-shapes",
-        "autodiff",
-        "insert-optimizer",
-        "fuse-weight-updates",
-        "bufferize",
-        "plan-memory",
-    ):
+    for name in ("infer-shapes", "autodiff", "insert-optimizer", *PLANNING_PASSES):
         start = time.perf_counter()
         ADIR_PASSES[name]()(**options.get(name, {})).apply(ctx, module)
         seconds[name] = time.perf_counter() - start

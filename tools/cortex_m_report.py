@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from adir.passes import PLANNING_PIPELINE
+
 sys.path.insert(0, str(Path(__file__).parents[1] / "test" / "python"))
 
 from adir_testing import parse_example
@@ -52,7 +54,7 @@ def main() -> int:
     for example in args.examples:
         planned = run_pipeline(
             parse_example(example),
-            f"infer-shapes,{SGD},fuse-weight-updates,bufferize,plan-memory",
+            f"infer-shapes,{SGD},{PLANNING_PIPELINE}",
         )
         batches = training_steps(example, args.steps)
         for kernels in ("reference", "cmsis-dsp"):

@@ -46,6 +46,12 @@ def _fuse_weight_updates() -> type[ModulePass]:
     return FuseWeightUpdatesPass
 
 
+def _reorder_updates() -> type[ModulePass]:
+    from adir.passes.reorder_updates import ReorderUpdatesPass
+
+    return ReorderUpdatesPass
+
+
 def _bufferize() -> type[ModulePass]:
     from adir.passes.bufferize import BufferizePass
 
@@ -84,12 +90,18 @@ def _dce() -> type[ModulePass]:
     return DeadCodeElimination
 
 
+# From a differentiated tensor-level module to a planned one, as `adir-opt --plan-memory` (and
+# `--emit-c`) runs it: the passes that only save memory are on by default.
+PLANNING_PASSES = ("fuse-weight-updates", "reorder-updates", "bufferize", "plan-memory")
+PLANNING_PIPELINE = ",".join(PLANNING_PASSES)
+
 ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "infer-shapes": _infer_shapes,
     "derive-predict": _derive_predict,
     "autodiff": _autodiff,
     "insert-optimizer": _insert_optimizer,
     "fuse-weight-updates": _fuse_weight_updates,
+    "reorder-updates": _reorder_updates,
     "bufferize": _bufferize,
     "plan-memory": _plan_memory,
     "verify-memory-plan": _verify_memory_plan,

@@ -58,6 +58,7 @@ SHORTCUT_ORDER = [
     "autodiff",
     "insert-optimizer",
     "fuse-weight-updates",
+    "reorder-updates",
     "bufferize",
     "plan-memory",
 ]
@@ -199,8 +200,9 @@ class AdirOptMain(xDSLOptMain):
         ]:
             if flag is not None:
                 wanted[name] = (name, flag)
-        if "bufferize" in wanted:  # on by default before bufferization: it only saves memory
-            wanted["fuse-weight-updates"] = ("fuse-weight-updates", wanted["bufferize"][1])
+        if "bufferize" in wanted:  # on by default before bufferization: they only save memory
+            for name in ("fuse-weight-updates", "reorder-updates"):
+                wanted[name] = (name, wanted["bufferize"][1])
         if args.memory_report:
             if "plan-memory" not in wanted:
                 raise DiagnosticError("adir-opt", "--memory-report needs --plan-memory")

@@ -31,7 +31,7 @@ from adir.backends.c.model import print_model
 from adir.context import adir_context, parse_module
 from adir.interpreter import Session
 from adir.interpreter.arrays import to_numpy_dtype
-from adir.passes import ADIR_PASSES
+from adir.passes import ADIR_PASSES, PLANNING_PIPELINE
 
 WARNINGS = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
 SANITIZERS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g"]
@@ -273,7 +273,7 @@ def check_c_against_interpreter(
         else text_or_module
     )
     tensor_level = run_pipeline(module, ",".join(p for p in ["infer-shapes", differentiate] if p))
-    planned = run_pipeline(tensor_level, "fuse-weight-updates,bufferize,plan-memory")
+    planned = run_pipeline(tensor_level, PLANNING_PIPELINE)
     with tempfile.TemporaryDirectory(prefix="adir-c-") as directory:
         built = build(
             planned,

@@ -1,6 +1,6 @@
 """Bufferization keeps the numbers: the training step interpreted before and after
-`fuse-weight-updates`, `bufferize` and `plan-memory` gives bit-identical losses and parameters,
-with parameter updates written in place."""
+`fuse-weight-updates`, `reorder-updates`, `bufferize` and `plan-memory` gives bit-identical
+losses and parameters, with parameter updates written in place."""
 
 from __future__ import annotations
 
@@ -13,12 +13,9 @@ from xdsl.dialects import memref
 
 from adir.context import adir_context, parse_module
 from adir.interpreter import Session
+from adir.passes import ADIR_PASSES, PLANNING_PASSES
 from adir.passes.autodiff import AutodiffPass
-from adir.passes.bufferize import BufferizePass
-from adir.passes.fuse_weight_updates import FuseWeightUpdatesPass
 from adir.passes.insert_optimizer import InsertOptimizerPass
-from adir.passes.plan_memory import PlanMemoryPass
-from adir.passes.verify_memory_plan import VerifyMemoryPlanPass
 
 SEED_MLP = (Path(__file__).parents[2] / "examples" / "mnist_mlp.mlir").read_text()
 
@@ -28,14 +25,8 @@ def compile_step(ir: str, optimizer: dict, buffers: bool):
     for transform in [AutodiffPass(), InsertOptimizerPass(**optimizer)]:
         transform.apply(adir_context(), module)
     if buffers:
-        passes = [
-            FuseWeightUpdatesPass(),
-            BufferizePass(),
-            PlanMemoryPass(),
-            VerifyMemoryPlanPass(),
-        ]
-        for transform in passes:
-            transform.apply(adir_context(), module)
+        for name in (*PLANNING_PASSES, "verify-memory-plan"):
+            ADIR_PASSES[name]()().apply(adir_context(), module)
     module.verify()
     return module
 

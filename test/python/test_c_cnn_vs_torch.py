@@ -45,6 +45,7 @@ from test_lenet5_example import torch_lenet
 
 from adir.interpreter import Session
 from adir.interpreter.normalization import dropout_counter, dropout_multiplier
+from adir.passes import PLANNING_PIPELINE
 
 STEPS = 50
 LEARNING_RATES = {"sgd": 0.01, "adam": 1e-3}
@@ -74,7 +75,7 @@ def c_losses(example: str, optimizer: str, xs: np.ndarray, labels: np.ndarray) -
     planned = run_pipeline(
         parse_example(example),
         f"infer-shapes,autodiff,insert-optimizer{{kind={optimizer} "
-        f"lr={LEARNING_RATES[optimizer]}}},fuse-weight-updates,bufferize,plan-memory",
+        f"lr={LEARNING_RATES[optimizer]}}},{PLANNING_PIPELINE}",
     )
     steps = [[x, label] for x, label in zip(xs, labels, strict=True)]
     if example == "ds_cnn":  # dropout's step counter

@@ -15,6 +15,7 @@ from c_testing import check_c_against_interpreter, run_pipeline
 
 from adir.context import parse_module
 from adir.dialects.kernel import KernelOp
+from adir.passes import PLANNING_PIPELINE
 
 RNG = np.random.default_rng(0)
 SGD = "autodiff,insert-optimizer{kind=sgd lr=0.1}"
@@ -169,7 +170,7 @@ def test_in_place_over_an_operand() -> None:
     bufferize did make each of them in place."""
     planned = run_pipeline(
         parse_module(IN_PLACE, "test.mlir"),
-        "infer-shapes,fuse-weight-updates,bufferize,plan-memory",
+        f"infer-shapes,{PLANNING_PIPELINE}",
     )
     kernels = [op for op in planned.walk() if isinstance(op, KernelOp)]
     in_place = [op.name.removeprefix("adir_kernel.") for op in kernels if op.outs[0] in op.ins]

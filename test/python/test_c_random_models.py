@@ -17,6 +17,8 @@ import pytest
 from c_testing import check_c_against_interpreter, run_pipeline
 from random_models import random_model
 
+from adir.passes import PLANNING_PIPELINE
+
 COUNT = int(os.environ.get("ADIR_RANDOM_MODELS", "12"))
 STEPS = 50
 
@@ -30,8 +32,7 @@ def test_random_model_trains_in_c_like_the_interpreter(seed: int) -> None:
     differentiate = f"autodiff,{model.optimizer}"
     planned = run_pipeline(
         model.module,
-        f"infer-shapes,{differentiate},fuse-weight-updates,bufferize,plan-memory,"
-        "verify-memory-plan",
+        f"infer-shapes,{differentiate},{PLANNING_PIPELINE},verify-memory-plan",
     )
     assert planned.attributes["adir.arena_size"] is not None, model.description
     check_c_against_interpreter(

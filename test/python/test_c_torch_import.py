@@ -38,6 +38,7 @@ from test_torch_import import ReluMlp, SeedMlp, SeparableCnn
 from torch import nn
 
 from adir.frontends.torch_import import import_module, symbol_names
+from adir.passes import PLANNING_PIPELINE
 
 STEPS = 20
 LR = 0.01
@@ -107,8 +108,7 @@ def test_imported_model_in_c_trains_like_pytorch(name: str) -> None:
     module = import_module(model, example, loss=case.loss)
     planned = run_pipeline(
         module,
-        f"infer-shapes,autodiff,insert-optimizer{{kind=sgd lr={LR}}},"
-        "fuse-weight-updates,bufferize,plan-memory",
+        f"infer-shapes,autodiff,insert-optimizer{{kind=sgd lr={LR}}},{PLANNING_PIPELINE}",
     )
     with tempfile.TemporaryDirectory(prefix="adir-c-") as directory:
         build = build_c(

@@ -14,6 +14,7 @@ from adir_testing import parse_example
 from c_testing import build_c, run_pipeline
 
 from adir.interpreter import Session
+from adir.passes import PLANNING_PIPELINE
 
 STEPS = 100
 
@@ -23,8 +24,7 @@ def test_seed_mlp_c_follows_pytorch_for_100_steps() -> None:
     model = parse_example("mnist_mlp")
     planned = run_pipeline(
         model,
-        "infer-shapes,autodiff,insert-optimizer{kind=sgd lr=0.01},"
-        "fuse-weight-updates,bufferize,plan-memory",
+        f"infer-shapes,autodiff,insert-optimizer{{kind=sgd lr=0.01}},{PLANNING_PIPELINE}",
     )
     rng = np.random.default_rng(7)
     # MNIST-like inputs in [0, 1], and labels that depend on them (a fixed random projection),

@@ -28,9 +28,10 @@ from adir.backends.c.model import print_model
 from adir.context import parse_module
 from adir.dialects.kernel import KERNELS
 from adir.dialects.tensor import elementwise as ew
+from adir.passes import PLANNING_PIPELINE
 
 RNG = np.random.default_rng(0)
-PLAN = "infer-shapes,fuse-weight-updates,bufferize,plan-memory"
+PLAN = f"infer-shapes,{PLANNING_PIPELINE}"
 
 
 def normal(*shape: int) -> np.ndarray:
@@ -223,7 +224,7 @@ def test_relu_and_sgd_updates_are_bit_identical_to_the_reference_kernels() -> No
 
 def test_c_of_the_seed_mlp_names_its_cmsis_calls() -> None:
     planned = run_pipeline(parse_example("mnist_mlp"), "infer-shapes,autodiff,insert-optimizer")
-    planned = run_pipeline(planned, "fuse-weight-updates,bufferize,plan-memory")
+    planned = run_pipeline(planned, PLANNING_PIPELINE)
     source = print_model(planned, "m_", "cmsis-dsp").source
     assert '#include "adir_cmsis_dsp.h"' in source
     assert "adir_cmsis_matmul_nt(x, m_w1, h, 1, 1, 32, 784, 1);" in source
@@ -241,7 +242,7 @@ def trains_like_the_reference(example: str, optimizer: str, steps: int) -> None:
     noise drives, see test_c_examples.py)."""
     batches = training_steps(example, steps)
     tensor_level = run_pipeline(parse_example(example), f"infer-shapes,{optimizer}")
-    planned = run_pipeline(tensor_level, "fuse-weight-updates,bufferize,plan-memory")
+    planned = run_pipeline(tensor_level, PLANNING_PIPELINE)
     compiler = c_compilers()[0]
     with tempfile.TemporaryDirectory() as directory:
         reference = build_c(planned, "train_step", steps, Path(directory) / "ref", compiler)

@@ -20,6 +20,7 @@ from cortex_m_testing import BoardBuild, Sizes, host_run, parse_run, sizes_by_ob
 from test_c_examples import training_steps
 
 from adir.backends.c.cortex_m import MPS2_AN386, board_files, parse_size
+from adir.passes import PLANNING_PIPELINE
 
 SGD = "autodiff,insert-optimizer{kind=sgd lr=0.01}"
 STEPS = {"mnist_mlp": 10, "lenet5": 4}
@@ -27,7 +28,7 @@ STEPS = {"mnist_mlp": 10, "lenet5": 4}
 
 def planned_example(example: str) -> tuple:
     tensor_level = run_pipeline(parse_example(example), f"infer-shapes,{SGD}")
-    planned = run_pipeline(tensor_level, "fuse-weight-updates,bufferize,plan-memory")
+    planned = run_pipeline(tensor_level, PLANNING_PIPELINE)
     return tensor_level, planned
 
 

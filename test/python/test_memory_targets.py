@@ -12,12 +12,9 @@ import pytest
 from xdsl.dialects import func
 
 from adir.context import adir_context, parse_module
+from adir.passes import ADIR_PASSES, PLANNING_PASSES
 from adir.passes.autodiff import AutodiffPass
-from adir.passes.bufferize import BufferizePass
-from adir.passes.fuse_weight_updates import FuseWeightUpdatesPass
 from adir.passes.insert_optimizer import InsertOptimizerPass
-from adir.passes.plan_memory import PlanMemoryPass
-from adir.passes.verify_memory_plan import VerifyMemoryPlanPass
 
 ROOT = Path(__file__).parents[2]
 ORIGIN_FLOATS = 51_828  # the origin's single buffer for the seed MLP, no reuse
@@ -64,16 +61,10 @@ def relu_mlp(batch: int, sizes=(784, 256, 128, 10)) -> str:
 
 def plan(ir: str, optimizer: dict) -> dict[str, int]:
     module = parse_module(ir, "model.mlir")
-    passes = [
-        AutodiffPass(),
-        InsertOptimizerPass(**optimizer),
-        FuseWeightUpdatesPass(),
-        BufferizePass(),
-        PlanMemoryPass(),
-        VerifyMemoryPlanPass(),
-    ]
-    for transform in passes:
+    for transform in [AutodiffPass(), InsertOptimizerPass(**optimizer)]:
         transform.apply(adir_context(), module)
+    for name in (*PLANNING_PASSES, "verify-memory-plan"):
+        ADIR_PASSES[name]()().apply(adir_context(), module)
     module.verify()
     step = next(
         op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "train_step"

@@ -17,17 +17,18 @@
 // CHECK-NEXT:    arm_add_f32(m3, fc1_b, m3, 120u);  /* adir_kernel.add at lenet5.mlir:43 */
 // CHECK:         ADIR_CROSS_ENTROPY_I32(
 // CHECK:         adir_cmsis_matmul(t, fc3_w, [[D4:t_[0-9]+]], 1, 1, 84, 10, 1);  /* adir_kernel.matmul at lenet5.mlir:52 */
-// CHECK-NEXT:    ADIR_RELU_GRAD(m4, [[D4]], [[D4]], 84u);
-// CHECK:         ADIR_CONV2D_GRAD_WEIGHT(p1, c2,
+// CHECK-NEXT:    adir_cmsis_matmul_sgd_update(fc3_w, t, m4, [[LR:__constant_[0-9]+]], fc3_w, 10, 84, 1);  /* adir_kernel.matmul_sgd_update {transpose_a} at lenet5.mlir:52 */
+// CHECK-NEXT:    ADIR_RELU_GRAD(m4, [[D4]], m4, 84u);
+// CHECK:         adir_cmsis_matmul_sgd_update(fc1_w, m3, flat, [[LR]], fc1_w, 120, 256, 1);
+// CHECK:         ADIR_RELU_GRAD(c2,
 // CHECK-NEXT:    float *const [[DB:t_[0-9]+]] =
 // CHECK-NEXT:    adir_cmsis_sum_rows(c2, [[DB]], 16u, 64u);  /* adir_kernel.sum at lenet5.mlir:36 */
-// CHECK:         adir_cmsis_sgd_update(conv1_w, [[GW:t_[0-9]+]], [[LR:__constant_[0-9]+]], conv1_w, 150u);  /* adir_kernel.sgd_update at lenet5.mlir:28 */
-// CHECK:         adir_cmsis_matmul_sgd_update(fc1_w, t_4, flat, [[LR]], fc1_w, 120, 256, 1);  /* adir_kernel.matmul_sgd_update {transpose_a} at lenet5.mlir:42 */
+// CHECK:         adir_cmsis_sgd_update(conv1_w, [[GW:t_[0-9]+]], [[LR]], conv1_w, 150u);  /* adir_kernel.sgd_update at lenet5.mlir:28 */
 // CHECK:         return loss[0];
 
 // REFERENCE-NOT: adir_cmsis_dsp.h
 // REFERENCE-NOT: arm_
 // REFERENCE:     ADIR_MATMUL(flat, fc1_w, m3, 1, 1, 120, 256, 0, 1, 1);
-// REFERENCE:     ADIR_MATMUL_SGD_UPDATE(fc1_w, t_4, flat, {{.*}}, fc1_w, 120, 256, 1, 1, 0);
+// REFERENCE:     ADIR_MATMUL_SGD_UPDATE(fc1_w, m3, flat, {{.*}}, fc1_w, 120, 256, 1, 1, 0);
 
 // BAD: lenet5.mlir: error: C target: kernels='cmsis' is not one of reference, cmsis-dsp

@@ -11,9 +11,14 @@
 
 // SGD: builtin.module attributes {adir.arena_size = 320 : i64, adir.persistent_size = 101632 : i64}
 // SGD: func.func @train_step({{.*}}) -> memref<f32> attributes {adir.optimizer = "sgd", adir.arena_size = 320 : i64, adir.arena_lower_bound = 320 : i64
-// Both weight updates write their weights in place, with no gradient buffer:
-// SGD: adir_kernel.matmul_sgd_update ins(%w1, %{{[0-9]+}}, %x, %{{[0-9]+}} : {{.*}}) outs(%w1 : memref<32x784xf32>) {transpose_a}
-// SGD-NEXT: adir_kernel.matmul_sgd_update ins(%w2, %{{[0-9]+}}, %h, %{{[0-9]+}} : {{.*}}) outs(%w2 : memref<10x32xf32>) {transpose_a}
+// Both weight updates write their weights in place, with no gradient buffer, and each runs as
+// soon as it may (reorder-updates): w2's right after the last read of the old w2 (the gradient
+// of the hidden layer), which lets the sigmoid's gradient overwrite %h, its last use.
+// SGD: adir_kernel.matmul ins(%[[DY:[0-9]+]], %w2 : {{.*}}) outs(%[[DH:[0-9]+]] : memref<1x32xf32>)
+// SGD-NEXT: %[[LR:[0-9]+]] = memref.get_global
+// SGD-NEXT: adir_kernel.matmul_sgd_update ins(%w2, %[[DY]], %h, %[[LR]] : {{.*}}) outs(%w2 : memref<10x32xf32>) {transpose_a}
+// SGD-NEXT: adir_kernel.sigmoid_grad ins(%h, %[[DH]] : {{.*}}) outs(%h : memref<1x32xf32>)
+// SGD-NEXT: adir_kernel.matmul_sgd_update ins(%w1, %h, %x, %[[LR]] : {{.*}}) outs(%w1 : memref<32x784xf32>) {transpose_a}
 
 // SVG: <svg xmlns="http://www.w3.org/2000/svg"
 // SVG: @train_step: arena 320 bytes
