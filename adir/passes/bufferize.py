@@ -7,7 +7,8 @@ becomes
 or, when `%z` dies at the relu, the relu writes over `%z`'s buffer and no buffer is allocated.
 
 - Parameters and optimizer state are persistent: `adir.load @w` becomes the parameter's own
-  buffer (`adir_kernel.param @w`), never a copy.
+  buffer (`adir_kernel.param @w`), not a copy, unless the loaded value is still read after a
+  store to `@w`: then the load copies the parameter into a transient buffer.
 - Constants become read-only globals (`memref.global constant`), which a device keeps in flash.
 - Every other value gets a transient buffer (`memref.alloc`), which `plan-memory` places in the
   arena, unless an elementwise op may write over an operand's buffer: the operand has the same
@@ -160,9 +161,14 @@ class FunctionBufferizer:
     def bufferize(self, op: Operation) -> None:
         location = op.location
         if isinstance(op, LoadOp):
-            self.buffer[op.result] = self.param_buffer(
-                op.param.root_reference.data, op.result.type, location
-            )
+            name = op.param.root_reference.data
+            param = self.param_buffer(name, op.result.type, location)
+            if self.read_after_a_store(op):  # the value must outlive the parameter's
+                snapshot = self.new_buffer(op.result, location)
+                self.emit(memref.CopyOp(param, snapshot), location)
+                self.buffer[op.result] = snapshot
+            else:
+                self.buffer[op.result] = param
         elif isinstance(op, StoreOp):
             target = self.param_buffer(op.param.root_reference.data, op.value.type, location)
             if self.buffer[op.value] is not target:
@@ -205,14 +211,27 @@ class FunctionBufferizer:
                 and all(u.index in in_place for u in operand.uses if u.operation is op)
             ):
                 return buffer
-        type_ = memref_of(result.type)
-        alloc = self.emit(
-            memref.AllocOp.get(type_.element_type, None, type_.get_shape()), op.location
-        )
+        return self.new_buffer(result, op.location)
+
+    def new_buffer(self, value: SSAValue, location: Attribute) -> SSAValue:
+        """A transient buffer for `value`, which `plan-memory` places in the arena."""
+        type_ = memref_of(value.type)
+        alloc = self.emit(memref.AllocOp.get(type_.element_type, None, type_.get_shape()), location)
         buffer = alloc.results[0]
-        buffer.name_hint = result.name_hint
+        buffer.name_hint = value.name_hint
         self.transient.add(buffer)
         return buffer
+
+    def read_after_a_store(self, load: LoadOp) -> bool:
+        """Whether the loaded value is read (or returned) after a later store to its
+        parameter has overwritten the parameter's buffer."""
+        here = self.position[load]
+        later = [
+            self.position[s]
+            for s in self.stores.get(load.param.root_reference.data, [])
+            if self.position[s] > here
+        ]
+        return bool(later) and self.last_use(load.result) > min(later)
 
     def updated_param(self, op: Operation, result: SSAValue) -> SSAValue | None:
         """The buffer of `@p` if `result` may be computed straight into it: `result` is the

@@ -65,3 +65,31 @@ def test_sgd_updates_parameters_in_place() -> None:
         if getattr(op, "sym_name", None) and op.sym_name.data == "train_step"
     )
     assert not [op for op in step.walk() if isinstance(op, memref.CopyOp)]
+
+
+OLD_VALUE_AFTER_STORE = """
+adir.param @w : tensor<3xf32> = #adir.fill<value = 2.0>
+func.func @f(%g: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %w = adir.load @w : tensor<3xf32>
+  %e = adir.exp %g : tensor<3xf32>
+  adir.store %e, @w : tensor<3xf32>
+  %r = adir.mul %w, %g : tensor<3xf32>
+  func.return %r, %w : tensor<3xf32>, tensor<3xf32>
+}
+"""
+
+
+def test_a_value_loaded_before_a_store_keeps_the_old_parameter() -> None:
+    """`%w` is read (and returned) after `@w` is overwritten: bufferization copies it out at the
+    load, so the results are 2 * g and 2, not exp(g) * g and exp(g) (what reading the
+    parameter's buffer itself gave before the copy existed)."""
+    module = parse_module(OLD_VALUE_AFTER_STORE, "test.mlir")
+    g = np.array([1.0, 2.0, 3.0], np.float32)
+    expected = Session(module).call("f", g)
+    ADIR_PASSES["bufferize"]()().apply(adir_context(), module)
+    module.verify()
+    assert [op.name for op in module.walk()].count("memref.copy") == 2  # snapshot and store
+    actual = Session(module).call("f", g)
+    np.testing.assert_array_equal(expected[0], 2 * g)
+    for got, want in zip(actual, expected, strict=True):
+        assert got.tobytes() == want.tobytes()
