@@ -45,6 +45,7 @@ from adir.dialects.kernel import KERNELS, ParamBufferOp
 from adir.dialects.tensor import elementwise as ew
 from adir.dialects.tensor.base import TensorOp
 from adir.dialects.tensor.matmul_and_shape import ConstantOp
+from adir.dialects.tensor.normalization import BatchnormOp
 from adir.dialects.tensor.optimizers import ParamUpdateOp
 from adir.dialects.tensor.params import LoadOp, StoreOp
 
@@ -59,13 +60,16 @@ ELEMENTWISE_GRADS = {
 }
 
 
-def in_place_operands(op: Operation) -> list[int]:
-    """The indices of the operands of the same shape that the op's kernel may write a result
-    over: it reads element i of each only before it writes element i of any result. All of an
-    elementwise op's; a parameter update's parameter, state and (unless it is a matmul's
-    operands) gradient."""
+def in_place_operands(op: Operation, result: int) -> list[int]:
+    """The indices of the operands of the same shape that the op's kernel may write result
+    #`result` over: it reads element i of each only before it writes element i of that result.
+    All of an elementwise op's; a parameter update's parameter, state and (unless it is a
+    matmul's operands) gradient; a batchnorm's running mean and variance, each by its new
+    value (the kernel reads channel c of the old one just before it writes channel c)."""
     if isinstance(op, ParamUpdateOp):
         return op.in_place_operands()
+    if isinstance(op, BatchnormOp):
+        return {3: [3], 4: [4]}.get(result, [])
     if (
         isinstance(op, ew.UnaryElementwiseOp | ew.BinaryElementwiseOp | ew.SelectOp)
         or op.name in ELEMENTWISE_GRADS
@@ -198,7 +202,7 @@ class FunctionBufferizer:
         (not one that another result of `op` is `taken` to), or a new transient buffer."""
         if (param := self.updated_param(op, result)) is not None:
             return param
-        in_place = in_place_operands(op)
+        in_place = in_place_operands(op, result.index)
         for index in in_place:
             operand = op.operands[index]
             buffer = self.buffer[operand]
@@ -244,7 +248,7 @@ class FunctionBufferizer:
         if name not in self.param_buffers or self.stores[name][-1] is not stores[0]:
             return None
         here = self.position[op]
-        in_place = in_place_operands(op)
+        in_place = in_place_operands(op, result.index)
         store_position = self.position[stores[0]]
         for load in self.loads.get(name, []):
             loaded = self.position[load]

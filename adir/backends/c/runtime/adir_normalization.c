@@ -69,6 +69,8 @@ void adir_batchnorm(const float *x, const float *gamma, const float *beta,
         unbiased = squares / (float)(count - 1u);
         batch_mean[c] = mean;
         batch_invstd[c] = invstd;
+        /* new_running_mean may be running_mean (and the variances too): bufferize writes the
+         * new statistics over the old ones, channel c read just before it is written. */
         new_running_mean[c] = momentum * mean + keep * running_mean[c];
         new_running_var[c] = momentum * unbiased + keep * running_var[c];
         scale = gamma[c] * invstd;
