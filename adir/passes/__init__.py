@@ -46,6 +46,12 @@ def _fuse_weight_updates() -> type[ModulePass]:
     return FuseWeightUpdatesPass
 
 
+def _recompute_activations() -> type[ModulePass]:
+    from adir.passes.recompute_activations import RecomputeActivationsPass
+
+    return RecomputeActivationsPass
+
+
 def _reorder_updates() -> type[ModulePass]:
     from adir.passes.reorder_updates import ReorderUpdatesPass
 
@@ -101,6 +107,7 @@ ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "autodiff": _autodiff,
     "insert-optimizer": _insert_optimizer,
     "fuse-weight-updates": _fuse_weight_updates,
+    "recompute-activations": _recompute_activations,
     "reorder-updates": _reorder_updates,
     "bufferize": _bufferize,
     "plan-memory": _plan_memory,

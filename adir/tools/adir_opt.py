@@ -58,6 +58,7 @@ SHORTCUT_ORDER = [
     "autodiff",
     "insert-optimizer",
     "fuse-weight-updates",
+    "recompute-activations",
     "reorder-updates",
     "bufferize",
     "plan-memory",
@@ -106,6 +107,12 @@ class AdirOptMain(xDSLOptMain):
             help="insert this optimizer and produce the training step",
         )
         group.add_argument("--lr", type=float, help="learning rate for --optimizer")
+        group.add_argument(
+            "--recompute",
+            action="store_true",
+            help="recompute cheap forward values in the backward pass where that lowers the "
+            "arena, and report them (recompute-activations)",
+        )
         group.add_argument(
             "--bufferize", action="store_true", help="lower to destination-passing buffers"
         )
@@ -197,9 +204,12 @@ class AdirOptMain(xDSLOptMain):
                 "--plan-memory" if args.plan_memory else "--emit-c" if args.emit_c else None,
             ),
             ("derive-predict", "--predict" if args.predict else None),
+            ("recompute-activations", "--recompute" if args.recompute else None),
         ]:
             if flag is not None:
                 wanted[name] = (name, flag)
+        if "recompute-activations" in wanted:
+            wanted["recompute-activations"] = ("recompute-activations{report=true}", "--recompute")
         if "bufferize" in wanted:  # on by default before bufferization: they only save memory
             for name in ("fuse-weight-updates", "reorder-updates"):
                 wanted[name] = (name, wanted["bufferize"][1])
