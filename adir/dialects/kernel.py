@@ -15,10 +15,11 @@ dialects of the same compiler; it imports nothing else of adir).
 
 from __future__ import annotations
 
+import functools
 from typing import Self
 
-from xdsl.dialects.builtin import MemRefType, SymbolRefAttr
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.dialects.builtin import DenseArrayBase, MemRefType, SymbolRefAttr, i32
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -56,7 +57,17 @@ class KernelOp(IRDLOperation):
         outs: list[SSAValue],
         properties: dict[str, Attribute] | None = None,
     ):
-        super().__init__(operands=[ins, outs], properties=properties or {})
+        # What IRDL's generic constructor would build, without its per-op type checks and
+        # segment-size attribute (the verifier checks the op; bufferization builds one kernel
+        # per tensor op, and the generic path made it the slowest pass).
+        properties = {k: v for k, v in (properties or {}).items() if v is not None}
+        properties[AttrSizedOperandSegments.attribute_name] = operand_segments(len(ins), len(outs))
+        Operation.__init__(self, operands=[*ins, *outs], properties=properties)
+
+
+@functools.lru_cache(maxsize=64)
+def operand_segments(ins: int, outs: int) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i32, [ins, outs])
 
 
 def kernel_twin(tensor_op: type[TensorOp]) -> type[KernelOp]:

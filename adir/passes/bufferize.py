@@ -23,6 +23,7 @@ or, when `%z` dies at the relu, the relu writes over `%z`'s buffer and no buffer
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -78,6 +79,7 @@ def in_place_operands(op: Operation, result: int) -> list[int]:
     return []
 
 
+@functools.lru_cache(maxsize=4096)  # building a type verifies it: once per distinct type
 def memref_of(type_: Attribute) -> MemRefType:
     if not (isinstance(type_, TensorType) and type_.has_static_shape()):
         raise ValueError(f"cannot bufferize {type_}: static shapes only (run infer-shapes)")
@@ -220,7 +222,7 @@ class FunctionBufferizer:
     def new_buffer(self, value: SSAValue, location: Attribute) -> SSAValue:
         """A transient buffer for `value`, which `plan-memory` places in the arena."""
         type_ = memref_of(value.type)
-        alloc = self.emit(memref.AllocOp.get(type_.element_type, None, type_.get_shape()), location)
+        alloc = self.emit(memref.AllocOp([], [], type_), location)
         buffer = alloc.results[0]
         buffer.name_hint = value.name_hint
         self.transient.add(buffer)

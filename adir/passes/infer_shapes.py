@@ -24,11 +24,11 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
 from adir.diagnostics import OpError
 from adir.dialects.tensor.base import TensorOp
+from adir.dialects.tensor.params import lookup_symbol
 from adir.dialects.tensor.shapes import is_compatible, refine
 
 
@@ -68,7 +68,7 @@ class InferCallResults(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: func.CallOp, rewriter: PatternRewriter, /):
-        callee = SymbolTable.lookup_symbol(op, op.callee)
+        callee = lookup_symbol(op, op.callee)
         if isinstance(callee, func.FuncOp):
             refine_values(op, op.results, callee.function_type.outputs.data, rewriter)
 

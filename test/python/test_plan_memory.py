@@ -12,7 +12,8 @@ from xdsl.utils.exceptions import PassFailedException
 
 from adir.context import adir_context, parse_module
 from adir.passes.plan_memory import PlanMemoryPass
-from adir.passes.plan_memory.placement import ALGORITHMS
+from adir.passes.plan_memory.liveness import LiveBuffer
+from adir.passes.plan_memory.placement import ALGORITHMS, best_fit
 from adir.passes.verify_memory_plan import VerifyMemoryPlanPass
 
 intervals = st.lists(
@@ -63,6 +64,35 @@ def test_best_is_no_worse_than_either_greedy_order(buffers) -> None:
         PlanMemoryPass(algo=algo).apply(adir_context(), module)
         sizes[algo] = module.attributes["adir.arena_size"].value.data
     assert sizes["best"] == min(sizes["greedy-by-size"], sizes["greedy-by-lifetime"])
+
+
+def best_fit_by_definition(order: list[LiveBuffer]) -> dict[LiveBuffer, int]:
+    """Pisarchyk & Lee's best fit, written as plainly as it is defined: for each buffer in
+    turn, the gaps between the placed buffers that overlap it in time, the smallest that fits
+    (the lowest on ties), else on top of them."""
+    offsets: dict[LiveBuffer, int] = {}
+    for buffer in order:
+        busy = sorted(
+            (offsets[other], offsets[other] + other.size)
+            for other in offsets
+            if other.first <= buffer.last and buffer.first <= other.last
+        )
+        best, best_gap, cursor = None, None, 0
+        for start, end in busy:
+            if start - cursor >= buffer.size and (best_gap is None or start - cursor < best_gap):
+                best, best_gap = cursor, start - cursor
+            cursor = max(cursor, end)
+        offsets[buffer] = cursor if best is None else best
+    return offsets
+
+
+@settings(max_examples=200, deadline=None)
+@given(intervals)
+def test_best_fit_places_every_buffer_where_its_definition_does(buffers) -> None:
+    """`best_fit` runs its comparisons as numpy vectors; same offsets as the plain loop."""
+    live = [LiveBuffer(None, 4 * size, start, start + span) for size, start, span in buffers]  # type: ignore[arg-type]
+    order = sorted(live, key=lambda b: (-b.size, b.first, b.last))
+    assert best_fit(order) == best_fit_by_definition(order)
 
 
 def test_disjoint_lifetimes_share_one_slot() -> None:

@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    TensorType,
     UnitAttr,
 )
 from xdsl.ir import Operation, SSAValue
@@ -79,7 +80,7 @@ def c_identifier(text: str) -> str:
     return name if IDENTIFIER.fullmatch(name) else "_" + name
 
 
-def size_of(type_: MemRefType) -> int:
+def size_of(type_: MemRefType | TensorType) -> int:
     return math.prod(type_.get_shape())
 
 
@@ -106,15 +107,21 @@ class FunctionNames:
 
     taken: set[str]
     names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
+    # The last suffix tried for each base: names are only ever added to `taken`, so the search
+    # for a free `base_n` resumes there (starting from 1 each time was quadratic).
+    suffixes: dict[str, int] = field(default_factory=dict[str, int])
 
     def fresh(self, hint: str | None) -> str:
         base = c_identifier(hint) if hint else "t"
         if base in C_KEYWORDS or keyword.iskeyword(base):
             base += "_"
-        name, n = base, 0
+        name, n = base, self.suffixes.get(base, 0)
+        if n:
+            name = f"{base}_{n}"
         while name in self.taken:
             n += 1
             name = f"{base}_{n}"
+        self.suffixes[base] = n
         self.taken.add(name)
         return name
 
@@ -237,7 +244,7 @@ class ModelPrinter:
                 site = CallSite(inner, names.names, self.table)
                 cmsis = cmsis_dsp_call(inner, site) if self.kernels == "cmsis-dsp" else None
                 body.append(f"{cmsis or emitter(inner, site)}  /* {self.origin(inner)} */")
-                written_args.update(inner.outs)
+                written_args.update(site.outs)
             elif isinstance(inner, func.ReturnOp):
                 if returns_scalar:
                     body.append(f"return {names.names[inner.arguments[0]]}[0];")
@@ -295,7 +302,7 @@ class ModelPrinter:
         lines = []
         for op in self.params:
             name = self.storage[op.sym_name.data]
-            size = size_of(MemRefType(op.type.element_type, op.type.get_shape()))
+            size = size_of(op.type)
             init = op.initial_value
             shape = tuple(op.type.get_shape())
             if isinstance(init, DenseIntOrFPElementsAttr):
@@ -343,7 +350,7 @@ class ModelPrinter:
             "/* Parameters and optimizer state: persistent across steps. */",
         ]
         for op in self.params:
-            size = size_of(MemRefType(op.type.element_type, op.type.get_shape()))
+            size = size_of(op.type)
             out.append(f"static float {self.storage[op.sym_name.data]}[{max(size, 1)}];")
             init = op.initial_value
             if isinstance(init, DenseIntOrFPElementsAttr):
@@ -415,10 +422,7 @@ class ModelPrinter:
         count = len(self.params)
         data = ", ".join(self.storage[op.sym_name.data] for op in self.params)
         names = ", ".join(f'"{op.sym_name.data}"' for op in self.params)
-        sizes = ", ".join(
-            f"{size_of(MemRefType(op.type.element_type, op.type.get_shape()))}u"
-            for op in self.params
-        )
+        sizes = ", ".join(f"{size_of(op.type)}u" for op in self.params)
         if count == 0:
             return [
                 f"float *{pre}param_data(size_t index) {{ (void)index; return NULL; }}",
@@ -450,9 +454,7 @@ class ModelPrinter:
     def header(self, arena_bytes: int) -> str:
         m, pre = self.macro, self.prefix
         guard = f"{m}MODEL_H" if m else "ADIR_MODEL_H"
-        persistent = sum(
-            size_of(MemRefType(op.type.element_type, op.type.get_shape())) * 4 for op in self.params
-        )
+        persistent = sum(size_of(op.type) * 4 for op in self.params)
         out = [
             f"/* {pre}model.h: the API of the generated model (adir); do not edit. */",
             f"#ifndef {guard}",
@@ -470,7 +472,7 @@ class ModelPrinter:
         ]
         for index, op in enumerate(self.params):
             upper = c_identifier(op.sym_name.data).upper()
-            size = size_of(MemRefType(op.type.element_type, op.type.get_shape()))
+            size = size_of(op.type)
             out.append(f"#define {m}PARAM_{upper} {index}")
             out.append(f"#define {m}{upper}_SIZE {size}")
         for op in self.functions:

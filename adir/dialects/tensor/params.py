@@ -17,6 +17,7 @@ initializer verifies as it is parsed, so a bad parameter is a parse error at the
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Sequence
 from typing import ClassVar, Self
 
@@ -351,9 +352,36 @@ class ParamOp(IRDLOperation):
             printer.print_attr_dict(self.attributes)
 
 
+# Each symbol table's symbols by name, built on a miss. Every load and store verifies by looking
+# its parameter up, and `SymbolTable.lookup_symbol` scans the module: a module with n parameters
+# would verify in O(n^2). An entry is trusted only while it still names an op of that table.
+_SYMBOLS: weakref.WeakKeyDictionary[Operation, dict[str, Operation]] = weakref.WeakKeyDictionary()
+
+
+def lookup_symbol(op: Operation, symbol: SymbolRefAttr) -> Operation | None:
+    """What `SymbolTable.lookup_symbol(op, symbol)` finds, in O(1) while the table is unchanged."""
+    table = op
+    while table is not None and not table.has_trait(SymbolTable):
+        table = table.parent_op()
+    if table is None or symbol.nested_references.data:
+        return SymbolTable.lookup_symbol(op, symbol)
+    name = symbol.root_reference.data
+    found = _SYMBOLS.get(table, {}).get(name)
+    stale = found is None or found.parent_op() is not table
+    if stale or found.get_attr_or_prop("sym_name") != symbol.root_reference:
+        symbols: dict[str, Operation] = {}
+        for child in table.regions[0].block.ops:
+            child_name = child.get_attr_or_prop("sym_name")
+            if isinstance(child_name, StringAttr) and child.has_trait(SymbolOpInterface):
+                symbols.setdefault(child_name.data, child)
+        _SYMBOLS[table] = symbols
+        found = symbols.get(name)
+    return found
+
+
 def lookup_param(op: Operation, symbol: SymbolRefAttr) -> ParamOp:
     """The `adir.param` that `op` names, or a VerifyException saying why there is none."""
-    found = SymbolTable.lookup_symbol(op, symbol)
+    found = lookup_symbol(op, symbol)
     name = symbol.root_reference.data
     if found is None:
         raise VerifyException(f"{op.name}: no adir.param named @{name} in the module")

@@ -9,6 +9,7 @@ known) and the `infer-shapes` pass (which fills in what was left unknown).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
@@ -46,7 +47,14 @@ def element_type(type_: Attribute) -> Attribute:
     return type_.element_type
 
 
-def tensor_type(elem: Attribute, shape: Shape) -> TensorType | UnrankedTensorType:
+def tensor_type(elem: Attribute, shape: Shape | Sequence[Dim]) -> TensorType | UnrankedTensorType:
+    return _tensor_type(elem, None if shape is None else tuple(shape))
+
+
+# Building an xDSL type verifies its parameters, which costs more than most shape rules: the
+# few distinct types of a model are built once each.
+@functools.lru_cache(maxsize=4096)
+def _tensor_type(elem: Attribute, shape: Shape) -> TensorType | UnrankedTensorType:
     if shape is None:
         return UnrankedTensorType(elem)
     return TensorType(elem, [DYNAMIC_INDEX if d is None else d for d in shape])

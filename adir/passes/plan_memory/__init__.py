@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -42,11 +42,7 @@ OFFSET = "adir.offset"
 
 def persistent_bytes(module: ModuleOp) -> int:
     """The bytes of every parameter and optimizer state (they live outside the arena)."""
-    return sum(
-        byte_size(MemRefType(op.type.element_type, op.type.get_shape()))
-        for op in module.ops
-        if isinstance(op, ParamOp)
-    )
+    return sum(byte_size(op.type) for op in module.ops if isinstance(op, ParamOp))
 
 
 @dataclass(frozen=True)

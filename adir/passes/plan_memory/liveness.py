@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import MemRefType, TensorType
 
 
 @dataclass(frozen=True, eq=False)  # one per alloc, hashed by identity
@@ -27,7 +27,7 @@ class LiveBuffer:
         return self.first <= other.last and other.first <= self.last
 
 
-def byte_size(type_: MemRefType) -> int:
+def byte_size(type_: MemRefType | TensorType) -> int:
     elements = 1
     for dim in type_.get_shape():
         elements *= dim

