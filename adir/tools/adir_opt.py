@@ -425,5 +425,14 @@ def no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
+def cli() -> int:
+    """The `adir-opt` command: `main`, then the IR is left to the operating system. Python's
+    shutdown would otherwise run one last cycle collection over all of it (1.5 s of a
+    10,000-op model's 10); frozen objects are skipped."""
+    code = main()
+    gc.freeze()
+    return code
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli())
