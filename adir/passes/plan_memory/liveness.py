@@ -56,17 +56,22 @@ def live_buffers(function: func.FuncOp, alignment: int) -> list[LiveBuffer]:
     return buffers
 
 
-def lower_bound(buffers: list[LiveBuffer]) -> int:
-    """The most bytes live at once: no placement of these intervals can use less."""
+def live_bytes(buffers: list[LiveBuffer]) -> list[int]:
+    """The bytes live at each program point, from 0 to the last point any buffer is live."""
     if not buffers:
-        return 0
+        return []
     end = max(b.last for b in buffers) + 2
     delta = [0] * end
     for b in buffers:
         delta[b.first] += b.size
         delta[b.last + 1] -= b.size
-    peak = live = 0
-    for change in delta:
+    live, profile = 0, []
+    for change in delta[:-1]:
         live += change
-        peak = max(peak, live)
-    return peak
+        profile.append(live)
+    return profile
+
+
+def lower_bound(buffers: list[LiveBuffer]) -> int:
+    """The most bytes live at once: no placement of these intervals can use less."""
+    return max(live_bytes(buffers), default=0)
