@@ -59,9 +59,9 @@ def requantize(acc: np.ndarray, multiplier: np.ndarray, shift: np.ndarray) -> np
     shift = np.asarray(shift, np.int64)
     left = np.maximum(shift, 0)
     right = np.maximum(-shift, 0)
-    # x * 2^left wraps in int32 in C (TFLite leaves it undefined); the quantizer keeps the
-    # accumulators small enough that it never does for its multipliers.
-    x = acc << left
+    # x * 2^left wraps in 32 bits, as the C kernel's shift through uint32_t does (TFLite and
+    # CMSIS-NN leave the overflow undefined; the quantizer's multipliers are below 1 anyway).
+    x = ((acc << left) + 2**31) % 2**32 - 2**31
     product = x * multiplier
     nudge = np.where(product >= 0, 1 << 30, 1 - (1 << 30))
     total = product + nudge
@@ -80,8 +80,10 @@ def requantize_to_int8(acc: np.ndarray, op: q.RequantizingOp) -> np.ndarray:
 
 
 def quantize(x: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
+    """A nan quantizes to the zero point (the value 0), as the C kernel does."""
     scaled = np.asarray(x, np.float32) / np.float32(scale)
-    return np.clip(round_half_away(scaled) + zero_point, -128, 127).astype(np.int8)
+    rounded = np.nan_to_num(round_half_away(scaled), nan=0.0, posinf=255.0, neginf=-255.0)
+    return np.clip(np.clip(rounded, -255, 255) + zero_point, -128, 127).astype(np.int8)
 
 
 def dequantize(x: np.ndarray, scale: float, zero_point: int) -> np.ndarray:

@@ -366,7 +366,7 @@ class ModelPrinter:
                 f"{literal_list(values, type_.element_type)};"
             )
         if self.tables:
-            out += ["", "/* Shapes and strides of the strided kernels. */"]
+            out += ["", "/* Shapes, strides; int8 multipliers and shifts. */"]
         for values, name in self.tables.items():
             out.append(
                 f"static const int32_t {name}[{max(len(values), 1)}] = "
