@@ -28,6 +28,12 @@ def _quantize_int8() -> type[ModulePass]:
     return QuantizeInt8Pass
 
 
+def _lower_to_cmsis_nn() -> type[ModulePass]:
+    from adir.passes.lower_to_cmsis_nn import LowerToCmsisNnPass
+
+    return LowerToCmsisNnPass
+
+
 def _derive_predict() -> type[ModulePass]:
     from adir.passes.derive_predict import DerivePredictPass
 
@@ -119,6 +125,7 @@ ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferize": _bufferize,
     "plan-memory": _plan_memory,
     "verify-memory-plan": _verify_memory_plan,
+    "lower-to-cmsis-nn": _lower_to_cmsis_nn,
     "fold-transpose-into-matmul": _fold_transpose_into_matmul,
     "canonicalize": _canonicalize,
     "cse": _cse,
