@@ -11,12 +11,15 @@ where no __ARM_FEATURE_* is defined, so CMSIS-NN builds its portable C paths.
   host's own `*_get_buffer_size` (the scalar build) return, on shapes that take every branch.
 - Models compiled with `kernels="cmsis-nn"` give the same bits as the project's int8 reference
   C and as the interpreter: integer arithmetic, and CMSIS-NN rounds as TFLite does.
+- The same on a Cortex-M4 under QEMU (mps2-an386, CMSIS-NN's DSP code, target=dsp), which also
+  needs arm-none-eabi-gcc and qemu-system-arm (as test_cortex_m.py does).
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -25,8 +28,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from adir_testing import parse_example
-from c_testing import WARNINGS, build_c, c_compilers, interpreter_run, run_pipeline
+from c_testing import PREFIX, WARNINGS, build_c, c_compilers, interpreter_run, run_pipeline
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.rewriter import Rewriter
 
 from adir.context import adir_context, parse_module
 from adir.interpreter.quantized import quantize_multiplier
@@ -331,3 +336,109 @@ def test_int8_examples_on_cmsis_nn_are_bit_exact(name: str) -> None:
     run_both(
         module, "predict_int8", [rng.standard_normal(shape).astype(np.float32) for _ in range(3)]
     )
+
+
+# -- on a Cortex-M4 under QEMU ------------------------------------------------------------------
+
+
+def inference_program(name: str, inputs: Sequence[np.ndarray], outputs: int) -> str:
+    """A main for the board: `name` on each embedded input, each output as its float32 bits
+    and the instructions it took."""
+    lines = [
+        "#include <stdio.h>",
+        "#include <string.h>",
+        '#include "adir_board.h"',
+        f'#include "{PREFIX}model.h"',
+        "",
+    ]
+    for index, x in enumerate(inputs):
+        values = ", ".join(f"{float(v)!r}f" for v in x.reshape(-1))
+        lines.append(f"static const float input_{index}[{x.size}] = {{{values}}};")
+    table = ", ".join(f"input_{i}" for i in range(len(inputs)))
+    lines += [
+        f"static const float *const inputs[{len(inputs)}] = {{{table}}};",
+        "",
+        "int main(void)",
+        "{",
+        f"    static float out[{outputs}];",
+        "    int i, k;",
+        f"    {PREFIX}init(0);",
+        f"    for (i = 0; i < {len(inputs)}; ++i) {{",
+        "        uint64_t before = adir_board_instructions();",
+        f"        {PREFIX}{name}(inputs[i], out);",
+        '        printf("run %d instructions %lu:", i,',
+        "               (unsigned long)(adir_board_instructions() - before));",
+        f"        for (k = 0; k < {outputs}; ++k) {{",
+        "            uint32_t bits;",
+        "            memcpy(&bits, &out[k], sizeof bits);",
+        '            printf(" %08lx", (unsigned long)bits);',
+        "        }",
+        '        printf("\\n");',
+        "    }",
+        '    printf("done\\n");',
+        "    return 0;",
+        "}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def only_function(module: ModuleOp, name: str) -> ModuleOp:
+    """`module` without its other functions (the float ones are not what runs here)."""
+    copy = module.clone()
+    for op in list(copy.ops):
+        if isinstance(op, func.FuncOp) and op.sym_name.data != name:
+            Rewriter.erase_op(op)
+    return copy
+
+
+RUN = re.compile(r"run (\d+) instructions (\d+):((?: [0-9a-f]{8})+)")
+
+
+SHAPES = {"lenet5": ((1, 1, 28, 28), 10), "ds_cnn": ((1, 1, 49, 10), 12)}
+
+
+@needs_cmsis_nn
+@pytest.mark.parametrize("kernels", ["reference", "cmsis-nn"])
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_int8_examples_on_cortex_m4_are_bit_exact(name: str, kernels: str) -> None:
+    """The int8 LeNet-5 and DS-CNN on QEMU's Cortex-M4 (mps2-an386), with CMSIS-NN built for it
+    (its DSP code, scratch sizes for target=dsp) or with adir's int8 reference kernels: every
+    output of 2 inputs has the interpreter's float32 bits. (The DS-CNN's initial weights give
+    nearly the same logits for any input; LeNet-5's differ, so it tells inputs apart.)
+    Measured instructions per inference: LeNet-5 5.72M reference, 1.59M CMSIS-NN; DS-CNN 40.9M
+    and 7.7M."""
+    from cortex_m_testing import require_arm_tools
+
+    from adir.backends.c.cortex_m import MPS2_AN386, board_files
+    from adir.backends.c.files import c_files, write_c_files
+    from adir.backends.c.model import print_model
+
+    require_arm_tools()
+    shape, outputs = SHAPES[name]
+    module = only_function(quantized_example(name), "predict_int8")
+    pipeline = REFERENCE if kernels == "reference" else LOWERING.replace("scalar", "dsp")
+    planned = run_pipeline(module, pipeline)
+    rng = np.random.default_rng(3)
+    inputs = [rng.standard_normal(shape).astype(np.float32) for _ in range(2)]
+    expected = interpreter_run(
+        run_pipeline(module, "infer-shapes"), "predict_int8", 0, [[x] for x in inputs]
+    )
+    with tempfile.TemporaryDirectory(prefix="adir-cmsis-nn-m4-") as directory:
+        files = c_files(print_model(planned, PREFIX, kernels))
+        files.update(board_files(MPS2_AN386, 256 * 1024, kernels))
+        files[f"{PREFIX}infer_embedded.c"] = inference_program("predict_int8", inputs, outputs)
+        write_c_files(directory, files)
+        completed = subprocess.run(
+            ["make", "-s", "-j2", "-C", directory, "run", f"CMSIS_NN={CMSIS_NN}"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    runs = RUN.findall(completed.stdout)
+    print("DEBUG", completed.stdout)
+    assert len(runs) == 2 and completed.stdout.rstrip().endswith("done"), completed.stdout
+    for (_, _, words), want in zip(runs, expected[: len(inputs)], strict=True):
+        got = np.array([int(w, 16) for w in words.split()], np.uint32).view(np.float32)
+        np.testing.assert_array_equal(got, want.reshape(-1))
