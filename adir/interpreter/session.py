@@ -19,6 +19,7 @@ from adir.interpreter.matmul_and_shape import MatmulAndShapeFunctions
 from adir.interpreter.normalization import NormalizationFunctions
 from adir.interpreter.optimizers import OptimizersFunctions
 from adir.interpreter.params import ParamFunctions, initial_params
+from adir.interpreter.quantized import QuantizedFunctions
 from adir.interpreter.reductions import ReductionsFunctions
 
 FAMILY_FUNCTIONS: list[type[FamilyFunctions]] = [
@@ -30,6 +31,7 @@ FAMILY_FUNCTIONS: list[type[FamilyFunctions]] = [
     ConvAndPoolFunctions,
     NormalizationFunctions,
     OptimizersFunctions,
+    QuantizedFunctions,
 ]
 
 

@@ -22,6 +22,18 @@ def _fold_transpose_into_matmul() -> type[ModulePass]:
     return FoldTransposeIntoMatmulPass
 
 
+def _quantize_int8() -> type[ModulePass]:
+    from adir.passes.quantize_int8 import QuantizeInt8Pass
+
+    return QuantizeInt8Pass
+
+
+def _lower_to_cmsis_nn() -> type[ModulePass]:
+    from adir.passes.lower_to_cmsis_nn import LowerToCmsisNnPass
+
+    return LowerToCmsisNnPass
+
+
 def _derive_predict() -> type[ModulePass]:
     from adir.passes.derive_predict import DerivePredictPass
 
@@ -104,6 +116,7 @@ PLANNING_PIPELINE = ",".join(PLANNING_PASSES)
 ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "infer-shapes": _infer_shapes,
     "derive-predict": _derive_predict,
+    "quantize-int8": _quantize_int8,
     "autodiff": _autodiff,
     "insert-optimizer": _insert_optimizer,
     "fuse-weight-updates": _fuse_weight_updates,
@@ -112,6 +125,7 @@ ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferize": _bufferize,
     "plan-memory": _plan_memory,
     "verify-memory-plan": _verify_memory_plan,
+    "lower-to-cmsis-nn": _lower_to_cmsis_nn,
     "fold-transpose-into-matmul": _fold_transpose_into_matmul,
     "canonicalize": _canonicalize,
     "cse": _cse,

@@ -23,9 +23,9 @@ and `bufferize` goes down; the others are undone. Planning a copy of the functio
 as the two passes, so a candidate is tried only if the points where the bound is reached all lie
 between its early and its late uses (elsewhere the change can only add bytes): one plan per
 remaining candidate, O(candidates x ops) still for a deep network whose every activation is
-alive at the turn from forward to backward (a 1,000-op MLP: 20 s). Recomputing gives the same bits (each op is
-deterministic, dropout's mask included), so training is unchanged; it costs the time of the
-recomputed ops.
+alive at the turn from forward to backward (a 1,000-op MLP: 20 s). Recomputing gives the same
+bits (each op is deterministic, dropout's mask included), so training is unchanged; it costs
+the time of the recomputed ops.
 
 Off by default (`adir-opt --recompute`, or this pass in a `-p` pipeline before
 `reorder-updates`); `report=true` prints what was recomputed and the lower bound before and

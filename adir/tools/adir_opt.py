@@ -151,7 +151,8 @@ class AdirOptMain(xDSLOptMain):
             choices=list(KERNEL_SETS),
             default="reference",
             help="with --emit-c: the kernels the C calls: adir's reference C, or CMSIS-DSP "
-            "where legal (build with CMSIS-DSP's sources, see adir/backends/c/cmsis.py)",
+            "where legal (build with CMSIS-DSP's sources, see adir/backends/c/cmsis.py), or the "
+            "CMSIS-NN calls that the lower-to-cmsis-nn pass chose (docs/int8.md)",
         )
         c_group.add_argument(
             "--c-board",

@@ -52,7 +52,7 @@ from adir.dialects.tensor import optimizers as opt
 from adir.dialects.tensor import reductions as red
 from adir.dialects.tensor.base import TensorOp
 
-KERNEL_SETS = ("reference", "cmsis-dsp")
+KERNEL_SETS = ("reference", "cmsis-dsp", "cmsis-nn")  # cmsis-nn: cmsis_nn.py
 
 # The CMSIS-DSP sources (under the sdist's Source/) that the calls below and the wrappers need.
 CMSIS_DSP_SOURCES = (

@@ -16,7 +16,8 @@ The files (`board_files`):
   arena), a heap for newlib's stdio and the stack. A model that does not fit fails to link:
   "region `RAM' overflowed by N bytes". QEMU itself does not bound RAM; the script does.
 - `Makefile`: every `.c` of the directory (and with kernels="cmsis-dsp" the CMSIS-DSP sources
-  of `cmsis.py`, from `make CMSIS_DSP=<unpacked sdist>`), newlib-nano with rdimon
+  of `cmsis.py`, from `make CMSIS_DSP=<unpacked sdist>`; with kernels="cmsis-nn" CMSIS-NN's
+  integer sources, from `make CMSIS_NN=<a CMSIS-NN checkout>`), newlib-nano with rdimon
   semihosting (printf and exit reach the host), `-ffp-contract=off` as the host builds.
 
 Instructions are counted with QEMU's `-icount shift=0` (one instruction per virtual
@@ -314,6 +315,8 @@ build/cmsis/%.o: $(CMSIS_DSP)/Source/%.c
 \t@mkdir -p $(dir $@)
 \t$(CC) $(CPU) $(CPPFLAGS) $(OPT) -c $< -o $@
 """
+    if kernels == "cmsis-nn":
+        cmsis_lines = CMSIS_NN_MAKE
     return f"""\
 # Makefile: the generated model for {board.name}, RAM budget {ram_bytes} bytes (adir).
 #   make            build train.elf and print its sizes
@@ -350,4 +353,25 @@ clean:
 \trm -rf build train.elf
 
 .PHONY: all run clean
+"""
+
+
+# CMSIS-NN's integer kernels and their support code: every Source/<group>/*.c but the f16 and
+# f32 ones (which need Arm's floating-point headers and which no int8 model calls). The
+# compiler's -mcpu turns on CMSIS-NN's DSP or Helium code through __ARM_FEATURE_*.
+CMSIS_NN_MAKE = """
+# CMSIS-NN: a checkout of github.com/ARM-software/CMSIS-NN (on no package registry).
+CMSIS_NN ?=
+ifeq ($(strip $(CMSIS_NN)),)
+$(error this model calls CMSIS-NN: make CMSIS_NN=<a CMSIS-NN checkout>)
+endif
+CMSIS_NN_ALL = $(sort $(wildcard $(CMSIS_NN)/Source/*/*.c))
+CMSIS_NN_FLOAT = $(findstring f16,$(notdir $(f)))$(findstring f32,$(notdir $(f)))
+CMSIS_NN_SOURCES = $(foreach f,$(CMSIS_NN_ALL),$(if $(CMSIS_NN_FLOAT),,$(f)))
+CPPFLAGS += -isystem $(CMSIS_NN)/Include
+OBJECTS += $(patsubst $(CMSIS_NN)/Source/%.c,build/cmsis_nn/%.o,$(CMSIS_NN_SOURCES))
+
+build/cmsis_nn/%.o: $(CMSIS_NN)/Source/%.c
+\t@mkdir -p $(dir $@)
+\t$(CC) $(CPU) $(CPPFLAGS) $(OPT) -std=c99 -c $< -o $@
 """

@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    StringAttr,
     TensorType,
     UnitAttr,
 )
@@ -42,6 +43,7 @@ from xdsl.ir import Operation, SSAValue
 
 from adir.backends.c.calls import CALL_EMITTERS, CallSite, c_float, c_type
 from adir.backends.c.cmsis import KERNEL_SETS, cmsis_dsp_call
+from adir.backends.c.cmsis_nn import CMSIS_NN_HEADER, cmsis_nn_call
 from adir.diagnostics import OpError
 from adir.dialects.kernel import KernelOp, ParamBufferOp
 from adir.dialects.tensor import params as p
@@ -159,6 +161,14 @@ class ModelPrinter:
             isinstance(inner, memref.AllocOp) for f in self.functions for inner in f.walk()
         )
         self.prototypes: list[tuple[str, str]] = []  # (doc comment, prototype)
+        target = module.attributes.get("adir.cmsis_nn_target")
+        self.cmsis_nn_target = target.data if isinstance(target, StringAttr) else ""
+        if kernels == "cmsis-nn" and not self.cmsis_nn_target:
+            raise OpError(
+                module,
+                'C backend: kernels="cmsis-nn" prints what lower-to-cmsis-nn chose; run it '
+                "after bufferize and before plan-memory",
+            )
 
     # -- checks ---------------------------------------------------------------------------
 
@@ -242,7 +252,16 @@ class ModelPrinter:
                 if emitter is None:
                     raise OpError(inner, f"C backend: no C kernel for {inner.name}")
                 site = CallSite(inner, names.names, self.table)
-                cmsis = cmsis_dsp_call(inner, site) if self.kernels == "cmsis-dsp" else None
+                if self.kernels == "cmsis-nn":
+                    cmsis = cmsis_nn_call(inner, site, self.cmsis_nn_target)
+                elif "adir.cmsis_nn" in inner.attributes:
+                    raise OpError(
+                        inner,
+                        "C backend: lower-to-cmsis-nn chose CMSIS-NN for this op; print it with "
+                        "-t 'c{kernels=\"cmsis-nn\"}'",
+                    )
+                else:
+                    cmsis = cmsis_dsp_call(inner, site) if self.kernels == "cmsis-dsp" else None
                 body.append(f"{cmsis or emitter(inner, site)}  /* {self.origin(inner)} */")
                 written_args.update(site.outs)
             elif isinstance(inner, func.ReturnOp):
@@ -276,6 +295,13 @@ class ModelPrinter:
         ]
         if properties:
             text += " {" + ", ".join(properties) + "}"
+        # lower-to-cmsis-nn's choice, and why an op it could not take stays on the reference.
+        chosen = op.attributes.get("adir.cmsis_nn")
+        refused = op.attributes.get("adir.cmsis_nn_refused")
+        if isinstance(chosen, StringAttr):
+            text += " -> CMSIS-NN"
+        elif isinstance(refused, StringAttr):
+            text += f" (reference: CMSIS-NN refused, {refused.data})"
         location = getattr(op, "location", None)
         if isinstance(location, FileLineColLoc):
             file = os.path.basename(location.filename.data)
@@ -344,6 +370,7 @@ class ModelPrinter:
             '#include "adir_init.h"',
             '#include "adir_kernels.h"',
             *(['#include "adir_cmsis_dsp.h"'] if self.kernels == "cmsis-dsp" else []),
+            *(self.cmsis_nn_lines() if self.kernels == "cmsis-nn" else []),
             "",
             *self.arena_lines(arena_bytes),
             "",
@@ -373,7 +400,7 @@ class ModelPrinter:
                 f"{literal_list(values, type_.element_type)};"
             )
         if self.tables:
-            out += ["", "/* Shapes and strides of the strided kernels. */"]
+            out += ["", "/* Shapes, strides; int8 multipliers and shifts. */"]
         for values, name in self.tables.items():
             out.append(
                 f"static const int32_t {name}[{max(len(values), 1)}] = "
@@ -388,6 +415,18 @@ class ModelPrinter:
         out += self.param_accessors()
         out += ["", *functions]
         return "\n".join(out).rstrip() + "\n"
+
+    def cmsis_nn_lines(self) -> list[str]:
+        return [
+            f'#include "{CMSIS_NN_HEADER}"',
+            "",
+            f"/* CMSIS-NN for target {self.cmsis_nn_target!r} (the scratch buffers are sized for",
+            " * it). Each call's status goes to ADIR_CMSIS_NN_CHECK, by default ignored: define",
+            " * it (e.g. to assert it equals ARM_CMSIS_NN_SUCCESS) to check. */",
+            "#ifndef ADIR_CMSIS_NN_CHECK",
+            "#define ADIR_CMSIS_NN_CHECK(status) ((void)(status))",
+            "#endif",
+        ]
 
     def arena_lines(self, arena_bytes: int) -> list[str]:
         m, pre = self.macro, self.prefix

@@ -5,9 +5,10 @@
     adir-opt --optimizer=sgd --plan-memory -t 'c{kernels="cmsis-dsp"}' model.mlir
 
 `file` picks the part: "source" (`<prefix>model.c`, the default) or "header"
-(`<prefix>model.h`). `kernels` picks the kernels: "reference" (the default) or "cmsis-dsp",
-CMSIS-DSP calls where legal (`cmsis.py`). `adir-opt --emit-c=DIR` writes both and the runtime
-to a directory (`--c-kernels` there).
+(`<prefix>model.h`). `kernels` picks the kernels: "reference" (the default), "cmsis-dsp",
+CMSIS-DSP calls where legal (`cmsis.py`), or "cmsis-nn", the CMSIS-NN calls that the
+`lower-to-cmsis-nn` pass chose for the int8 ops (`cmsis_nn.py`). `adir-opt --emit-c=DIR`
+writes both and the runtime to a directory (`--c-kernels` there).
 """
 
 from __future__ import annotations

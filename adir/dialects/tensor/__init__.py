@@ -15,6 +15,7 @@ from adir.dialects.tensor.matmul_and_shape import MATMUL_AND_SHAPE_OPS
 from adir.dialects.tensor.normalization import NORMALIZATION_OPS
 from adir.dialects.tensor.optimizers import OPTIMIZERS_OPS
 from adir.dialects.tensor.params import INITIALIZERS, PARAM_OPS
+from adir.dialects.tensor.quantized import QUANTIZED_OPS
 from adir.dialects.tensor.reductions import REDUCTIONS_OPS
 
 ADIR_OPS = [
@@ -27,6 +28,7 @@ ADIR_OPS = [
     *CONV_AND_POOL_OPS,
     *NORMALIZATION_OPS,
     *OPTIMIZERS_OPS,
+    *QUANTIZED_OPS,
 ]
 
 Adir = Dialect("adir", ADIR_OPS, [*INITIALIZERS])

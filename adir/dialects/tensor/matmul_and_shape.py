@@ -33,6 +33,8 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
     f32,
+    i8,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, SSAValue
@@ -55,6 +57,7 @@ from adir.dialects.tensor.shapes import (
     Dim,
     Dims,
     FloatTensor,
+    IntTensor,
     format_shape,
     is_compatible,
     normalize_axis,
@@ -252,12 +255,13 @@ class ConstantOp(TensorOp):
     """A tensor of the given data: `%c = adir.constant dense<[1.0, 2.0]> : tensor<2xf32>`.
 
     A splat (`dense<0.5> : tensor<4x4xf32>`) fills the whole tensor with its one value. The
-    result has the type of the data (written `-> type` after it only if it says less).
+    result has the type of the data (written `-> type` after it only if it says less). The
+    data is f32, or i8 / i32 for the quantized family's weights, biases and tables.
     """
 
     name = "adir.constant"
     value = prop_def(DenseIntOrFPElementsAttr)
-    result = result_def(FloatTensor)
+    result = result_def(FloatTensor | IntTensor)
     traits = traits_def(Pure())
 
     def __init__(self, value: DenseIntOrFPElementsAttr):
@@ -270,8 +274,10 @@ class ConstantOp(TensorOp):
 
     def infer_result_types(self) -> Sequence[Attribute]:
         type_ = self.value.type
-        if not isinstance(type_, TensorType) or type_.element_type != f32:
-            raise VerifyException(f"{self.name}: value must be a tensor of f32, got {type_}")
+        if not isinstance(type_, TensorType) or type_.element_type not in (f32, i8, i32):
+            raise VerifyException(
+                f"{self.name}: value must be a tensor of f32, i8 or i32, got {type_}"
+            )
         return [type_]
 
     @classmethod

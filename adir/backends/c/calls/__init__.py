@@ -159,5 +159,6 @@ from adir.backends.c.calls import (  # noqa: E402, F401
     matmul_and_shape,
     normalization,
     optimizers,
+    quantized,
     reductions,
 )

@@ -37,5 +37,6 @@
 #include "adir_conv_and_pool.h"
 #include "adir_normalization.h"
 #include "adir_optimizers.h"
+#include "adir_quantized.h"
 
 #endif /* ADIR_KERNELS_H */

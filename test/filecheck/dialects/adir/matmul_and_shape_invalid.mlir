@@ -216,12 +216,12 @@ func.func @constant_not_dense() {
 
 // -----
 
-// The result has the data's type, and results are f32.
+// The result has the data's type: f32, or i8 / i32 (the quantized family's data).
 func.func @constant_int_custom() {
-  %0 = adir.constant dense<[1, 2]> : tensor<2xi32>
+  %0 = adir.constant dense<[1, 2]> : tensor<2xi16>
   func.return
 }
-// CHECK: matmul_and_shape_invalid.mlir:221:3: error: adir.constant: result 'result' at position 0 does not verify: i32 should be of base attribute f32
+// CHECK: matmul_and_shape_invalid.mlir:221:3: error: adir.constant: value must be a tensor of f32, i8 or i32, got tensor<2xi16>
 
 // -----
 
@@ -230,7 +230,7 @@ func.func @constant_int_generic() {
   %0 = "adir.constant"() <{value = dense<[1, 2]> : tensor<2xi32>}> : () -> tensor<2xf32>
   func.return
 }
-// CHECK: matmul_and_shape_invalid.mlir:230:3: error: adir.constant: value must be a tensor of f32, got tensor<2xi32>
+// CHECK: matmul_and_shape_invalid.mlir:230:3: error: adir.constant: result type tensor<2xf32> does not match the type tensor<2xi32> implied by its operands and properties
 
 // -----
 
@@ -238,7 +238,7 @@ func.func @constant_vector() {
   %0 = "adir.constant"() <{value = dense<1.0> : vector<2xf32>}> : () -> tensor<2xf32>
   func.return
 }
-// CHECK: matmul_and_shape_invalid.mlir:238:3: error: adir.constant: value must be a tensor of f32, got vector<2xf32>
+// CHECK: matmul_and_shape_invalid.mlir:238:3: error: adir.constant: value must be a tensor of f32, i8 or i32, got vector<2xf32>
 
 // -----
 

@@ -1,0 +1,122 @@
+"""C calls of the quantized family's kernels (runtime: adir_quantized.c).
+
+The requantizing kernels get their multipliers and shifts as `static const int32_t` tables and
+a flag saying whether there is one per output channel or one for all. Images are NHWC; the
+window kernels take the image's sizes, the output's, the window (kernel, stride, top and left
+padding; dilation for conv) and, for conv, whether it is depthwise.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr
+
+from adir.backends.c.calls import CallSite, c_float, emits
+from adir.dialects.kernel import KernelOp
+from adir.dialects.tensor import quantized as q
+
+
+def ints(op: KernelOp, prop: str) -> list[int]:
+    array = op.properties[prop]
+    assert isinstance(array, DenseArrayBase)
+    return [int(v) for v in array.get_values()]
+
+
+def scalar(op: KernelOp, prop: str) -> int:
+    attr = op.properties[prop]
+    assert isinstance(attr, IntegerAttr)
+    return int(attr.value.data)
+
+
+def requantization(op: KernelOp, site: CallSite) -> list[object]:
+    """input and output zero points, multiplier and shift tables, per_channel, act range."""
+    multiplier, shift = ints(op, "multiplier"), ints(op, "shift")
+    return [
+        scalar(op, "input_zero_point"),
+        scalar(op, "output_zero_point"),
+        site.table(multiplier),
+        site.table(shift),
+        int(len(multiplier) > 1),
+        scalar(op, "act_min"),
+        scalar(op, "act_max"),
+    ]
+
+
+@emits(q.QuantizeOp, q.DequantizeOp)
+def scale(op: KernelOp, site: CallSite) -> str:
+    scale_attr = op.properties["scale"]
+    value = scale_attr.value.data  # type: ignore[attr-defined]
+    size = f"{site.out_size()}u"
+    return site.call(
+        site.kernel, site.input(0), site.output(), size, c_float(value), scalar(op, "zero_point")
+    )
+
+
+@emits(q.QFullyConnectedOp)
+def qfully_connected(op: KernelOp, site: CallSite) -> str:
+    batch, in_features = site.in_shape(0)
+    out_features = site.in_shape(1)[0]
+    return site.call(
+        "qfully_connected",
+        *site.buffers(),
+        batch,
+        in_features,
+        out_features,
+        *requantization(op, site),
+    )
+
+
+@emits(q.QConv2dOp)
+def qconv2d(op: KernelOp, site: CallSite) -> str:
+    image, weight, out = site.in_shape(0), site.in_shape(1), site.out_shape()
+    top, _, left, _ = ints(op, "padding")
+    depthwise = int(scalar(op, "groups") != 1)
+    return site.call(
+        "qconv2d",
+        *site.buffers(),
+        *image,
+        *out[1:],
+        *weight[1:3],
+        *ints(op, "stride"),
+        top,
+        left,
+        *ints(op, "dilation"),
+        depthwise,
+        *requantization(op, site),
+    )
+
+
+@emits(q.QMaxpool2dOp, q.QAvgpool2dOp)
+def qpool2d(op: KernelOp, site: CallSite) -> str:
+    image, out = site.in_shape(0), site.out_shape()
+    top, _, left, _ = ints(op, "padding")
+    return site.call(
+        site.kernel,
+        *site.buffers(),
+        *image,
+        *out[1:3],
+        *ints(op, "kernel_size"),
+        *ints(op, "stride"),
+        top,
+        left,
+        scalar(op, "act_min"),
+        scalar(op, "act_max"),
+    )
+
+
+@emits(q.QLookupOp)
+def qlookup(op: KernelOp, site: CallSite) -> str:
+    return site.call("qlookup", *site.buffers(), f"{site.out_size()}u")
+
+
+@emits(q.QReshapeOp)
+def qreshape(op: KernelOp, site: CallSite) -> str:
+    return site.call("qreshape", *site.buffers(), f"{site.out_size()}u")
+
+
+@emits(q.QTransposeOp)
+def qtranspose(op: KernelOp, site: CallSite) -> str:
+    shape = site.in_shape(0)
+    permutation = ints(op, "permutation")
+    return site.call(
+        "qtranspose", *site.buffers(), len(shape), site.table(shape), site.table(permutation)
+    )

@@ -1,0 +1,104 @@
+/* adir_quantized.h: the reference kernels of the quantized family (see adir_kernels.h).
+ *
+ * int8 inference with TFLite's arithmetic (adir/interpreter/quantized.py is the same in numpy,
+ * bit for bit). A real value r is held as q with r = scale * (q - zero_point). Images are NHWC:
+ * x [batch, height, width, channels]; conv weights OHWI [out_channels, kernel_height,
+ * kernel_width, channels], depthwise weights [1, kernel_height, kernel_width, out_channels]
+ * (output channel o reads input channel o / (out_channels / channels)). A window's tap (i, j) at
+ * output pixel (p, q) reads input pixel (p * stride_height + i * dilation_height - pad_top,
+ * q * stride_width + j * dilation_width - pad_left); taps outside the image are skipped (they
+ * hold the input's zero point, which adds nothing once subtracted). The accumulators are
+ * int32_t: the quantizer's layers stay far below 2^31 (at most K * 255 * 127 plus the bias).
+ * `multiplier` and `shift` hold one entry per output channel when per_channel is 1, else one.
+ */
+#ifndef ADIR_QUANTIZED_H
+#define ADIR_QUANTIZED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* x * multiplier * 2^(shift - 31), rounded as TFLite's MultiplyByQuantizedMultiplier (and
+ * CMSIS-NN's arm_nn_requantize): the doubling high multiply (halves rounded up), then a
+ * division by 2^-shift (halves away from zero). x * 2^shift (shift > 0) wraps in 32 bits. */
+int32_t adir_requantize(int32_t x, int32_t multiplier, int32_t shift);
+
+/* y = clamp(round(x / scale) + zero_point, -128, 127), halves away from zero; nan -> the zero
+ * point. */
+void adir_quantize(const float *x, int8_t *y, size_t size, float scale, int32_t zero_point);
+#ifndef ADIR_QUANTIZE
+#define ADIR_QUANTIZE adir_quantize
+#endif
+
+/* y = (x - zero_point) * scale. */
+void adir_dequantize(const int8_t *x, float *y, size_t size, float scale, int32_t zero_point);
+#ifndef ADIR_DEQUANTIZE
+#define ADIR_DEQUANTIZE adir_dequantize
+#endif
+
+/* y [batch, out_features] = requantize((x - input_zero_point) . w[o] + bias[o]) +
+ * output_zero_point, clamped to [act_min, act_max]; x [batch, in_features], w [out_features,
+ * in_features]. */
+void adir_qfully_connected(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                           int32_t batch, int32_t in_features, int32_t out_features,
+                           int32_t input_zero_point, int32_t output_zero_point,
+                           const int32_t *multiplier, const int32_t *shift, int32_t per_channel,
+                           int32_t act_min, int32_t act_max);
+#ifndef ADIR_QFULLY_CONNECTED
+#define ADIR_QFULLY_CONNECTED adir_qfully_connected
+#endif
+
+/* NHWC convolution, requantized like adir_qfully_connected; depthwise when `depthwise` is 1. */
+void adir_qconv2d(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                  int32_t batch, int32_t height, int32_t width, int32_t channels,
+                  int32_t out_height, int32_t out_width, int32_t out_channels,
+                  int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
+                  int32_t stride_width, int32_t pad_top, int32_t pad_left,
+                  int32_t dilation_height, int32_t dilation_width, int32_t depthwise,
+                  int32_t input_zero_point, int32_t output_zero_point,
+                  const int32_t *multiplier, const int32_t *shift, int32_t per_channel,
+                  int32_t act_min, int32_t act_max);
+#ifndef ADIR_QCONV2D
+#define ADIR_QCONV2D adir_qconv2d
+#endif
+
+/* NHWC max pooling over each window's in-bounds taps, clamped to [act_min, act_max]. */
+void adir_qmaxpool2d(const int8_t *x, int8_t *y, int32_t batch, int32_t height, int32_t width,
+                     int32_t channels, int32_t out_height, int32_t out_width,
+                     int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
+                     int32_t stride_width, int32_t pad_top, int32_t pad_left, int32_t act_min,
+                     int32_t act_max);
+#ifndef ADIR_QMAXPOOL2D
+#define ADIR_QMAXPOOL2D adir_qmaxpool2d
+#endif
+
+/* NHWC average pooling: the int32 sum of each window's in-bounds taps divided by their count,
+ * (sum +- count / 2) / count (halves away from zero), clamped to [act_min, act_max]. */
+void adir_qavgpool2d(const int8_t *x, int8_t *y, int32_t batch, int32_t height, int32_t width,
+                     int32_t channels, int32_t out_height, int32_t out_width,
+                     int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
+                     int32_t stride_width, int32_t pad_top, int32_t pad_left, int32_t act_min,
+                     int32_t act_max);
+#ifndef ADIR_QAVGPOOL2D
+#define ADIR_QAVGPOOL2D adir_qavgpool2d
+#endif
+
+/* y[k] = table[x[k] + 128]. */
+void adir_qlookup(const int8_t *x, const int8_t *table, int8_t *y, size_t size);
+#ifndef ADIR_QLOOKUP
+#define ADIR_QLOOKUP adir_qlookup
+#endif
+
+/* The same bytes in another shape (a copy: y does not overlap x). */
+void adir_qreshape(const int8_t *x, int8_t *y, size_t size);
+#ifndef ADIR_QRESHAPE
+#define ADIR_QRESHAPE adir_qreshape
+#endif
+
+/* y = x with its dims permuted: dim d of y is dim permutation[d] of x (shape: x's dims). */
+void adir_qtranspose(const int8_t *x, int8_t *y, int32_t rank, const int32_t *shape,
+                     const int32_t *permutation);
+#ifndef ADIR_QTRANSPOSE
+#define ADIR_QTRANSPOSE adir_qtranspose
+#endif
+
+#endif /* ADIR_QUANTIZED_H */

@@ -1,0 +1,523 @@
+"""The quantized family: int8 inference ops with TFLite's quantization arithmetic.
+
+    %q = adir.quantize %x {scale = 0.0235 : f32, zero_point = -128 : i32}
+           : tensor<1x784xf32> -> tensor<1x784xi8>
+    %h = adir.qfully_connected %q, %w, %b {input_zero_point = -128 : i32,
+           output_zero_point = 3 : i32, multiplier = array<i32: 1518500250>,
+           shift = array<i32: -7>} : ...
+    %y = adir.dequantize %h {scale = 0.11 : f32, zero_point = 3 : i32}
+
+A real value r is held as the int8 q with r = scale * (q - zero_point) (per tensor). Weights
+are symmetric (zero point 0), per output channel or per tensor; biases are int32 with scale
+input_scale * weight_scale. An op that computes (qconv2d, qfully_connected) accumulates
+(x - input_zero_point) * w + bias in int32 and brings the sum to the output's scale with a
+fixed-point `multiplier` in [2^30, 2^31) and a power-of-two `shift` per output channel (one
+entry: the same for every channel), the integers of TFLite's QuantizeMultiplier, rounding
+exactly like TFLite's MultiplyByQuantizedMultiplier and CMSIS-NN's arm_nn_requantize; then adds
+output_zero_point and clamps to [act_min, act_max] (a fused ReLU is act_min = zero point).
+
+Images are NHWC, as TFLite and CMSIS-NN hold them: qconv2d's weight is OHWI [O, KH, KW, C]
+(groups = 1), or TFLite's depthwise layout [1, KH, KW, O] (groups = C, O a multiple of C).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    I32,
+    I64,
+    DenseArrayBase,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    f32,
+    i8,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from adir.dialects.tensor.base import TensorOp
+from adir.dialects.tensor.shapes import (
+    AnyTensor,
+    Dim,
+    Dims,
+    FloatTensor,
+    format_shape,
+    num_elements,
+    require_rank,
+    tensor_type,
+)
+
+INT8_MIN, INT8_MAX = -128, 127
+MULTIPLIER_MIN, MULTIPLIER_MAX = 2**30, 2**31 - 1  # QuantizeMultiplier's range (or 0)
+SHIFT_MIN, SHIFT_MAX = -31, 30
+
+
+def _i32(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i32)
+
+
+def _array(values: Sequence[int], kind: Attribute = i64) -> DenseArrayBase:
+    return DenseArrayBase.from_list(kind, list(values))  # type: ignore[arg-type]
+
+
+def int_values(array: Attribute) -> tuple[int, ...]:
+    assert isinstance(array, DenseArrayBase)
+    return tuple(int(v) for v in array.get_values())
+
+
+class QuantizedOp(TensorOp):
+    """An op of the family: checks that its int operands are i8 (or i32 where named)."""
+
+    traits = traits_def(Pure())
+
+    def require_element(self, index: int, width: int, what: str) -> None:
+        elem = self.operand_element_type(index)
+        if not (isinstance(elem, IntegerType) and elem.width.data == width):
+            raise VerifyException(f"{self.name}: operand {what} must be i{width}, got {elem}")
+
+    def int_prop(self, name: str, low: int = INT8_MIN, high: int = INT8_MAX) -> int:
+        attr = self.properties[name]
+        assert isinstance(attr, IntegerAttr)
+        value = attr.value.data
+        if not low <= value <= high:
+            raise VerifyException(f"{self.name}: {name} {value} is not in [{low}, {high}]")
+        return value
+
+
+# --- quantize and dequantize -------------------------------------------------------------
+
+
+class ScaleOp(QuantizedOp):
+    """quantize and dequantize: one `scale` and `zero_point` for the whole tensor."""
+
+    scale = prop_def(FloatAttr[Float32Type])
+    zero_point = prop_def(IntegerAttr[I32])
+
+    def __init__(self, input: SSAValue, scale: float, zero_point: int):
+        super().__init__([input], {"scale": FloatAttr(scale, f32), "zero_point": _i32(zero_point)})
+
+    def check_scale(self) -> None:
+        scale = self.scale.value.data
+        if not 0 < scale < float("inf"):
+            raise VerifyException(f"{self.name}: scale must be positive and finite, got {scale}")
+        self.int_prop("zero_point")
+
+
+@irdl_op_definition
+class QuantizeOp(ScaleOp):
+    """f32 -> i8: `q = clamp(round(x / scale) + zero_point, -128, 127)`, x / scale in f32 and
+    rounded half away from zero (TFLite's AffineQuantize)."""
+
+    name = "adir.quantize"
+    input = operand_def(FloatTensor)
+    result = result_def(AnyTensor)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.check_scale()
+        return [tensor_type(i8, self.operand_shape(0))]
+
+
+@irdl_op_definition
+class DequantizeOp(ScaleOp):
+    """i8 -> f32: `x = (q - zero_point) * scale`, the product in f32."""
+
+    name = "adir.dequantize"
+    input = operand_def(AnyTensor)
+    result = result_def(FloatTensor)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.check_scale()
+        self.require_element(0, 8, "input")
+        return [tensor_type(f32, self.operand_shape(0))]
+
+
+# --- requantizing ops: fully connected and convolution ------------------------------------
+
+
+class RequantizingOp(QuantizedOp):
+    """Accumulates in int32 and requantizes per output channel (see the module docstring)."""
+
+    input_zero_point = prop_def(IntegerAttr[I32])
+    output_zero_point = prop_def(IntegerAttr[I32])
+    multiplier = prop_def(DenseArrayBase[I32])
+    shift = prop_def(DenseArrayBase[I32])
+    act_min = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MIN))
+    act_max = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MAX))
+
+    @staticmethod
+    def requantize_properties(
+        input_zero_point: int,
+        output_zero_point: int,
+        multiplier: Sequence[int],
+        shift: Sequence[int],
+        act_min: int = INT8_MIN,
+        act_max: int = INT8_MAX,
+    ) -> dict[str, Attribute]:
+        return {
+            "input_zero_point": _i32(input_zero_point),
+            "output_zero_point": _i32(output_zero_point),
+            "multiplier": _array(multiplier, i32),
+            "shift": _array(shift, i32),
+            "act_min": _i32(act_min),
+            "act_max": _i32(act_max),
+        }
+
+    def check_requantization(self, out_channels: Dim) -> None:
+        self.int_prop("input_zero_point")
+        self.int_prop("output_zero_point")
+        if self.int_prop("act_min") > self.int_prop("act_max"):
+            raise VerifyException(
+                f"{self.name}: act_min {self.act_min.value.data} exceeds act_max "
+                f"{self.act_max.value.data}"
+            )
+        multiplier, shift = int_values(self.multiplier), int_values(self.shift)
+        if len(multiplier) != len(shift):
+            raise VerifyException(
+                f"{self.name}: {len(multiplier)} multipliers but {len(shift)} shifts"
+            )
+        if len(multiplier) != 1 and out_channels is not None and len(multiplier) != out_channels:
+            raise VerifyException(
+                f"{self.name}: {len(multiplier)} multipliers for {out_channels} output channels "
+                "(one per channel, or one for all)"
+            )
+        for m in multiplier:
+            if m and not MULTIPLIER_MIN <= m <= MULTIPLIER_MAX:
+                raise VerifyException(
+                    f"{self.name}: multiplier {m} is not 0 or in [2^30, 2^31 - 1]"
+                )
+        for s in shift:
+            if not SHIFT_MIN <= s <= SHIFT_MAX:
+                raise VerifyException(f"{self.name}: shift {s} is not in [-31, 30]")
+
+    def check_bias(self, index: int, out_channels: Dim) -> None:
+        self.require_element(index, 32, "bias")
+        shape = self.operand_shape(index)
+        require_rank(self.name, "bias", shape, (1,))
+        if shape is not None and None not in (shape[0], out_channels) and shape[0] != out_channels:
+            raise VerifyException(
+                f"{self.name}: operand bias has {shape[0]} entries for {out_channels} output "
+                "channels"
+            )
+
+
+@irdl_op_definition
+class QFullyConnectedOp(RequantizingOp):
+    """input [N, K] i8, weight [M, K] i8, bias [M] i32 -> [N, M] i8 (TFLite FULLY_CONNECTED)."""
+
+    name = "adir.qfully_connected"
+    input = operand_def(AnyTensor)
+    weight = operand_def(AnyTensor)
+    bias = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+
+    def __init__(
+        self, input: SSAValue, weight: SSAValue, bias: SSAValue, properties: dict[str, Attribute]
+    ):
+        super().__init__([input, weight, bias], properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.require_element(0, 8, "input")
+        self.require_element(1, 8, "weight")
+        x, w = self.operand_shape(0), self.operand_shape(1)
+        require_rank(self.name, "input", x, (2,))
+        require_rank(self.name, "weight", w, (2,))
+        x, w = x or (None, None), w or (None, None)
+        if None not in (x[1], w[1]) and x[1] != w[1]:
+            raise VerifyException(
+                f"{self.name}: input has {x[1]} features but weight rows have {w[1]}"
+            )
+        self.check_bias(2, w[0])
+        self.check_requantization(w[0])
+        return [tensor_type(i8, (x[0], w[0]))]
+
+
+@irdl_op_definition
+class QConv2dOp(RequantizingOp):
+    """NHWC conv2d: input [N, H, W, C] i8, weight [O, KH, KW, C] (groups = 1) or depthwise
+    [1, KH, KW, O] (groups = C), bias [O] i32 -> [N, H_out, W_out, O] i8. `padding` is (top,
+    bottom, left, right); padded taps add nothing (they hold the input's zero point)."""
+
+    name = "adir.qconv2d"
+    input = operand_def(AnyTensor)
+    weight = operand_def(AnyTensor)
+    bias = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    stride = prop_def(DenseArrayBase[I64], default_value=_array([1, 1]))
+    padding = prop_def(DenseArrayBase[I64], default_value=_array([0, 0, 0, 0]))
+    dilation = prop_def(DenseArrayBase[I64], default_value=_array([1, 1]))
+    groups = prop_def(IntegerAttr[I64], default_value=IntegerAttr(1, i64))
+
+    def __init__(
+        self,
+        input: SSAValue,
+        weight: SSAValue,
+        bias: SSAValue,
+        properties: dict[str, Attribute],
+    ):
+        super().__init__([input, weight, bias], properties)
+
+    def window(self) -> tuple[tuple[int, int], tuple[int, int, int, int], tuple[int, int]]:
+        """(stride, padding, dilation), checked."""
+        stride, padding, dilation = (
+            int_values(self.stride),
+            int_values(self.padding),
+            int_values(self.dilation),
+        )
+        if len(stride) != 2 or min(stride) < 1:
+            raise VerifyException(f"{self.name}: stride must be 2 positive entries, got {stride}")
+        if len(dilation) != 2 or min(dilation) < 1:
+            raise VerifyException(
+                f"{self.name}: dilation must be 2 positive entries, got {dilation}"
+            )
+        if len(padding) != 4 or min(padding) < 0:
+            raise VerifyException(
+                f"{self.name}: padding must be 4 non-negative entries, got {padding}"
+            )
+        return stride, padding, dilation  # type: ignore[return-value]
+
+    @property
+    def is_depthwise(self) -> bool:
+        return self.groups.value.data != 1
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.require_element(0, 8, "input")
+        self.require_element(1, 8, "weight")
+        x, w = self.operand_shape(0), self.operand_shape(1)
+        require_rank(self.name, "input", x, (4,))
+        require_rank(self.name, "weight", w, (4,))
+        x, w = x or (None,) * 4, w or (None,) * 4
+        groups = self.groups.value.data
+        channels = x[3]
+        if groups == 1:
+            out_channels, kernel, weight_channels = w[0], (w[1], w[2]), w[3]
+        else:
+            if w[0] not in (None, 1):
+                raise VerifyException(
+                    f"{self.name}: a depthwise weight is [1, KH, KW, O], got {format_shape(w)}"
+                )
+            out_channels, kernel, weight_channels = w[3], (w[1], w[2]), 1
+            if channels is not None and groups != channels:
+                raise VerifyException(
+                    f"{self.name}: groups {groups} must be 1 or the input channels {channels} "
+                    "(depthwise)"
+                )
+            if None not in (out_channels, channels) and out_channels % channels:  # type: ignore[operator]
+                raise VerifyException(
+                    f"{self.name}: depthwise output channels {out_channels} are not a multiple "
+                    f"of the input channels {channels}"
+                )
+        if groups == 1 and None not in (channels, weight_channels) and channels != weight_channels:
+            raise VerifyException(
+                f"{self.name}: input channels {channels} and weight channels {weight_channels} "
+                "do not match"
+            )
+        self.check_bias(2, out_channels)
+        self.check_requantization(out_channels)
+        stride, padding, dilation = self.window()
+        spatial = [
+            window_size(self.name, x[1 + axis], kernel[axis], stride, padding, dilation, axis)
+            for axis in (0, 1)
+        ]
+        return [tensor_type(i8, (x[0], *spatial, out_channels))]
+
+
+def window_size(
+    op_name: str,
+    size: Dim,
+    kernel: Dim,
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    axis: int,
+) -> Dim:
+    """The output size along `axis` (0: height, 1: width) of a sliding window."""
+    if size is None or kernel is None:
+        return None
+    extent = dilation[axis] * (kernel - 1) + 1
+    padded = size + padding[2 * axis] + padding[2 * axis + 1]
+    if extent > padded:
+        raise VerifyException(
+            f"{op_name}: kernel {('height', 'width')[axis]} {extent} exceeds the padded input "
+            f"{padded}"
+        )
+    return (padded - extent) // stride[axis] + 1
+
+
+# --- pooling -----------------------------------------------------------------------------
+
+
+class QPoolOp(QuantizedOp):
+    """NHWC pooling [N, H, W, C] i8 -> [N, H_out, W_out, C] i8 over the in-bounds taps of each
+    window (padding is never read), clamped to [act_min, act_max]. Input and output share a
+    scale and zero point, as TFLite requires of its int8 pools."""
+
+    input = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    kernel_size = prop_def(DenseArrayBase[I64])
+    stride = prop_def(DenseArrayBase[I64])
+    padding = prop_def(DenseArrayBase[I64], default_value=_array([0, 0, 0, 0]))
+    act_min = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MIN))
+    act_max = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MAX))
+
+    def __init__(
+        self,
+        input: SSAValue,
+        kernel_size: Sequence[int],
+        stride: Sequence[int],
+        padding: Sequence[int] = (0, 0, 0, 0),
+    ):
+        properties = {
+            "kernel_size": _array(kernel_size),
+            "stride": _array(stride),
+            "padding": _array(padding),
+        }
+        super().__init__([input], properties)
+
+    def window(self) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int, int, int]]:
+        kernel, stride, padding = (
+            int_values(self.kernel_size),
+            int_values(self.stride),
+            int_values(self.padding),
+        )
+        if len(kernel) != 2 or min(kernel) < 1 or len(stride) != 2 or min(stride) < 1:
+            raise VerifyException(
+                f"{self.name}: kernel_size and stride must be 2 positive entries each"
+            )
+        if len(padding) != 4 or min(padding) < 0:
+            raise VerifyException(
+                f"{self.name}: padding must be 4 non-negative entries, got {padding}"
+            )
+        for index, pad in enumerate(padding):
+            if pad >= kernel[index // 2]:
+                raise VerifyException(
+                    f"{self.name}: padding {pad} leaves a window with no input (kernel {kernel})"
+                )
+        return kernel, stride, padding  # type: ignore[return-value]
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.require_element(0, 8, "input")
+        x = self.operand_shape(0)
+        require_rank(self.name, "input", x, (4,))
+        x = x or (None,) * 4
+        if self.int_prop("act_min") > self.int_prop("act_max"):
+            raise VerifyException(f"{self.name}: act_min exceeds act_max")
+        kernel, stride, padding = self.window()
+        spatial = [
+            window_size(self.name, x[1 + axis], kernel[axis], stride, padding, (1, 1), axis)
+            for axis in (0, 1)
+        ]
+        return [tensor_type(i8, (x[0], *spatial, x[3]))]
+
+
+@irdl_op_definition
+class QMaxpool2dOp(QPoolOp):
+    """The largest of each window's in-bounds taps."""
+
+    name = "adir.qmaxpool2d"
+
+
+@irdl_op_definition
+class QAvgpool2dOp(QPoolOp):
+    """The mean of each window's in-bounds taps, an int32 sum divided by their count rounded
+    half away from zero (TFLite's and CMSIS-NN's `(sum +- count / 2) / count`)."""
+
+    name = "adir.qavgpool2d"
+
+
+# --- elementwise by table, and layout ------------------------------------------------------
+
+
+@irdl_op_definition
+class QLookupOp(QuantizedOp):
+    """`y = table[x + 128]`: any function of one int8, tabulated by the quantizer (TFLite's
+    int8 LOGISTIC and TANH are such tables)."""
+
+    name = "adir.qlookup"
+    input = operand_def(AnyTensor)
+    table = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+
+    def __init__(self, input: SSAValue, table: SSAValue):
+        super().__init__([input, table])
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.require_element(0, 8, "input")
+        self.require_element(1, 8, "table")
+        table = self.operand_shape(1)
+        if table is not None and table != (256,):
+            raise VerifyException(
+                f"{self.name}: table must be tensor<256xi8>, got {format_shape(table)}"
+            )
+        return [tensor_type(i8, self.operand_shape(0))]
+
+
+@irdl_op_definition
+class QReshapeOp(QuantizedOp):
+    """The same int8 elements in row-major order, in `shape`."""
+
+    name = "adir.qreshape"
+    input = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    shape = prop_def(DenseArrayBase[I64])
+
+    def __init__(self, input: SSAValue, shape: Sequence[int]):
+        super().__init__([input], {"shape": _array(shape)})
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.require_element(0, 8, "input")
+        shape: Dims = int_values(self.shape)
+        x = self.operand_shape(0)
+        if x is not None and None not in x:
+            if num_elements(x) != num_elements(shape):
+                raise VerifyException(
+                    f"{self.name}: cannot reshape {format_shape(x)} to {format_shape(shape)}"
+                )
+        return [tensor_type(i8, shape)]
+
+
+@irdl_op_definition
+class QTransposeOp(QuantizedOp):
+    """Dimension i of the result is dimension permutation[i] of the input (a layout change
+    between NCHW and NHWC)."""
+
+    name = "adir.qtranspose"
+    input = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    permutation = prop_def(DenseArrayBase[I64])
+
+    def __init__(self, input: SSAValue, permutation: Sequence[int]):
+        super().__init__([input], {"permutation": _array(permutation)})
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.require_element(0, 8, "input")
+        permutation = int_values(self.permutation)
+        x = self.operand_shape(0)
+        if sorted(permutation) != list(range(len(permutation))):
+            raise VerifyException(f"{self.name}: {list(permutation)} is not a permutation")
+        if x is None:
+            return [tensor_type(i8, None)]
+        if len(x) != len(permutation):
+            raise VerifyException(
+                f"{self.name}: permutation of {len(permutation)} dims for a rank-{len(x)} input"
+            )
+        return [tensor_type(i8, tuple(x[p] for p in permutation))]
+
+
+QUANTIZED_OPS = [
+    QuantizeOp,
+    DequantizeOp,
+    QFullyConnectedOp,
+    QConv2dOp,
+    QMaxpool2dOp,
+    QAvgpool2dOp,
+    QLookupOp,
+    QReshapeOp,
+    QTransposeOp,
+]

@@ -1,0 +1,182 @@
+"""numpy semantics of the quantized family (adir/dialects/tensor/quantized.py).
+
+Integer results are exact, so the C kernels (runtime adir_quantized.c) and CMSIS-NN must give
+the same bits. The fixed-point arithmetic follows TFLite (`tensorflow/lite/kernels/internal/
+common.h`: QuantizeMultiplier, MultiplyByQuantizedMultiplier in its double-rounding form) and
+gemmlowp, which CMSIS-NN's `arm_nn_requantize` reproduces:
+
+    requantize(x, M, s) = rounding_divide_by_pot(sat_rounding_doubling_high_mul(x * 2^max(s, 0), M),
+                                                 max(-s, 0))
+
+`sat_rounding_doubling_high_mul(a, b)` is the high 32 bits of 2ab rounded half away from zero
+(`(ab + (ab >= 0 ? 2^30 : 1 - 2^30)) / 2^31`, C's truncating division), and
+`rounding_divide_by_pot(x, e)` is x / 2^e rounded half away from zero. Accumulators are int64
+here (no overflow on the way); the C kernels accumulate in int32, which holds every sum of the
+examples' layers (at most K * 255 * 127 plus the bias).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+from xdsl.interpreter import Interpreter, impl, register_impls
+
+from adir.dialects.tensor import quantized as q
+from adir.interpreter.family import FamilyFunctions
+
+
+def round_half_away(x: np.ndarray) -> np.ndarray:
+    """C's roundf / std::round: halves away from zero (numpy's round goes to even). Exact for
+    float32 inputs: x +- 0.5 is computed in float64, which holds it exactly."""
+    wide = np.asarray(x, np.float64)
+    return np.where(wide >= 0, np.floor(wide + 0.5), np.ceil(wide - 0.5))
+
+
+def quantize_multiplier(real: float) -> tuple[int, int]:
+    """TFLite's QuantizeMultiplier: (M, s) with real = M * 2^(s - 31), M in [2^30, 2^31)."""
+    if real == 0.0:
+        return 0, 0
+    fraction, shift = math.frexp(real)
+    fixed = math.floor(fraction * 2**31 + 0.5)  # std::round of a positive number
+    if fixed == 2**31:
+        fixed //= 2
+        shift += 1
+    if shift < -31:
+        return 0, 0
+    if shift > q.SHIFT_MAX:
+        raise ValueError(f"scale {real} is too large to requantize (2^{shift})")
+    return fixed, shift
+
+
+def requantize(acc: np.ndarray, multiplier: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """MultiplyByQuantizedMultiplier elementwise (multiplier and shift broadcast along the
+    last axis); int64 in, int64 out."""
+    acc = np.asarray(acc, np.int64)
+    multiplier = np.asarray(multiplier, np.int64)
+    shift = np.asarray(shift, np.int64)
+    left = np.maximum(shift, 0)
+    right = np.maximum(-shift, 0)
+    # x * 2^left wraps in 32 bits, as the C kernel's shift through uint32_t does (TFLite and
+    # CMSIS-NN leave the overflow undefined; the quantizer's multipliers are below 1 anyway).
+    x = ((acc << left) + 2**31) % 2**32 - 2**31
+    product = x * multiplier
+    nudge = np.where(product >= 0, 1 << 30, 1 - (1 << 30))
+    total = product + nudge
+    high = np.sign(total) * (np.abs(total) >> 31)  # C's division truncates toward zero
+    mask = (np.int64(1) << right) - 1
+    remainder = high & mask
+    threshold = (mask >> 1) + (high < 0)
+    return (high >> right) + (remainder > threshold)
+
+
+def requantize_to_int8(acc: np.ndarray, op: q.RequantizingOp) -> np.ndarray:
+    multiplier = np.array(q.int_values(op.multiplier), np.int64)
+    shift = np.array(q.int_values(op.shift), np.int64)
+    out = requantize(acc, multiplier, shift) + op.output_zero_point.value.data
+    return np.clip(out, op.act_min.value.data, op.act_max.value.data).astype(np.int8)
+
+
+def quantize(x: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
+    """A nan quantizes to the zero point (the value 0), as the C kernel does."""
+    scaled = np.asarray(x, np.float32) / np.float32(scale)
+    rounded = np.nan_to_num(round_half_away(scaled), nan=0.0, posinf=255.0, neginf=-255.0)
+    return np.clip(np.clip(rounded, -255, 255) + zero_point, -128, 127).astype(np.int8)
+
+
+def dequantize(x: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
+    return (x.astype(np.int32) - zero_point).astype(np.float32) * np.float32(scale)
+
+
+def qconv2d(x: np.ndarray, w: np.ndarray, bias: np.ndarray, op: q.QConv2dOp) -> np.ndarray:
+    stride, padding, dilation = op.window()
+    top, bottom, left, right = padding
+    # Taps in the padding hold the input's zero point, i.e. add 0 once it is subtracted.
+    shifted = x.astype(np.int64) - op.input_zero_point.value.data
+    shifted = np.pad(shifted, [(0, 0), (top, bottom), (left, right), (0, 0)])
+    if op.is_depthwise:
+        kernel = w.shape[1:3]
+        out_channels = w.shape[3]
+        multiplier = out_channels // x.shape[3]
+        # Output channel o reads input channel o // multiplier (TFLite's depthwise).
+        shifted = np.repeat(shifted, multiplier, axis=3)
+    else:
+        kernel = w.shape[1:3]
+    extent = [dilation[a] * (kernel[a] - 1) + 1 for a in (0, 1)]
+    view = sliding_window_view(shifted, extent, axis=(1, 2))  # [N, Ho', Wo', C, eh, ew]
+    view = view[:, :: stride[0], :: stride[1], :, :: dilation[0], :: dilation[1]]
+    wide = w.astype(np.int64)
+    if op.is_depthwise:
+        acc = np.einsum("nhwcij,ijc->nhwc", view, wide[0])
+    else:
+        acc = np.einsum("nhwcij,oijc->nhwo", view, wide)
+    return requantize_to_int8(acc + bias.astype(np.int64), op)
+
+
+def pool_windows(x: np.ndarray, op: q.QPoolOp, fill: int) -> tuple[np.ndarray, np.ndarray]:
+    """The windows [N, Ho, Wo, C, KH, KW] of x padded with `fill`, and which taps are inside."""
+    kernel, stride, padding = op.window()
+    top, bottom, left, right = padding
+    widths = [(0, 0), (top, bottom), (left, right), (0, 0)]
+    padded = np.pad(x.astype(np.int64), widths, constant_values=fill)
+    inside = np.pad(np.ones((*x.shape[:3], 1), np.int64), widths)
+    view = sliding_window_view(padded, kernel, axis=(1, 2))[:, :: stride[0], :: stride[1]]
+    mask = sliding_window_view(inside, kernel, axis=(1, 2))[:, :: stride[0], :: stride[1]]
+    return view, mask
+
+
+@register_impls
+class QuantizedFunctions(FamilyFunctions):
+    @impl(q.QuantizeOp)
+    def run_quantize(self, interpreter: Interpreter, op: q.QuantizeOp, args: tuple[Any, ...]):
+        return (quantize(args[0], op.scale.value.data, op.zero_point.value.data),)
+
+    @impl(q.DequantizeOp)
+    def run_dequantize(self, interpreter: Interpreter, op: q.DequantizeOp, args: tuple[Any, ...]):
+        result = dequantize(args[0], op.scale.value.data, op.zero_point.value.data)
+        return (result.astype(self.float_dtype),)
+
+    @impl(q.QFullyConnectedOp)
+    def run_qfully_connected(
+        self, interpreter: Interpreter, op: q.QFullyConnectedOp, args: tuple[Any, ...]
+    ):
+        x, w, bias = args
+        shifted = x.astype(np.int64) - op.input_zero_point.value.data
+        acc = shifted @ w.astype(np.int64).T + bias.astype(np.int64)
+        return (requantize_to_int8(acc, op),)
+
+    @impl(q.QConv2dOp)
+    def run_qconv2d(self, interpreter: Interpreter, op: q.QConv2dOp, args: tuple[Any, ...]):
+        return (qconv2d(*args, op),)
+
+    @impl(q.QMaxpool2dOp)
+    def run_qmaxpool2d(self, interpreter: Interpreter, op: q.QMaxpool2dOp, args: tuple[Any, ...]):
+        view, _ = pool_windows(args[0], op, fill=-(2**31))  # padding never wins
+        out = view.max(axis=(-2, -1))
+        return (np.clip(out, op.act_min.value.data, op.act_max.value.data).astype(np.int8),)
+
+    @impl(q.QAvgpool2dOp)
+    def run_qavgpool2d(self, interpreter: Interpreter, op: q.QAvgpool2dOp, args: tuple[Any, ...]):
+        view, mask = pool_windows(args[0], op, fill=0)
+        total = view.sum(axis=(-2, -1))
+        count = np.broadcast_to(mask.sum(axis=(-2, -1)), total.shape)
+        half = count // 2
+        # C's division truncates toward zero: (sum +- count / 2) / count.
+        rounded = np.where(total > 0, total + half, total - half)
+        mean = np.sign(rounded) * (np.abs(rounded) // count)
+        return (np.clip(mean, op.act_min.value.data, op.act_max.value.data).astype(np.int8),)
+
+    @impl(q.QLookupOp)
+    def run_qlookup(self, interpreter: Interpreter, op: q.QLookupOp, args: tuple[Any, ...]):
+        x, table = args
+        return (table[x.astype(np.int64) + 128].astype(np.int8),)
+
+    @impl(q.QReshapeOp)
+    def run_qreshape(self, interpreter: Interpreter, op: q.QReshapeOp, args: tuple[Any, ...]):
+        return (args[0].reshape(q.int_values(op.shape)),)
+
+    @impl(q.QTransposeOp)
+    def run_qtranspose(self, interpreter: Interpreter, op: q.QTransposeOp, args: tuple[Any, ...]):
+        return (np.ascontiguousarray(args[0].transpose(q.int_values(op.permutation))),)

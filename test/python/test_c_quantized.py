@@ -1,0 +1,115 @@
+"""The quantized family's C kernels (runtime adir_quantized.c) against the interpreter, bit for
+bit: integer arithmetic has one right answer, and the float ends (quantize: an f32 division and
+roundf; dequantize: one f32 product) are single correctly rounded operations in C and numpy.
+
+Each case goes through bufferize and plan-memory (so the int8 buffers live in the arena) and
+builds with -std=c99 -Wall -Wextra -Wpedantic -Werror under ASan and UBSan.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from adir_testing import parse_example
+from c_testing import check_c_against_interpreter
+
+from adir.context import adir_context
+from adir.passes.derive_predict import DerivePredictPass
+from adir.passes.quantize_int8 import QuantizeInt8Pass
+
+# Every op and option of the family: a conv with asymmetric padding, stride, dilation and
+# per-channel multipliers including a positive shift (x 2^2 before the high multiply) and a
+# zero multiplier; a depthwise conv with channel multiplier 2 and padding; both pools with
+# padding (the average divides by the in-bounds taps); a table; transposes and reshapes; a
+# per-tensor fully-connected layer with a fused-relu clamp; quantize and dequantize. The table
+# is min(x, 0), which tells an off-by-one index apart; the weights a pattern in [-5, 5].
+FAMILY = """
+func.func @family(%x: tensor<1x7x6x3xf32>)
+    -> (tensor<1x5xi8>, tensor<1x4x3x6xi8>, tensor<1x6x4x3xf32>, tensor<1x7x4x3xi8>) {
+  %q = adir.quantize %x {scale = 0.03 : f32, zero_point = -5 : i32}
+         : tensor<1x7x6x3xf32> -> tensor<1x7x6x3xi8>
+  %w = adir.constant dense<[[[[1, -2, 3]], [[4, 5, -6]]], [[[-7, 8, 9]], [[10, -11, 12]]],
+                            [[[127, -127, 0]], [[1, 1, 1]]]]> : tensor<3x2x1x3xi8>
+  %b = adir.constant dense<[100, -2000, 7]> : tensor<3xi32>
+  %c = adir.qconv2d %q, %w, %b {input_zero_point = -5 : i32, output_zero_point = 3 : i32,
+         multiplier = array<i32: 1317423767, 2147483647, 0>, shift = array<i32: -6, 2, 0>,
+         stride = array<i64: 2, 1>, padding = array<i64: 2, 1, 0, 1>, dilation = array<i64: 2, 1>}
+         : tensor<1x7x6x3xi8>, tensor<3x2x1x3xi8>, tensor<3xi32> -> tensor<1x4x7x3xi8>
+  %dw = adir.constant dense<[[[[1, -1, 2, -2, 3, -3], [4, -4, 5, -5, 6, -6]],
+                              [[7, -7, 8, -8, 9, -9], [10, -10, 11, -11, 12, -12]]]]>
+         : tensor<1x2x2x6xi8>
+  %db = adir.constant dense<[1, 2, 3, 4, 5, 6]> : tensor<6xi32>
+  %d = adir.qconv2d %c, %dw, %db {input_zero_point = 3 : i32, output_zero_point = -10 : i32,
+         multiplier = array<i32: 1073741824>, shift = array<i32: -3>,
+         padding = array<i64: 1, 0, 0, 1>, groups = 3 : i64}
+         : tensor<1x4x7x3xi8>, tensor<1x2x2x6xi8>, tensor<6xi32> -> tensor<1x4x7x6xi8>
+  %m = adir.qmaxpool2d %d {kernel_size = array<i64: 2, 3>, stride = array<i64: 1, 2>,
+         padding = array<i64: 1, 0, 1, 1>} : tensor<1x4x7x6xi8> -> tensor<1x4x4x6xi8>
+  %a = adir.qavgpool2d %d {kernel_size = array<i64: 3, 3>, stride = array<i64: 1, 2>,
+         padding = array<i64: 1, 1, 0, 0>} : tensor<1x4x7x6xi8> -> tensor<1x4x3x6xi8>
+  %t = adir.constant dense<TABLE> : tensor<256xi8>
+  %l = adir.qlookup %m, %t : tensor<1x4x4x6xi8>, tensor<256xi8> -> tensor<1x4x4x6xi8>
+  %n = adir.qtranspose %l {permutation = array<i64: 0, 3, 1, 2>}
+         : tensor<1x4x4x6xi8> -> tensor<1x6x4x4xi8>
+  %r = adir.qreshape %n {shape = array<i64: 1, 96>} : tensor<1x6x4x4xi8> -> tensor<1x96xi8>
+  %fw = adir.constant dense<WEIGHTS> : tensor<5x96xi8>
+  %fb = adir.constant dense<[-40, 0, 40, 400, -400]> : tensor<5xi32>
+  %f = adir.qfully_connected %r, %fw, %fb {input_zero_point = 1 : i32, output_zero_point = -2 : i32,
+         multiplier = array<i32: 1518500250>, shift = array<i32: -4>, act_min = -2 : i32}
+         : tensor<1x96xi8>, tensor<5x96xi8>, tensor<5xi32> -> tensor<1x5xi8>
+  %back = adir.qtranspose %c {permutation = array<i64: 0, 2, 1, 3>}
+         : tensor<1x4x7x3xi8> -> tensor<1x7x4x3xi8>
+  %crop = adir.qreshape %a {shape = array<i64: 1, 6, 4, 3>}
+         : tensor<1x4x3x6xi8> -> tensor<1x6x4x3xi8>
+  %y = adir.dequantize %crop {scale = 0.125 : f32, zero_point = -10 : i32}
+         : tensor<1x6x4x3xi8> -> tensor<1x6x4x3xf32>
+  func.return %f, %a, %y, %back
+      : tensor<1x5xi8>, tensor<1x4x3x6xi8>, tensor<1x6x4x3xf32>, tensor<1x7x4x3xi8>
+}
+""".replace("TABLE", str([min(v, 0) for v in range(-128, 128)])).replace(
+    "WEIGHTS", str([[(o * 7 + k * 3) % 11 - 5 for k in range(96)] for o in range(5)])
+)
+
+
+def test_every_kernel_of_the_family_is_bit_exact() -> None:
+    """Inputs spread over [-6, 6] so quantize saturates (the scale 0.03 covers +-3.8) and the
+    convs hit both clamps; plus exact halves of the scale (0.015, -0.045), where round-half-
+    away-from-zero and numpy's round-half-even differ."""
+    rng = np.random.default_rng(0)
+    steps = []
+    for _ in range(3):
+        x = rng.uniform(-6.0, 6.0, (1, 7, 6, 3)).astype(np.float32)
+        x.reshape(-1)[:4] = [0.015, -0.045, 0.0, np.float32(1e30)]
+        steps.append([x])
+    check_c_against_interpreter(FAMILY, "family", steps, rtol=0.0, atol=0.0)
+
+
+def quantized_example(name: str):
+    module = parse_example(name)
+    DerivePredictPass().apply(adir_context(), module)
+    QuantizeInt8Pass(samples=8, seed=0).apply(adir_context(), module)
+    return module
+
+
+@pytest.mark.parametrize("name", ["lenet5", "ds_cnn"])
+def test_int8_examples_are_bit_exact(name: str) -> None:
+    """@predict_int8 of LeNet-5 and the DS-CNN in C: the same bits as the interpreter on 3
+    standard-normal inputs (int8 all through; the dequantized logits are one f32 product)."""
+    module = quantized_example(name)
+    shape = tuple(
+        next(f for f in module.ops if getattr(f, "sym_name", None) and f.sym_name.data == "predict")
+        .function_type.inputs.data[0]
+        .get_shape()  # type: ignore[attr-defined]
+    )
+    rng = np.random.default_rng(3)
+    steps = [[rng.standard_normal(shape).astype(np.float32)] for _ in range(3)]
+    check_c_against_interpreter(module, "predict_int8", steps, rtol=0.0, atol=0.0)
+
+
+def test_int8_mlp_matches_up_to_its_float_log_softmax() -> None:
+    """The seed MLP's int8 layers end in an f32 log_softmax (no int8 form), which C's expf and
+    logf compute to within an ulp of numpy's: 1e-6 relative; everything before it is int8."""
+    module = quantized_example("mnist_mlp")
+    rng = np.random.default_rng(3)
+    steps = [[rng.standard_normal((1, 784)).astype(np.float32)] for _ in range(3)]
+    check_c_against_interpreter(module, "predict_int8", steps, rtol=1e-6, atol=1e-6)
