@@ -69,14 +69,17 @@ static void adir_taps_inside(int32_t start, int32_t size, int32_t kernel, int32_
 
 #ifndef ADIR_CONV_OB
 #if defined(__AVX512F__)
+/* A weight-gradient tile of 4 x 5 sums takes 9 loads per 20 multiply-adds (4 x 4: 8 per 16), a
+ * 5-wide kernel row at once, and its 20 accumulators and 9 operands fit in 32 registers. */
 #define ADIR_CONV_OB 8
 #define ADIR_CONV_WB 4
+#define ADIR_CONV_TB 5
 #else
 #define ADIR_CONV_OB 4
 #define ADIR_CONV_WB 2
+#define ADIR_CONV_TB 4
 #endif
 #define ADIR_CONV_QB 8
-#define ADIR_CONV_TB 4
 #endif
 
 /* Whether a conv has stride 1, no dilation and no padding (the output is what fits). */
