@@ -41,7 +41,9 @@ static void adir_taps_inside(int32_t start, int32_t size, int32_t kernel, int32_
  *   channels and the taps in the direct loops' order (c, i, j), the bias added last.
  * - Weight gradient: tiles of OB output channels x TB taps (c, i, j), each a dot product over
  *   the batch and the output pixels, split into QB interleaved partial sums along the row.
- * - Input gradient: each tap's contribution added along whole rows (vectorized over the row).
+ * - Input gradient: tiles of OB input channels x QB pixels of one input row and one kernel
+ *   column, summed over the kernel rows that reach the row and the group's outputs, then added
+ *   to dx (once per kernel column).
  *
  * With a fast fused multiply-add (C99's FP_FAST_FMAF) each step rounds once. */
 
@@ -322,40 +324,49 @@ static void adir_conv2d_grad_weight_plain(const float *x, const float *dy, float
     }
 }
 
-/* One input-gradient tile, for output row p, kernel tap (i, j) and channels c < chans <= OB of
- * a group: acc[c][q] (q < QB) = the sum over the group's outputs o < outs of w[o][c][i][j] *
- * dy[o, p, q], then added to dx[c, p + i, j + q]. dy and dx point at the tile's first pixel of
- * the group's first output / input channel, w at w[first output][first channel][i][j]. Missing
- * channels repeat the last one (computed, not added). */
+/* One input-gradient tile, for input row r, kernel column j and channels c < chans <= OB of a
+ * group: acc[c][q] (q < QB) = the sum over the kernel rows i that reach row r from an output
+ * row (p = r - i) and the group's outputs o < outs of w[o][c][i][j] * dy[o, p, q], then added
+ * to dx[c, r, j + q]. Summing the kernel rows in the tile, not in dx, writes each element of dx
+ * kh times less. dy points at the tile's first pixel in the output row of the first of those
+ * kernel rows (rows t of them: dy_row apart, going up) and the group's first output channel;
+ * w at w[first output][first channel][first kernel row][j] (w_step apart, going down); dx at
+ * the tile's first pixel of the first channel. Missing channels repeat the last one (computed,
+ * not added). */
 ADIR_CONV_NOINLINE static void adir_conv_input_tile(const float *restrict dy, size_t out_plane,
-                                                    const float *restrict w, size_t w_row,
-                                                    size_t kernel, int32_t outs,
+                                                    size_t dy_row, const float *restrict w,
+                                                    size_t w_row, size_t w_step, size_t kernel,
+                                                    int32_t rows, int32_t outs,
                                                     float *restrict dx, size_t plane,
                                                     int32_t chans)
 {
     float acc[ADIR_CONV_OB][ADIR_CONV_QB];
     size_t w_at[ADIR_CONV_OB];
-    int32_t c, q, o;
+    int32_t c, q, o, t;
     for (c = 0; c < ADIR_CONV_OB; ++c) {
         w_at[c] = (size_t)(c < chans ? c : chans - 1) * kernel;
         for (q = 0; q < ADIR_CONV_QB; ++q) {
             acc[c][q] = 0.0f;
         }
     }
-    for (o = 0; o < outs; ++o) {
-        const float *dy_o = dy + (size_t)o * out_plane;
-        const float *w_o = w + (size_t)o * w_row;
-        float weight[ADIR_CONV_OB];
-        ADIR_CONV_UNROLL
-        for (c = 0; c < ADIR_CONV_OB; ++c) {
-            weight[c] = w_o[w_at[c]];
-        }
-        ADIR_CONV_UNROLL
-        for (q = 0; q < ADIR_CONV_QB; ++q) {
-            const float g = dy_o[q];
+    for (t = 0; t < rows; ++t) {
+        const float *dy_t = dy - (size_t)t * dy_row;
+        const float *w_t = w + (size_t)t * w_step;
+        for (o = 0; o < outs; ++o) {
+            const float *dy_o = dy_t + (size_t)o * out_plane;
+            const float *w_o = w_t + (size_t)o * w_row;
+            float weight[ADIR_CONV_OB];
             ADIR_CONV_UNROLL
             for (c = 0; c < ADIR_CONV_OB; ++c) {
-                acc[c][q] = ADIR_CONV_FMA(weight[c], g, acc[c][q]);
+                weight[c] = w_o[w_at[c]];
+            }
+            ADIR_CONV_UNROLL
+            for (q = 0; q < ADIR_CONV_QB; ++q) {
+                const float g = dy_o[q];
+                ADIR_CONV_UNROLL
+                for (c = 0; c < ADIR_CONV_OB; ++c) {
+                    acc[c][q] = ADIR_CONV_FMA(weight[c], g, acc[c][q]);
+                }
             }
         }
     }
@@ -367,17 +378,22 @@ ADIR_CONV_NOINLINE static void adir_conv_input_tile(const float *restrict dy, si
 }
 
 /* The same at the right edge of a row: cols < QB pixels, one channel at a time. */
-static void adir_conv_input_edge(const float *dy, size_t out_plane, const float *w,
-                                 size_t w_row, size_t kernel, int32_t outs, float *dx,
-                                 size_t plane, int32_t chans, int32_t cols)
+static void adir_conv_input_edge(const float *dy, size_t out_plane, size_t dy_row,
+                                 const float *w, size_t w_row, size_t w_step, size_t kernel,
+                                 int32_t rows, int32_t outs, float *dx, size_t plane,
+                                 int32_t chans, int32_t cols)
 {
-    int32_t c, q, o;
+    int32_t c, q, o, t;
     for (c = 0; c < chans; ++c) {
         for (q = 0; q < cols; ++q) {
             float acc = 0.0f;
-            for (o = 0; o < outs; ++o) {
-                acc = ADIR_CONV_FMA(w[(size_t)o * w_row + (size_t)c * kernel],
-                                    dy[(size_t)o * out_plane + (size_t)q], acc);
+            for (t = 0; t < rows; ++t) {
+                const float *dy_t = dy - (size_t)t * dy_row;
+                const float *w_t = w + (size_t)t * w_step + (size_t)c * kernel;
+                for (o = 0; o < outs; ++o) {
+                    acc = ADIR_CONV_FMA(w_t[(size_t)o * w_row],
+                                        dy_t[(size_t)o * out_plane + (size_t)q], acc);
+                }
             }
             dx[(size_t)c * plane + (size_t)q] += acc;
         }
@@ -397,7 +413,8 @@ static void adir_conv2d_grad_input_plain(const float *dy, const float *w, float 
     const size_t out_plane = (size_t)out_height * (size_t)out_width;
     const size_t kernel = (size_t)kernel_height * (size_t)kernel_width;
     const size_t w_row = (size_t)group_channels * kernel;
-    int32_t n, g, c, p, i, j, q;
+    const size_t dy_row = (size_t)out_width, w_step = (size_t)kernel_width;
+    int32_t n, g, c, r, j, q;
     memset(dx, 0, (size_t)batch * (size_t)channels * plane * sizeof *dx);
     for (n = 0; n < batch; ++n) {
         for (g = 0; g < groups; ++g) {
@@ -408,22 +425,25 @@ static void adir_conv2d_grad_input_plain(const float *dy, const float *w, float 
                 const int32_t chans = adir_conv_block(group_channels - c, ADIR_CONV_OB);
                 float *dx_c = dx + ((size_t)n * (size_t)channels +
                                     (size_t)(g * group_channels + c)) * plane;
-                for (p = 0; p < out_height; ++p) {
-                    for (i = 0; i < kernel_height; ++i) {
-                        for (j = 0; j < kernel_width; ++j) {
-                            const float *dy_p = dy_g + (size_t)p * (size_t)out_width;
-                            const float *w_tap = w_g + (size_t)c * kernel +
-                                                 (size_t)i * (size_t)kernel_width + (size_t)j;
-                            float *dx_row = dx_c + (size_t)(p + i) * (size_t)width + (size_t)j;
-                            for (q = 0; q + ADIR_CONV_QB <= out_width; q += ADIR_CONV_QB) {
-                                adir_conv_input_tile(dy_p + q, out_plane, w_tap, w_row, kernel,
-                                                     group_outputs, dx_row + q, plane, chans);
-                            }
-                            if (q < out_width) {
-                                adir_conv_input_edge(dy_p + q, out_plane, w_tap, w_row, kernel,
-                                                     group_outputs, dx_row + q, plane, chans,
-                                                     out_width - q);
-                            }
+                for (r = 0; r < height; ++r) {
+                    /* The kernel rows i whose output row r - i exists (height is
+                     * out_height + kernel_height - 1: at least one). */
+                    const int32_t i_first = r - out_height + 1 > 0 ? r - out_height + 1 : 0;
+                    const int32_t i_end = r + 1 < kernel_height ? r + 1 : kernel_height;
+                    const float *dy_r = dy_g + (size_t)(r - i_first) * dy_row;
+                    for (j = 0; j < kernel_width; ++j) {
+                        const float *w_tap = w_g + (size_t)c * kernel +
+                                             (size_t)i_first * w_step + (size_t)j;
+                        float *dx_row = dx_c + (size_t)r * (size_t)width + (size_t)j;
+                        for (q = 0; q + ADIR_CONV_QB <= out_width; q += ADIR_CONV_QB) {
+                            adir_conv_input_tile(dy_r + q, out_plane, dy_row, w_tap, w_row,
+                                                 w_step, kernel, i_end - i_first, group_outputs,
+                                                 dx_row + q, plane, chans);
+                        }
+                        if (q < out_width) {
+                            adir_conv_input_edge(dy_r + q, out_plane, dy_row, w_tap, w_row,
+                                                 w_step, kernel, i_end - i_first, group_outputs,
+                                                 dx_row + q, plane, chans, out_width - q);
                         }
                     }
                 }
