@@ -679,29 +679,47 @@ static float adir_window_max(const float *window, int32_t width, int32_t kh, int
     return max;
 }
 
-/* The windows of 2 x 2 along a pair of rows (top, top + width): max[q] and the position
- * best[q] = 2 * i + j of the pixel adir_window_max picks, for q < count. A loop of selects that
- * gcc and clang vectorize. */
+/* One 2 x 2 window (pixels top[0..1], bottom[0..1]): its maximum and the position 2 * i + j of
+ * the pixel adir_window_max picks, with selects. */
+static void adir_max2x2(const float *top, const float *bottom, float *max, int32_t *best)
+{
+    const float a = top[0], b = top[1], c = bottom[0], d = bottom[1];
+    float m = a;
+    int32_t at = 0, take;
+    take = (b > m) | (b != b);
+    m = take ? b : m;
+    at = take ? 1 : at;
+    take = (c > m) | (c != c);
+    m = take ? c : m;
+    at = take ? 2 : at;
+    take = (d > m) | (d != d);
+    m = take ? d : m;
+    at = take ? 3 : at;
+    *max = m;
+    *best = at;
+}
+
+/* The windows of 2 x 2 along a pair of rows (top, top + width): max[q] and best[q] as
+ * adir_max2x2 gives them, for q < count <= width / 2. Blocks of 8 and 4 windows with constant
+ * bounds: gcc and clang vectorize each whole, also in rows too short for a loop of the widest
+ * vectors (LeNet's have 12 and 4 windows). */
 static void adir_max2x2_row(const float *restrict top, int32_t width, int32_t count,
                             float *restrict max, int32_t *restrict best)
 {
     const float *restrict bottom = top + width;
-    int32_t q;
-    for (q = 0; q < count; ++q) {
-        const float a = top[2 * q], b = top[2 * q + 1], c = bottom[2 * q], d = bottom[2 * q + 1];
-        float m = a;
-        int32_t at = 0, take;
-        take = (b > m) | (b != b);
-        m = take ? b : m;
-        at = take ? 1 : at;
-        take = (c > m) | (c != c);
-        m = take ? c : m;
-        at = take ? 2 : at;
-        take = (d > m) | (d != d);
-        m = take ? d : m;
-        at = take ? 3 : at;
-        max[q] = m;
-        best[q] = at;
+    int32_t q = 0, l;
+    for (; q + 8 <= count; q += 8) {
+        for (l = 0; l < 8; ++l) {
+            adir_max2x2(top + 2 * (q + l), bottom + 2 * (q + l), max + q + l, best + q + l);
+        }
+    }
+    for (; q + 4 <= count; q += 4) {
+        for (l = 0; l < 4; ++l) {
+            adir_max2x2(top + 2 * (q + l), bottom + 2 * (q + l), max + q + l, best + q + l);
+        }
+    }
+    for (; q < count; ++q) {
+        adir_max2x2(top + 2 * q, bottom + 2 * q, max + q, best + q);
     }
 }
 
