@@ -37,8 +37,8 @@ static void adir_taps_inside(int32_t start, int32_t size, int32_t kernel, int32_
  * a convolution without building it: the row of im2col for channel c and tap (i, j), at output
  * row p, is the contiguous run x[c, p + i, j .. j + out_width).
  *
- * - Forward: tiles of OB output channels x QB pixels of one output row, summed over the group's
- *   channels and the taps in the direct loops' order (c, i, j), the bias added last.
+ * - Forward: tiles of OB output channels x QB pixels of RB output rows, summed over the
+ *   group's channels and the taps in the direct loops' order (c, i, j), the bias added last.
  * - Weight gradient: tiles of OB output channels x TB taps (c, i, j), each a dot product over
  *   the batch and the output pixels, split into QB interleaved partial sums along the row.
  * - Input gradient: tiles of OB input channels x QB pixels of one input row and one kernel
@@ -81,6 +81,13 @@ static void adir_taps_inside(int32_t start, int32_t size, int32_t kernel, int32_
 #define ADIR_CONV_WB 2
 #define ADIR_CONV_TB 4
 #endif
+/* A forward tile spans RB output rows: with AVX's 16 (or AVX-512's 32) vector registers two
+ * rows of accumulators fit and share each weight loaded; SSE's 16 narrow ones hold one row. */
+#if defined(__AVX__)
+#define ADIR_CONV_RB 2
+#else
+#define ADIR_CONV_RB 1
+#endif
 #define ADIR_CONV_QB 8
 #endif
 
@@ -101,24 +108,34 @@ static int32_t adir_conv_block(int32_t left, int32_t block)
     return left < block ? left : block;
 }
 
-/* One forward tile: acc[o][q] (o < OB, q < QB) = the sum over c < channels, i < kh, j < kw
- * of w_o[o][c][i][j] * x[c * plane + i * width + j + q] (x at the tile's first pixel of its
- * group's first channel, w_o[o] a row of w); y[o * out_plane + q] = acc[o][q] (+ bias[o]) for
- * o < outs. The w rows of missing output channels repeat the last one. */
+/* One forward tile, of output rows p .. p + rows - 1 (rows <= RB): acc[o][r][q] (o < OB,
+ * r < RB, q < QB) = the sum over c < channels, i < kh, j < kw of w_o[o][c][i][j] *
+ * x[c * plane + (r + i) * width + j + q] (x at the tile's first pixel of its group's first
+ * channel, w_o[o] a row of w); y[o * out_plane + r * out_width + q] = acc[o][r][q] (+ bias[o])
+ * for o < outs, r < rows. RB rows share each weight loaded (RB x QB multiply-adds per weight).
+ * Missing rows repeat the last one (computed, not stored), and so do the w rows of missing
+ * output channels. */
 ADIR_CONV_NOINLINE static void adir_conv_tile(const float *restrict x, size_t plane,
                                               int32_t width, const float *restrict w,
                                               size_t w_row, int32_t channels, int32_t kh,
                                               int32_t kw, const float *bias, float *restrict y,
-                                              size_t out_plane, int32_t outs)
+                                              size_t out_plane, int32_t out_width, int32_t outs,
+                                              int32_t rows)
 {
-    float acc[ADIR_CONV_OB][ADIR_CONV_QB];
+    float acc[ADIR_CONV_OB][ADIR_CONV_RB][ADIR_CONV_QB];
     const float *w_o[ADIR_CONV_OB];
-    int32_t o, q, c, i, j;
+    size_t x_at[ADIR_CONV_RB];
+    int32_t o, r, q, c, i, j;
     size_t tap = 0;
+    for (r = 0; r < ADIR_CONV_RB; ++r) {
+        x_at[r] = (size_t)(r < rows ? r : rows - 1) * (size_t)width;
+    }
     for (o = 0; o < ADIR_CONV_OB; ++o) {
         w_o[o] = w + (size_t)(o < outs ? o : outs - 1) * w_row;
-        for (q = 0; q < ADIR_CONV_QB; ++q) {
-            acc[o][q] = 0.0f;
+        for (r = 0; r < ADIR_CONV_RB; ++r) {
+            for (q = 0; q < ADIR_CONV_QB; ++q) {
+                acc[o][r][q] = 0.0f;
+            }
         }
     }
     for (c = 0; c < channels; ++c) {
@@ -131,19 +148,25 @@ ADIR_CONV_NOINLINE static void adir_conv_tile(const float *restrict x, size_t pl
                     weight[o] = w_o[o][tap];
                 }
                 ADIR_CONV_UNROLL
-                for (q = 0; q < ADIR_CONV_QB; ++q) {
-                    const float value = x_row[j + q];
+                for (r = 0; r < ADIR_CONV_RB; ++r) {
                     ADIR_CONV_UNROLL
-                    for (o = 0; o < ADIR_CONV_OB; ++o) {
-                        acc[o][q] = ADIR_CONV_FMA(weight[o], value, acc[o][q]);
+                    for (q = 0; q < ADIR_CONV_QB; ++q) {
+                        const float value = x_row[x_at[r] + (size_t)(j + q)];
+                        ADIR_CONV_UNROLL
+                        for (o = 0; o < ADIR_CONV_OB; ++o) {
+                            acc[o][r][q] = ADIR_CONV_FMA(weight[o], value, acc[o][r][q]);
+                        }
                     }
                 }
             }
         }
     }
     for (o = 0; o < outs; ++o) {
-        for (q = 0; q < ADIR_CONV_QB; ++q) {
-            y[(size_t)o * out_plane + (size_t)q] = bias ? acc[o][q] + bias[o] : acc[o][q];
+        for (r = 0; r < rows; ++r) {
+            float *y_r = y + (size_t)o * out_plane + (size_t)r * (size_t)out_width;
+            for (q = 0; q < ADIR_CONV_QB; ++q) {
+                y_r[q] = bias ? acc[o][r][q] + bias[o] : acc[o][r][q];
+            }
         }
     }
 }
@@ -183,7 +206,7 @@ static void adir_conv2d_plain(const float *x, const float *w, const float *bias,
     const size_t plane = (size_t)height * (size_t)width;
     const size_t out_plane = (size_t)out_height * (size_t)out_width;
     const size_t w_row = (size_t)group_channels * (size_t)kernel_height * (size_t)kernel_width;
-    int32_t n, g, o, p, q;
+    int32_t n, g, o, p, q, r;
     for (n = 0; n < batch; ++n) {
         for (g = 0; g < groups; ++g) {
             const float *x_g = x + ((size_t)n * (size_t)channels +
@@ -194,17 +217,19 @@ static void adir_conv2d_plain(const float *x, const float *w, const float *bias,
                 const float *w_first = w + (size_t)first * w_row;
                 const float *bias_first = bias ? bias + first : NULL;
                 float *y_o = y + ((size_t)n * (size_t)out_channels + (size_t)first) * out_plane;
-                for (p = 0; p < out_height; ++p) {
+                for (p = 0; p < out_height; p += ADIR_CONV_RB) {
+                    const int32_t rows = adir_conv_block(out_height - p, ADIR_CONV_RB);
                     const float *x_p = x_g + (size_t)p * (size_t)width;
                     float *y_p = y_o + (size_t)p * (size_t)out_width;
                     for (q = 0; q + ADIR_CONV_QB <= out_width; q += ADIR_CONV_QB) {
                         adir_conv_tile(x_p + q, plane, width, w_first, w_row, group_channels,
                                        kernel_height, kernel_width, bias_first, y_p + q,
-                                       out_plane, outs);
+                                       out_plane, out_width, outs, rows);
                     }
-                    if (q < out_width) {
-                        adir_conv_edge(x_p + q, plane, width, w_first, w_row, group_channels,
-                                       kernel_height, kernel_width, bias_first, y_p + q,
+                    for (r = 0; q < out_width && r < rows; ++r) {
+                        adir_conv_edge(x_p + (size_t)r * (size_t)width + q, plane, width, w_first,
+                                       w_row, group_channels, kernel_height, kernel_width,
+                                       bias_first, y_p + (size_t)r * (size_t)out_width + q,
                                        out_plane, outs, out_width - q);
                     }
                 }
