@@ -57,8 +57,10 @@ static void adir_taps_inside(int32_t start, int32_t size, int32_t kernel, int32_
  * around them instead. */
 #if defined(__GNUC__)
 #define ADIR_CONV_NOINLINE __attribute__((noinline))
+#define ADIR_CONV_INLINE __inline__ __attribute__((always_inline))
 #else
 #define ADIR_CONV_NOINLINE
+#define ADIR_CONV_INLINE
 #endif
 
 /* gcc below -O3 unrolls no loop that grows the code, and without AVX it would then leave a
@@ -238,17 +240,18 @@ static void adir_conv2d_plain(const float *x, const float *w, const float *bias,
     }
 }
 
-/* One weight-gradient tile: dw[o * w_row + first_tap + t] (o < outs <= WB, t < taps <= TB) =
+/* One weight-gradient tile: dw[o * w_row + first_tap + t] (o < outs <= wb, t < taps <= TB) =
  * the sum over n < batch, p < out_height, q < out_width of dy[n, o, p, q] * x[n, c, p + i,
  * q + j], for tap first_tap + t = (c, i, j) in w's row-major order; the sum along each row is
  * split into QB interleaved partial sums. dy and x point at the tile's first output channel and
  * its group's first channel in sample 0; dy_batch and x_batch are a sample's strides. Missing
- * rows repeat the last one (computed, not stored). */
-ADIR_CONV_NOINLINE static void adir_conv_weight_tile(
+ * rows repeat the last one (computed, not stored). wb <= WB rows are computed: a constant in
+ * each tile below, which inlines this. */
+ADIR_CONV_INLINE static void adir_conv_weight_sums(
     const float *restrict x, size_t x_batch, size_t plane, int32_t width,
     const float *restrict dy, size_t dy_batch, size_t out_plane, int32_t out_height,
     int32_t out_width, int32_t batch, int32_t kh, int32_t kw, int32_t first_tap, int32_t outs,
-    int32_t taps, float *restrict dw, size_t w_row)
+    int32_t taps, float *restrict dw, size_t w_row, int32_t wb)
 {
     float acc[ADIR_CONV_WB][ADIR_CONV_TB][ADIR_CONV_QB];
     float tail[ADIR_CONV_WB][ADIR_CONV_TB];
@@ -260,7 +263,7 @@ ADIR_CONV_NOINLINE static void adir_conv_weight_tile(
         const size_t c = tap / kernel, i = tap % kernel / (size_t)kw, j = tap % (size_t)kw;
         x_at[t] = c * plane + i * (size_t)width + j;
     }
-    for (o = 0; o < ADIR_CONV_WB; ++o) {
+    for (o = 0; o < wb; ++o) {
         dy_at[o] = (size_t)(o < outs ? o : outs - 1) * out_plane;
         for (t = 0; t < ADIR_CONV_TB; ++t) {
             tail[o][t] = 0.0f;
@@ -277,7 +280,7 @@ ADIR_CONV_NOINLINE static void adir_conv_weight_tile(
 #if defined(__AVX__) || defined(__clang__) || !defined(__GNUC__)
                 /* Lanes outermost: unrolled whole (-O3, clang), the tile stays in registers. */
                 for (l = 0; l < ADIR_CONV_QB; ++l) {
-                    for (o = 0; o < ADIR_CONV_WB; ++o) {
+                    for (o = 0; o < wb; ++o) {
                         const float d = dy_p[dy_at[o] + (size_t)(q + l)];
                         for (t = 0; t < ADIR_CONV_TB; ++t) {
                             acc[o][t][l] =
@@ -287,7 +290,7 @@ ADIR_CONV_NOINLINE static void adir_conv_weight_tile(
                 }
 #else
                 /* Lanes innermost: a loop that gcc's cheapest vectorizer (-O2) takes as it is. */
-                for (o = 0; o < ADIR_CONV_WB; ++o) {
+                for (o = 0; o < wb; ++o) {
                     for (t = 0; t < ADIR_CONV_TB; ++t) {
                         for (l = 0; l < ADIR_CONV_QB; ++l) {
                             acc[o][t][l] = ADIR_CONV_FMA(dy_p[dy_at[o] + (size_t)(q + l)],
@@ -299,7 +302,7 @@ ADIR_CONV_NOINLINE static void adir_conv_weight_tile(
 #endif
             }
             for (; q < out_width; ++q) {
-                for (o = 0; o < ADIR_CONV_WB; ++o) {
+                for (o = 0; o < wb; ++o) {
                     const float d = dy_p[dy_at[o] + (size_t)q];
                     for (t = 0; t < ADIR_CONV_TB; ++t) {
                         tail[o][t] = ADIR_CONV_FMA(d, x_p[x_at[t] + (size_t)q], tail[o][t]);
@@ -319,6 +322,42 @@ ADIR_CONV_NOINLINE static void adir_conv_weight_tile(
     }
 }
 
+
+/* Tiles of WB and of WB - 1 output channels (6 outputs, LeNet's conv1, are two tiles of 3, not
+ * a tile of 4 and a tile of 2 computed as 4). */
+ADIR_CONV_NOINLINE static void adir_conv_weight_tile(
+    const float *restrict x, size_t x_batch, size_t plane, int32_t width,
+    const float *restrict dy, size_t dy_batch, size_t out_plane, int32_t out_height,
+    int32_t out_width, int32_t batch, int32_t kh, int32_t kw, int32_t first_tap, int32_t outs,
+    int32_t taps, float *restrict dw, size_t w_row)
+{
+    adir_conv_weight_sums(x, x_batch, plane, width, dy, dy_batch, out_plane, out_height,
+                          out_width, batch, kh, kw, first_tap, outs, taps, dw, w_row,
+                          ADIR_CONV_WB);
+}
+
+#if ADIR_CONV_WB > 1
+ADIR_CONV_NOINLINE static void adir_conv_weight_tile_narrow(
+    const float *restrict x, size_t x_batch, size_t plane, int32_t width,
+    const float *restrict dy, size_t dy_batch, size_t out_plane, int32_t out_height,
+    int32_t out_width, int32_t batch, int32_t kh, int32_t kw, int32_t first_tap, int32_t outs,
+    int32_t taps, float *restrict dw, size_t w_row)
+{
+    adir_conv_weight_sums(x, x_batch, plane, width, dy, dy_batch, out_plane, out_height,
+                          out_width, batch, kh, kw, first_tap, outs, taps, dw, w_row,
+                          ADIR_CONV_WB - 1);
+}
+#endif
+
+typedef void adir_conv_weight_tile_fn(const float *, size_t, size_t, int32_t, const float *,
+                                      size_t, size_t, int32_t, int32_t, int32_t, int32_t,
+                                      int32_t, int32_t, int32_t, int32_t, float *, size_t);
+#if ADIR_CONV_WB > 1
+#define ADIR_CONV_WEIGHT_NARROW adir_conv_weight_tile_narrow
+#else
+#define ADIR_CONV_WEIGHT_NARROW adir_conv_weight_tile
+#endif
+
 static void adir_conv2d_grad_weight_plain(const float *x, const float *dy, float *dw,
                                           int32_t batch, int32_t channels, int32_t height,
                                           int32_t width, int32_t out_channels,
@@ -331,19 +370,25 @@ static void adir_conv2d_grad_weight_plain(const float *x, const float *dy, float
     const size_t plane = (size_t)height * (size_t)width;
     const size_t out_plane = (size_t)out_height * (size_t)out_width;
     const int32_t row_taps = group_channels * kernel_height * kernel_width;
+    /* Narrow tiles when they split the outputs evenly and wide ones do not. */
+    const int32_t block = group_outputs % ADIR_CONV_WB != 0 && ADIR_CONV_WB > 1 &&
+                                  group_outputs % (ADIR_CONV_WB - 1) == 0
+                              ? ADIR_CONV_WB - 1
+                              : ADIR_CONV_WB;
     int32_t g, o, t;
     for (g = 0; g < groups; ++g) {
         const float *x_g = x + (size_t)g * (size_t)group_channels * plane;
-        for (o = 0; o < group_outputs; o += ADIR_CONV_WB) {
+        for (o = 0; o < group_outputs; o += block) {
             const int32_t first = g * group_outputs + o;
-            const int32_t outs = adir_conv_block(group_outputs - o, ADIR_CONV_WB);
+            const int32_t outs = adir_conv_block(group_outputs - o, block);
             for (t = 0; t < row_taps; t += ADIR_CONV_TB) {
-                adir_conv_weight_tile(x_g, (size_t)channels * plane, plane, width,
-                                      dy + (size_t)first * out_plane,
-                                      (size_t)out_channels * out_plane, out_plane, out_height,
-                                      out_width, batch, kernel_height, kernel_width, t, outs,
-                                      adir_conv_block(row_taps - t, ADIR_CONV_TB),
-                                      dw + (size_t)first * (size_t)row_taps, (size_t)row_taps);
+                adir_conv_weight_tile_fn *tile =
+                    block == ADIR_CONV_WB ? adir_conv_weight_tile : ADIR_CONV_WEIGHT_NARROW;
+                tile(x_g, (size_t)channels * plane, plane, width, dy + (size_t)first * out_plane,
+                     (size_t)out_channels * out_plane, out_plane, out_height, out_width, batch,
+                     kernel_height, kernel_width, t, outs,
+                     adir_conv_block(row_taps - t, ADIR_CONV_TB),
+                     dw + (size_t)first * (size_t)row_taps, (size_t)row_taps);
             }
         }
     }
