@@ -245,8 +245,15 @@ def test_pools_and_their_adjoints(name: str, rng: np.random.Generator) -> None:
 
 
 # Overlapping windows with padding: a pixel is in up to 9 windows, and with ties the window's
-# first maximum (row-major) gets the gradient, so a wrong pick or order shows.
+# first maximum (row-major) gets the gradient, so a wrong pick or order shows. Windows that tile
+# the image (kernel == stride, no padding) take the kernels' branch-free path: 2x2 its
+# vectorized rows, 3x2 its general scan (each with a row and column left over).
 TIES = Pool((2, 2, 6, 5), (3, 3), (1, 1), (1, 1, 1, 1))
+TIE_POOLS = {
+    "overlapping": TIES,
+    "tiling_2x2": Pool((2, 2, 7, 5), (2, 2)),
+    "tiling_3x2": Pool((2, 2, 7, 5), (3, 2)),
+}
 
 
 @pytest.mark.parametrize(
@@ -258,25 +265,31 @@ TIES = Pool((2, 2, 6, 5), (3, 3), (1, 1), (1, 1, 1, 1))
     ],
     ids=["all_equal", "relu_zeroed", "three_values"],
 )
+@pytest.mark.parametrize("pool", list(TIE_POOLS))
 def test_maxpool2d_grad_gives_ties_to_the_first_maximum(
-    make_input: Callable[[np.random.Generator, Shape], np.ndarray], rng: np.random.Generator
+    make_input: Callable[[np.random.Generator, Shape], np.ndarray],
+    pool: str,
+    rng: np.random.Generator,
 ) -> None:
-    text = function({"x": TIES.input, "dy": TIES.output()}, TIES.max_lines())
-    x, dy = make_input(rng, TIES.input), normal(rng, *TIES.output())
+    ties = TIE_POOLS[pool]
+    text = function({"x": ties.input, "dy": ties.output()}, ties.max_lines())
+    x, dy = make_input(rng, ties.input), normal(rng, *ties.output())
     check_c_against_interpreter(text, "f", [[x, dy]])
 
 
+@pytest.mark.parametrize("pool", list(TIE_POOLS))
 def test_maxpool2d_picks_the_last_nan_and_a_minus_inf_window_picks_its_first_element(
-    rng: np.random.Generator,
+    pool: str, rng: np.random.Generator
 ) -> None:
     """nan beats every value and a later nan beats an earlier one (PyTorch's scan); a window
-    of -inf and -inf padding routes its gradient to its first pixel in the image."""
-    x = normal(rng, *TIES.input)
-    x[0, 0, 1, 1] = x[0, 0, 2, 3] = np.nan
+    of -inf (and -inf padding) routes its gradient to its first pixel in the image."""
+    ties = TIE_POOLS[pool]
+    x = normal(rng, *ties.input)
+    x[0, 0, 0, 0] = x[0, 0, 1, 1] = x[0, 0, 2, 3] = x[0, 0, 3, 0] = np.nan
     x[1, 1, :3, :3] = -np.inf
     x[1, 0] = -np.inf
-    text = function({"x": TIES.input, "dy": TIES.output()}, TIES.max_lines())
-    check_c_against_interpreter(text, "f", [[x, normal(rng, *TIES.output())]])
+    text = function({"x": ties.input, "dy": ties.output()}, ties.max_lines())
+    check_c_against_interpreter(text, "f", [[x, normal(rng, *ties.output())]])
 
 
 def test_global_avgpool2d_means_each_plane(rng: np.random.Generator) -> None:

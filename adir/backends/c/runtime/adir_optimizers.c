@@ -1,6 +1,7 @@
 /* adir_optimizers.c: the reference kernels of the optimizers family (declared in
  * adir_optimizers.h). */
 #include <math.h>
+#include <string.h>
 
 #include "adir_kernels.h"
 
@@ -209,7 +210,23 @@ void adir_matmul_sgd_update(const float *param, const float *a, const float *b, 
     }
 }
 
-/* -- parameter updates ---------------------------------------------------------------------- */
+/* -- parameter updates ---------------------------------------------------------------------- *
+ *
+ * Each update runs over chunks of at most ADIR_UPDATE_CHUNK elements: a first loop reads every
+ * input element and computes into arrays on the stack, then one loop per output stores them.
+ * An output may be the buffer of an input (in place), so a single loop that loads and stores
+ * through the caller's pointers would need run-time overlap checks, which fail exactly when
+ * the update is in place; through locals, each loop vectorizes as it stands. */
+
+#define ADIR_UPDATE_CHUNK 64
+
+/* sqrtf may set errno (C99 7.12.1, for a negative argument), so gcc and clang vectorize no
+ * loop that calls it unless told -fno-math-errno. Declared const here, it compiles to the
+ * vector square root instruction; the value is IEEE's correctly rounded square root either
+ * way, only errno is not set (nothing reads it, and Adam's second moment is never negative). */
+#if defined(__GNUC__) && !defined(sqrtf)
+float sqrtf(float) __attribute__((const));
+#endif
 
 /* The gradient as an update sees it: clipped to [-clip_value, clip_value] when clip_value > 0
  * (adir_minimum's, then adir_maximum's formula: a nan passes), then plus weight_decay * param
@@ -229,16 +246,153 @@ static float adir_regularized_grad(float grad, float param, float weight_decay, 
     return g;
 }
 
+/* The hyperparameters of an update, as its chunks use them. */
+struct adir_update {
+    float rate, weight_decay, clip_value;
+    /* momentum */
+    float momentum;
+    int nesterov;
+    /* Adam: lr / bias_correction1, sqrt(1 - beta2^t), 1 - beta1, beta2, 1 - beta2, eps, and
+     * for decoupled weight decay (shrink) the factor keep = 1 - lr * weight_decay. */
+    float step_size, correction2, one_minus_beta1, beta2, one_minus_beta2, eps, keep;
+    int shrink;
+};
+
+static struct adir_update adir_plain_update(const float *lr, float weight_decay,
+                                            float clip_value)
+{
+    struct adir_update u;
+    memset(&u, 0, sizeof u);
+    u.rate = lr[0];
+    u.weight_decay = weight_decay;
+    u.clip_value = clip_value;
+    return u;
+}
+
+static struct adir_update adir_momentum(const float *lr, float momentum, float weight_decay,
+                                        float clip_value, int nesterov)
+{
+    struct adir_update u = adir_plain_update(lr, weight_decay, clip_value);
+    u.momentum = momentum;
+    u.nesterov = nesterov;
+    return u;
+}
+
+static struct adir_update adir_adam(const float *lr, const float *bias_correction1,
+                                    const float *bias_correction2_sqrt, double beta1,
+                                    double beta2, float eps, float weight_decay,
+                                    float clip_value, int decoupled_weight_decay)
+{
+    /* Decoupled (AdamW): param * (1 - lr * weight_decay), and no L2 term in the gradient. */
+    struct adir_update u =
+        adir_plain_update(lr, decoupled_weight_decay ? 0.0f : weight_decay, clip_value);
+    u.step_size = u.rate / bias_correction1[0];
+    u.correction2 = bias_correction2_sqrt[0];
+    u.one_minus_beta1 = (float)(1.0 - beta1);
+    u.beta2 = (float)beta2;
+    u.one_minus_beta2 = (float)(1.0 - beta2);
+    u.eps = eps;
+    u.shrink = decoupled_weight_decay && weight_decay != 0.0f;
+    u.keep = 1.0f;
+    if (u.shrink) {
+        const float decay = u.rate * weight_decay;
+        u.keep = 1.0f - decay;
+    }
+    return u;
+}
+
+/* count <= ADIR_UPDATE_CHUNK elements of adir_sgd_update. */
+static void adir_sgd_chunk(const struct adir_update *u, const float *param, const float *grad,
+                           float *param_out, size_t count)
+{
+    float new_p[ADIR_UPDATE_CHUNK];
+    size_t i;
+    for (i = 0; i < count; ++i) {
+        const float p = param[i];
+        const float g = adir_regularized_grad(grad[i], p, u->weight_decay, u->clip_value);
+        const float step = u->rate * g;
+        new_p[i] = p - step;
+    }
+    for (i = 0; i < count; ++i) {
+        param_out[i] = new_p[i];
+    }
+}
+
+/* count <= ADIR_UPDATE_CHUNK elements of adir_momentum_update. */
+static void adir_momentum_chunk(const struct adir_update *u, const float *param,
+                                const float *buf, const float *grad, float *param_out,
+                                float *buf_out, size_t count)
+{
+    float new_p[ADIR_UPDATE_CHUNK], new_buf[ADIR_UPDATE_CHUNK];
+    size_t i;
+    for (i = 0; i < count; ++i) {
+        const float p = param[i];
+        const float g = adir_regularized_grad(grad[i], p, u->weight_decay, u->clip_value);
+        const float kept = buf[i] * u->momentum;
+        const float b = kept + g;
+        const float ahead = u->momentum * b;
+        const float nesterov_direction = g + ahead;
+        const float direction = u->nesterov ? nesterov_direction : b;
+        const float step = u->rate * direction;
+        new_buf[i] = b;
+        new_p[i] = p - step;
+    }
+    for (i = 0; i < count; ++i) {
+        buf_out[i] = new_buf[i];
+    }
+    for (i = 0; i < count; ++i) {
+        param_out[i] = new_p[i];
+    }
+}
+
+/* count <= ADIR_UPDATE_CHUNK elements of adir_adam_update. */
+static void adir_adam_chunk(const struct adir_update *u, const float *param,
+                            const float *exp_avg, const float *exp_avg_sq, const float *grad,
+                            float *param_out, float *exp_avg_out, float *exp_avg_sq_out,
+                            size_t count)
+{
+    float new_p[ADIR_UPDATE_CHUNK], new_m[ADIR_UPDATE_CHUNK], new_v[ADIR_UPDATE_CHUNK];
+    size_t i;
+    for (i = 0; i < count; ++i) {
+        const float g = adir_regularized_grad(grad[i], param[i], u->weight_decay, u->clip_value);
+        const float shrunk = param[i] * u->keep;
+        const float p = u->shrink ? shrunk : param[i];
+        const float m = exp_avg[i], v = exp_avg_sq[i];
+        const float difference = g - m;
+        const float m_step = u->one_minus_beta1 * difference;
+        const float m_new = m + m_step;
+        const float v_kept = v * u->beta2;
+        const float g_scaled = u->one_minus_beta2 * g;
+        const float g_squared = g_scaled * g;
+        const float v_new = v_kept + g_squared;
+        const float root = sqrtf(v_new);
+        const float corrected = root / u->correction2;
+        const float denominator = corrected + u->eps;
+        const float ratio = m_new / denominator;
+        const float step = u->step_size * ratio;
+        new_m[i] = m_new;
+        new_v[i] = v_new;
+        new_p[i] = p - step;
+    }
+    for (i = 0; i < count; ++i) {
+        exp_avg_out[i] = new_m[i];
+    }
+    for (i = 0; i < count; ++i) {
+        exp_avg_sq_out[i] = new_v[i];
+    }
+    for (i = 0; i < count; ++i) {
+        param_out[i] = new_p[i];
+    }
+}
+
 void adir_sgd_update(const float *param, const float *grad, const float *lr, float *param_out,
                      size_t n, float weight_decay, float clip_value)
 {
-    const float rate = lr[0];
+    const struct adir_update u = adir_plain_update(lr, weight_decay, clip_value);
     size_t i;
-    for (i = 0; i < n; ++i) {
-        const float p = param[i];
-        const float g = adir_regularized_grad(grad[i], p, weight_decay, clip_value);
-        const float step = rate * g;
-        param_out[i] = p - step;
+    for (i = 0; i < n; i += ADIR_UPDATE_CHUNK) {
+        const size_t count = n - i < ADIR_UPDATE_CHUNK ? n - i : ADIR_UPDATE_CHUNK;
+        adir_sgd_chunk(&u, param + i, grad + i, param_out + i, count);
     }
 }
 
@@ -246,21 +400,11 @@ void adir_momentum_update(const float *param, const float *buf, const float *gra
                           const float *lr, float *param_out, float *buf_out, size_t n,
                           float momentum, float weight_decay, float clip_value, int nesterov)
 {
-    const float rate = lr[0];
+    const struct adir_update u = adir_momentum(lr, momentum, weight_decay, clip_value, nesterov);
     size_t i;
-    for (i = 0; i < n; ++i) {
-        const float p = param[i];
-        const float g = adir_regularized_grad(grad[i], p, weight_decay, clip_value);
-        const float kept = buf[i] * momentum;
-        const float new_buf = kept + g;
-        float direction = new_buf, step;
-        if (nesterov) {
-            const float ahead = momentum * new_buf;
-            direction = g + ahead;
-        }
-        step = rate * direction;
-        buf_out[i] = new_buf;
-        param_out[i] = p - step;
+    for (i = 0; i < n; i += ADIR_UPDATE_CHUNK) {
+        const size_t count = n - i < ADIR_UPDATE_CHUNK ? n - i : ADIR_UPDATE_CHUNK;
+        adir_momentum_chunk(&u, param + i, buf + i, grad + i, param_out + i, buf_out + i, count);
     }
 }
 
@@ -270,85 +414,211 @@ void adir_adam_update(const float *param, const float *exp_avg, const float *exp
                       float *exp_avg_sq_out, size_t n, double beta1, double beta2, float eps,
                       float weight_decay, float clip_value, int decoupled_weight_decay)
 {
-    const float rate = lr[0];
-    const float step_size = rate / bias_correction1[0];
-    const float correction2 = bias_correction2_sqrt[0];
-    const float one_minus_beta1 = (float)(1.0 - beta1);
-    const float beta2_float = (float)beta2;
-    const float one_minus_beta2 = (float)(1.0 - beta2);
-    /* Decoupled (AdamW): param * (1 - lr * weight_decay), and no L2 term in the gradient. */
-    const int shrink = decoupled_weight_decay && weight_decay != 0.0f;
-    const float l2 = decoupled_weight_decay ? 0.0f : weight_decay;
-    float keep = 1.0f;
+    const struct adir_update u = adir_adam(lr, bias_correction1, bias_correction2_sqrt, beta1,
+                                           beta2, eps, weight_decay, clip_value,
+                                           decoupled_weight_decay);
     size_t i;
-    if (shrink) {
-        const float decay = rate * weight_decay;
-        keep = 1.0f - decay;
-    }
-    for (i = 0; i < n; ++i) {
-        const float g = adir_regularized_grad(grad[i], param[i], l2, clip_value);
-        const float p = shrink ? param[i] * keep : param[i];
-        const float m = exp_avg[i], v = exp_avg_sq[i];
-        const float difference = g - m;
-        const float m_step = one_minus_beta1 * difference;
-        const float new_m = m + m_step;
-        const float v_kept = v * beta2_float;
-        const float g_scaled = one_minus_beta2 * g;
-        const float g_squared = g_scaled * g;
-        const float new_v = v_kept + g_squared;
-        const float root = sqrtf(new_v);
-        const float corrected = root / correction2;
-        const float denominator = corrected + eps;
-        const float ratio = new_m / denominator;
-        const float step = step_size * ratio;
-        exp_avg_out[i] = new_m;
-        exp_avg_sq_out[i] = new_v;
-        param_out[i] = p - step;
+    for (i = 0; i < n; i += ADIR_UPDATE_CHUNK) {
+        const size_t count = n - i < ADIR_UPDATE_CHUNK ? n - i : ADIR_UPDATE_CHUNK;
+        adir_adam_chunk(&u, param + i, exp_avg + i, exp_avg_sq + i, grad + i, param_out + i,
+                        exp_avg_out + i, exp_avg_sq_out + i, count);
     }
 }
 
-/* The width of the block of a gradient row that the matmul updates hold on the stack. */
-#define ADIR_UPDATE_BLOCK 64
+/* -- the updates of a weight-gradient matmul --------------------------------------------------
+ *
+ * The gradient op_a(a) op_b(b) is computed a panel of MR rows and up to ADIR_UPDATE_CHUNK
+ * columns at a time, on the stack, from register tiles of MR x NR elements (as
+ * adir_matmul_sgd_update computes them, k not blocked, so each element's sum is whole); then each
+ * row of the panel is updated as a chunk. Panels, not single tiles: the update of a tile would
+ * read one cache line from each of its MR rows of the parameter and of each state buffer, more
+ * streams at once than the hardware prefetches; a panel's rows are runs of several lines. With
+ * a transposed b (a rare layout) the elements are plain dot products. */
 
-/* Columns [start, start + width) of row i of op_a(a) op_b(b) into block, each a sum over p in
- * order (width <= ADIR_UPDATE_BLOCK). */
-static void adir_product_block(const float *a, const float *b, int32_t i, int32_t start,
-                               int32_t width, int32_t m, int32_t n, int32_t k, int transpose_a,
-                               int transpose_b, float *block)
+#if ADIR_UPDATE_CHUNK % ADIR_SGD_NR != 0
+#error "ADIR_UPDATE_CHUNK must be a multiple of ADIR_SGD_NR"
+#endif
+
+/* The gradient panel at row i, column j of the product (rows <= MR, cols <= CHUNK). */
+struct adir_gradient_panel {
+    float grad[ADIR_SGD_MR][ADIR_UPDATE_CHUNK];
+    size_t at; /* i * n + j: where the panel's first element lies in param and its state */
+    size_t n;
+    int32_t rows, cols;
+};
+
+/* One full tile of a plain b into grad (rows ADIR_UPDATE_CHUNK apart): the sum over p < k of
+ * a[i * a_row + p * a_col] * b[p * n + j] for i < MR, j < NR. */
+ADIR_SGD_NOINLINE static void adir_gradient_tile(const float *restrict a, size_t a_row,
+                                                 size_t a_col, const float *restrict b, size_t n,
+                                                 int32_t k,
+                                                 float (*restrict grad)[ADIR_UPDATE_CHUNK])
 {
-    /* Row i of op_a(a): element p is a_row[p * a_step]. */
-    const size_t a_step = transpose_a ? (size_t)m : 1u;
-    const float *a_row = transpose_a ? a + i : a + (size_t)i * (size_t)k;
-    int32_t j, p;
-    if (transpose_b) {
-        /* Rows of b are contiguous in p: one dot product per element. */
-        for (j = 0; j < width; ++j) {
-            const float *b_row = b + (size_t)(start + j) * (size_t)k;
-            float acc = 0.0f;
-            for (p = 0; p < k; ++p) {
-                acc += a_row[(size_t)p * a_step] * b_row[p];
+    float acc[ADIR_SGD_MR][ADIR_SGD_NR];
+    int32_t i, j, p;
+    for (i = 0; i < ADIR_SGD_MR; ++i) {
+        for (j = 0; j < ADIR_SGD_NR; ++j) {
+            acc[i][j] = 0.0f;
+        }
+    }
+    for (p = 0; p < k; ++p) {
+        const float *restrict b_p = b + (size_t)p * n;
+        float x[ADIR_SGD_MR];
+        ADIR_SGD_UNROLL
+        for (i = 0; i < ADIR_SGD_MR; ++i) {
+            x[i] = a[(size_t)i * a_row + (size_t)p * a_col];
+        }
+        /* Rows innermost: so gcc, too, keeps the tile in registers on every target. */
+        ADIR_SGD_UNROLL
+        for (j = 0; j < ADIR_SGD_NR; ++j) {
+            const float y = b_p[j];
+            ADIR_SGD_UNROLL
+            for (i = 0; i < ADIR_SGD_MR; ++i) {
+                acc[i][j] = ADIR_SGD_FMA(x[i], y, acc[i][j]);
             }
-            block[j] = acc;
+        }
+    }
+    for (i = 0; i < ADIR_SGD_MR; ++i) {
+        for (j = 0; j < ADIR_SGD_NR; ++j) {
+            grad[i][j] = acc[i][j];
+        }
+    }
+}
+
+/* The same for a tile at the bottom or right edge (rows <= MR, cols <= NR), or of a transposed
+ * b (stored n x k: one dot product per element). */
+static void adir_gradient_edge(const float *a, size_t a_row, size_t a_col, const float *b,
+                               size_t n, int32_t k, int transpose_b, int32_t rows, int32_t cols,
+                               float (*grad)[ADIR_UPDATE_CHUNK])
+{
+    int32_t i, j, p;
+    if (transpose_b) {
+        for (i = 0; i < rows; ++i) {
+            for (j = 0; j < cols; ++j) {
+                const float *b_row = b + (size_t)j * (size_t)k;
+                float acc = 0.0f;
+                for (p = 0; p < k; ++p) {
+                    acc += a[(size_t)i * a_row + (size_t)p * a_col] * b_row[p];
+                }
+                grad[i][j] = acc;
+            }
         }
         return;
     }
-    /* Plain b: accumulate over rows of b (contiguous in j). */
-    for (j = 0; j < width; ++j) {
-        block[j] = 0.0f;
+    for (i = 0; i < rows; ++i) {
+        for (j = 0; j < cols; ++j) {
+            grad[i][j] = 0.0f;
+        }
     }
     for (p = 0; p < k; ++p) {
-        const float x = a_row[(size_t)p * a_step];
-        const float *b_row = b + (size_t)p * (size_t)n + start;
-        for (j = 0; j < width; ++j) {
-            block[j] += x * b_row[j];
+        const float *b_p = b + (size_t)p * n;
+        for (i = 0; i < rows; ++i) {
+            const float x = a[(size_t)i * a_row + (size_t)p * a_col];
+            for (j = 0; j < cols; ++j) {
+                grad[i][j] = ADIR_SGD_FMA(x, b_p[j], grad[i][j]);
+            }
         }
     }
 }
 
-/* The width of the block at column start of a row of n. */
-static int32_t adir_block_width(int32_t n, int32_t start)
+/* Calls update(panel, context) for every panel of the m x n product op_a(a) op_b(b), a row of
+ * panels at a time, so the update walks its rows of the parameter and its state from left to
+ * right (b, k x n, is reread for each row of panels, from the cache when it is small). */
+static void adir_gradient_panels(const float *a, const float *b, int32_t m, int32_t n,
+                                 int32_t k, int transpose_a, int transpose_b,
+                                 void (*update)(const struct adir_gradient_panel *, void *),
+                                 void *context)
 {
-    return n - start < ADIR_UPDATE_BLOCK ? n - start : ADIR_UPDATE_BLOCK;
+    struct adir_gradient_panel panel;
+    /* Element p of row i of op_a(a) is a[i * a_row + p * a_col]. */
+    const size_t a_row = transpose_a ? 1u : (size_t)k;
+    const size_t a_col = transpose_a ? (size_t)m : 1u;
+    int32_t i, start, j;
+    panel.n = (size_t)n;
+    for (i = 0; i < m; i += ADIR_SGD_MR) {
+        const float *a_tile = a + (size_t)i * a_row;
+        panel.rows = m - i < ADIR_SGD_MR ? m - i : ADIR_SGD_MR;
+        for (start = 0; start < n; start += ADIR_UPDATE_CHUNK) {
+            panel.cols = n - start < ADIR_UPDATE_CHUNK ? n - start : ADIR_UPDATE_CHUNK;
+            panel.at = (size_t)i * panel.n + (size_t)start;
+            for (j = 0; j < panel.cols; j += ADIR_SGD_NR) {
+                /* Column start + j of op_b(b): in row start + j of b when transposed. */
+                const size_t column = (size_t)(start + j);
+                const float *b_tile = transpose_b ? b + column * (size_t)k : b + column;
+                const int32_t cols =
+                    panel.cols - j < ADIR_SGD_NR ? panel.cols - j : ADIR_SGD_NR;
+                float(*grad)[ADIR_UPDATE_CHUNK] = (float(*)[ADIR_UPDATE_CHUNK]) & panel.grad[0][j];
+                if (!transpose_b && panel.rows == ADIR_SGD_MR && cols == ADIR_SGD_NR) {
+                    adir_gradient_tile(a_tile, a_row, a_col, b_tile, panel.n, k, grad);
+                } else {
+                    adir_gradient_edge(a_tile, a_row, a_col, b_tile, panel.n, k, transpose_b,
+                                       panel.rows, cols, grad);
+                }
+            }
+            update(&panel, context);
+        }
+    }
+}
+
+/* What the panels of a matmul update change: the parameter and its state (up to two buffers,
+ * m x n like it), into the outputs. */
+struct adir_panel_update {
+    struct adir_update u;
+    const float *param, *state1, *state2;
+    float *param_out, *state1_out, *state2_out;
+};
+
+/* Each update of a panel's row is written twice, for a whole panel's width (a constant: the
+ * compiler unrolls it into whole vectors) and for the last panel of a row. */
+
+static void adir_sgd_panel(const struct adir_gradient_panel *panel, void *context)
+{
+    const struct adir_panel_update *t = (const struct adir_panel_update *)context;
+    int32_t i;
+    for (i = 0; i < panel->rows; ++i) {
+        const size_t at = panel->at + (size_t)i * panel->n;
+        if (panel->cols == ADIR_UPDATE_CHUNK) {
+            adir_sgd_chunk(&t->u, t->param + at, panel->grad[i], t->param_out + at,
+                           ADIR_UPDATE_CHUNK);
+        } else {
+            adir_sgd_chunk(&t->u, t->param + at, panel->grad[i], t->param_out + at,
+                           (size_t)panel->cols);
+        }
+    }
+}
+
+static void adir_momentum_panel(const struct adir_gradient_panel *panel, void *context)
+{
+    const struct adir_panel_update *t = (const struct adir_panel_update *)context;
+    int32_t i;
+    for (i = 0; i < panel->rows; ++i) {
+        const size_t at = panel->at + (size_t)i * panel->n;
+        if (panel->cols == ADIR_UPDATE_CHUNK) {
+            adir_momentum_chunk(&t->u, t->param + at, t->state1 + at, panel->grad[i],
+                                t->param_out + at, t->state1_out + at, ADIR_UPDATE_CHUNK);
+        } else {
+            adir_momentum_chunk(&t->u, t->param + at, t->state1 + at, panel->grad[i],
+                                t->param_out + at, t->state1_out + at, (size_t)panel->cols);
+        }
+    }
+}
+
+static void adir_adam_panel(const struct adir_gradient_panel *panel, void *context)
+{
+    const struct adir_panel_update *t = (const struct adir_panel_update *)context;
+    int32_t i;
+    for (i = 0; i < panel->rows; ++i) {
+        const size_t at = panel->at + (size_t)i * panel->n;
+        if (panel->cols == ADIR_UPDATE_CHUNK) {
+            adir_adam_chunk(&t->u, t->param + at, t->state1 + at, t->state2 + at,
+                            panel->grad[i], t->param_out + at, t->state1_out + at,
+                            t->state2_out + at, ADIR_UPDATE_CHUNK);
+        } else {
+            adir_adam_chunk(&t->u, t->param + at, t->state1 + at, t->state2 + at,
+                            panel->grad[i], t->param_out + at, t->state1_out + at,
+                            t->state2_out + at, (size_t)panel->cols);
+        }
+    }
 }
 
 void adir_matmul_sgd_update_general(const float *param, const float *a, const float *b,
@@ -356,17 +626,12 @@ void adir_matmul_sgd_update_general(const float *param, const float *a, const fl
                                     int32_t k, int transpose_a, int transpose_b,
                                     float weight_decay, float clip_value)
 {
-    float block[ADIR_UPDATE_BLOCK];
-    int32_t i, start;
-    for (i = 0; i < m; ++i) {
-        for (start = 0; start < n; start += ADIR_UPDATE_BLOCK) {
-            const int32_t width = adir_block_width(n, start);
-            const size_t at = (size_t)i * (size_t)n + (size_t)start;
-            adir_product_block(a, b, i, start, width, m, n, k, transpose_a, transpose_b, block);
-            adir_sgd_update(param + at, block, lr, param_out + at, (size_t)width, weight_decay,
-                            clip_value);
-        }
-    }
+    struct adir_panel_update t;
+    memset(&t, 0, sizeof t);
+    t.u = adir_plain_update(lr, weight_decay, clip_value);
+    t.param = param;
+    t.param_out = param_out;
+    adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_sgd_panel, &t);
 }
 
 void adir_matmul_momentum_update(const float *param, const float *buf, const float *a,
@@ -375,17 +640,14 @@ void adir_matmul_momentum_update(const float *param, const float *buf, const flo
                                  int transpose_a, int transpose_b, float momentum,
                                  float weight_decay, float clip_value, int nesterov)
 {
-    float block[ADIR_UPDATE_BLOCK];
-    int32_t i, start;
-    for (i = 0; i < m; ++i) {
-        for (start = 0; start < n; start += ADIR_UPDATE_BLOCK) {
-            const int32_t width = adir_block_width(n, start);
-            const size_t at = (size_t)i * (size_t)n + (size_t)start;
-            adir_product_block(a, b, i, start, width, m, n, k, transpose_a, transpose_b, block);
-            adir_momentum_update(param + at, buf + at, block, lr, param_out + at, buf_out + at,
-                                 (size_t)width, momentum, weight_decay, clip_value, nesterov);
-        }
-    }
+    struct adir_panel_update t;
+    memset(&t, 0, sizeof t);
+    t.u = adir_momentum(lr, momentum, weight_decay, clip_value, nesterov);
+    t.param = param;
+    t.state1 = buf;
+    t.param_out = param_out;
+    t.state1_out = buf_out;
+    adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_momentum_panel, &t);
 }
 
 void adir_matmul_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
@@ -396,17 +658,15 @@ void adir_matmul_adam_update(const float *param, const float *exp_avg, const flo
                              double beta1, double beta2, float eps, float weight_decay,
                              float clip_value, int decoupled_weight_decay)
 {
-    float block[ADIR_UPDATE_BLOCK];
-    int32_t i, start;
-    for (i = 0; i < m; ++i) {
-        for (start = 0; start < n; start += ADIR_UPDATE_BLOCK) {
-            const int32_t width = adir_block_width(n, start);
-            const size_t at = (size_t)i * (size_t)n + (size_t)start;
-            adir_product_block(a, b, i, start, width, m, n, k, transpose_a, transpose_b, block);
-            adir_adam_update(param + at, exp_avg + at, exp_avg_sq + at, block, lr,
-                             bias_correction1, bias_correction2_sqrt, param_out + at,
-                             exp_avg_out + at, exp_avg_sq_out + at, (size_t)width, beta1, beta2,
-                             eps, weight_decay, clip_value, decoupled_weight_decay);
-        }
-    }
+    struct adir_panel_update t;
+    memset(&t, 0, sizeof t);
+    t.u = adir_adam(lr, bias_correction1, bias_correction2_sqrt, beta1, beta2, eps, weight_decay,
+                    clip_value, decoupled_weight_decay);
+    t.param = param;
+    t.state1 = exp_avg;
+    t.state2 = exp_avg_sq;
+    t.param_out = param_out;
+    t.state1_out = exp_avg_out;
+    t.state2_out = exp_avg_sq_out;
+    adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_adam_panel, &t);
 }

@@ -96,9 +96,9 @@ void adir_adam_update(const float *param, const float *exp_avg, const float *exp
 /* -- the same updates of a weight-gradient matmul: adir.matmul_*_update --------------------
  *
  * The gradient is op_a(a) op_b(b), m x n as in adir_matmul_sgd_update (a is stored k x m when
- * transpose_a, b is stored n x k when transpose_b); it is computed a block of one row at a time
- * on the stack and never stored whole, then the block is updated as above. In place as above;
- * no output overlaps a or b. */
+ * transpose_a, b is stored n x k when transpose_b); it is computed a panel of a few rows by up
+ * to 64 columns at a time on the stack (from register tiles) and never stored whole, then each
+ * row of the panel is updated as above. In place as above; no output overlaps a or b. */
 
 /* adir_sgd_update of the product (adir_matmul_sgd_update is the case without weight decay
  * and clipping). */
