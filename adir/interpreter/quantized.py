@@ -72,6 +72,134 @@ def requantize(acc: np.ndarray, multiplier: np.ndarray, shift: np.ndarray) -> np
     return (high >> right) + (remainder > threshold)
 
 
+# --- softmax: TFLite's int8 SOFTMAX, as CMSIS-NN's arm_softmax_s8 computes it -----------------
+
+SCALED_DIFF_INTEGER_BITS = 5  # kScaledDiffIntegerBits: the scaled differences are Q5.26
+ACCUM_BITS = 12  # the sum of exps is Q12.19
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+
+def softmax_parameters(input_scale: float, beta: float = 1.0) -> tuple[int, int, int]:
+    """(multiplier, left shift, diff_min) as TFLite prepares an int8 softmax:
+    PreprocessSoftmaxScaling (beta * input_scale * 2^26, capped at 2^31 - 1, as
+    QuantizeMultiplierGreaterThanOne: QuantizeMultiplier, whose shift saturates at 30) and
+    diff_min = -CalculateInputRadius(5, left shift, 31)."""
+    real = min(beta * input_scale * 2.0 ** (31 - SCALED_DIFF_INTEGER_BITS), 2.0**31 - 1.0)
+    if not real > 1.0:
+        raise ValueError(
+            f"softmax input scale {input_scale} (beta {beta}) is not above 2^-26: TFLite's "
+            "QuantizeMultiplierGreaterThanOne needs beta * scale * 2^26 > 1"
+        )
+    fraction, shift = math.frexp(real)
+    fixed = math.floor(fraction * 2**31 + 0.5)
+    if fixed == 2**31:
+        fixed //= 2
+        shift += 1
+    if shift > q.SHIFT_MAX:  # QuantizeMultiplier saturates what a single rounding cannot shift
+        fixed, shift = INT32_MAX, q.SHIFT_MAX
+    radius = math.floor(
+        (2**SCALED_DIFF_INTEGER_BITS - 1) * 2.0 ** (31 - SCALED_DIFF_INTEGER_BITS) / 2.0**shift
+    )
+    return fixed, shift, -radius
+
+
+def wrap32(x: np.ndarray) -> np.ndarray:
+    return (np.asarray(x, np.int64) + 2**31) % 2**32 - 2**31
+
+
+def doubling_high_mul(a: np.ndarray, b: np.ndarray | int) -> np.ndarray:
+    """arm_nn_doubling_high_mult (gemmlowp's SaturatingRoundingDoublingHighMul): the high 32
+    bits of 2ab, the nudge chosen by the operands' signs, C's truncating division; the one
+    overflow, INT32_MIN * INT32_MIN, saturates."""
+    a = np.asarray(a, np.int64)
+    b = np.asarray(b, np.int64)
+    nudge = np.where((a < 0) ^ (b < 0), 1 - (1 << 30), 1 << 30)
+    total = a * b + nudge
+    high = np.sign(total) * (np.abs(total) >> 31)
+    return np.where((a == b) & (a == INT32_MIN), INT32_MAX, high)
+
+
+def divide_by_pot(x: np.ndarray, exponent: np.ndarray | int) -> np.ndarray:
+    """arm_nn_divide_by_power_of_two (gemmlowp's RoundingDivideByPOT): x / 2^exponent, halves
+    away from zero."""
+    x = np.asarray(x, np.int64)
+    exponent = np.asarray(exponent, np.int64)
+    mask = (np.int64(1) << exponent) - 1
+    threshold = (mask >> 1) + (x < 0)
+    return (x >> exponent) + ((x & mask) > threshold)
+
+
+def mul_by_pot(x: np.ndarray, exponent: int) -> np.ndarray:
+    """arm_nn_mult_by_power_of_two: x * 2^exponent, saturated."""
+    x = np.asarray(x, np.int64)
+    threshold = (1 << (31 - exponent)) - 1
+    return np.where(x > threshold, INT32_MAX, np.where(x < -threshold, INT32_MIN, x << exponent))
+
+
+# exp(-2^k / 2^5) in Q0.31 for k = -2 .. 4 (the bits 24 .. 30 of a Q5.26 argument's remainder)
+EXP_BARRELS = (1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242)
+
+
+def exp_on_negative_values(val: np.ndarray) -> np.ndarray:
+    """arm_nn_exp_on_negative_values (gemmlowp's exp_on_negative_values with 5 integer bits):
+    exp of a Q5.26 value <= 0, in Q0.31. The argument mod 1/4 (in [-1/4, 0)) goes through a
+    4th-order Taylor polynomial around -1/8, then each set bit of the rest multiplies by its
+    exp(-2^k); exp(0) is 2^31 - 1."""
+    val = np.asarray(val, np.int64)
+    mod_minus_quarter = (val & ((1 << 24) - 1)) - (1 << 24)
+    remainder = mod_minus_quarter - val
+    x = (mod_minus_quarter << 5) + (1 << 28)
+    x2 = doubling_high_mul(x, x)
+    x3 = doubling_high_mul(x2, x)
+    x4_over_4 = divide_by_pot(doubling_high_mul(x2, x2), 2)
+    poly = divide_by_pot(wrap32(doubling_high_mul(wrap32(x4_over_4 + x3), 715827883) + x2), 1)
+    result = wrap32(1895147668 + doubling_high_mul(1895147668, wrap32(x + poly)))
+    for bit, factor in enumerate(EXP_BARRELS, start=24):
+        result = np.where(remainder & (1 << bit), doubling_high_mul(result, factor), result)
+    return np.where(val == 0, INT32_MAX, result)
+
+
+def one_over_one_plus_x(val: np.ndarray) -> np.ndarray:
+    """arm_nn_one_over_one_plus_x_for_x_in_0_1 (gemmlowp's one_over_one_plus_x_for_x_in_0_1):
+    1 / (1 + x) for x in [0, 1) in Q0.31, as Q2.29 times 2: three Newton-Raphson steps from
+    48/17 - 32/17 * d, d = (1 + x) / 2."""
+    val = np.asarray(val, np.int64)
+    total = val + INT32_MAX
+    half = (total + 1) // 2  # total >= 0: C's (total + 1) / 2
+    x = wrap32(1515870810 + doubling_high_mul(half, -1010580540))
+    for _ in range(3):
+        step = doubling_high_mul(x, wrap32((1 << 29) - doubling_high_mul(half, x)))
+        x = wrap32(x + mul_by_pot(step, 2))
+    return mul_by_pot(x, 1)
+
+
+def softmax_int8(x: np.ndarray, multiplier: int, shift: int, diff_min: int) -> np.ndarray:
+    """arm_softmax_s8 (arm_nn_softmax_common_s8) over the last axis of x. One case is
+    defined here where CMSIS-NN's C is not: a row whose sum of exps reaches 2^28 (512 entries
+    or more tied at the maximum) divides by 2^32 or more, beyond an int32 shift; the exact
+    quotient, rounded, is 0."""
+    if not x.size:
+        return np.zeros(x.shape, np.int8)
+    rows = np.asarray(x, np.int64).reshape(-1, x.shape[-1])
+    diff = rows - rows.max(axis=1, keepdims=True)
+    inside = diff >= diff_min
+    # diff * 2^shift only where diff >= diff_min (the verifier's bound keeps it an int32).
+    scaled = doubling_high_mul(np.where(inside, diff << shift, 0), multiplier)
+    exps = exp_on_negative_values(scaled)
+    total = np.where(inside, divide_by_pot(exps, ACCUM_BITS), 0).sum(axis=1, keepdims=True)
+    headroom = np.array([32 - int(t).bit_length() for t in total.reshape(-1)]).reshape(-1, 1)
+    # (sum << headroom) - 2^31 in [0, 2^31): the sum's leading 1 becomes the implicit 1 of 1 + x.
+    shifted_scale = one_over_one_plus_x(((total << headroom) % 2**32) - 2**31)
+    bits_over_unit = ACCUM_BITS - headroom + 23
+    product = doubling_high_mul(shifted_scale, exps)
+    # x / 2^e for e >= 32 (product < 2^31) is 0 exactly; C's int32 shift stops at 31.
+    quotient = np.where(
+        bits_over_unit < 32, divide_by_pot(product, np.minimum(bits_over_unit, 31)), 0
+    )
+    out = np.clip(quotient + q.INT8_MIN, q.INT8_MIN, q.INT8_MAX)
+    return np.where(inside, out, q.INT8_MIN).astype(np.int8).reshape(x.shape)
+
+
 def requantize_to_int8(acc: np.ndarray, op: q.RequantizingOp) -> np.ndarray:
     multiplier = np.array(q.int_values(op.multiplier), np.int64)
     shift = np.array(q.int_values(op.shift), np.int64)
@@ -172,6 +300,14 @@ class QuantizedFunctions(FamilyFunctions):
     def run_qlookup(self, interpreter: Interpreter, op: q.QLookupOp, args: tuple[Any, ...]):
         x, table = args
         return (table[x.astype(np.int64) + 128].astype(np.int8),)
+
+    @impl(q.QSoftmaxOp)
+    def run_qsoftmax(self, interpreter: Interpreter, op: q.QSoftmaxOp, args: tuple[Any, ...]):
+        return (
+            softmax_int8(
+                args[0], op.multiplier.value.data, op.shift.value.data, op.diff_min.value.data
+            ),
+        )
 
     @impl(q.QReshapeOp)
     def run_qreshape(self, interpreter: Interpreter, op: q.QReshapeOp, args: tuple[Any, ...]):

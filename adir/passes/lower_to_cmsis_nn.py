@@ -19,6 +19,7 @@ like any other transient buffer, live only across its call.
     qfully_connected               arm_fully_connected_s8            one (per-tensor) multiplier
     qmaxpool2d                     arm_max_pool_s8                   padding as TFLite's
     qavgpool2d                     arm_avgpool_s8                    padding as TFLite's
+    qsoftmax                       arm_softmax_s8                    rows of 1 to 511 entries
 
 The dtype and zero-point checks are TVM's CMSIS-NN partitioner's (int8 data and weights, int32
 bias, weight zero point 0, which the quantized family guarantees) plus CMSIS-NN's own argument
@@ -27,8 +28,12 @@ ranges (input offset in [-127, 128], output offset in [-128, 127]: every int8 ze
 the sizes, as TFLite's SAME and VALID padding are, so the bottom (right) padding must be the top
 (left) one or one more. Dilation stays on the reference kernels: older CMSIS-NN releases (and
 TVM's partitioner) do not take it. Per-channel fully-connected layers stay too (CMSIS-NN's
-per-channel variant is recent). quantize, dequantize, qlookup, qreshape and qtranspose have no
-CMSIS-NN s8 counterpart with the same arithmetic and stay on the reference kernels.
+per-channel variant is recent). A softmax row longer than 511 entries stays too: its sum of
+exps may reach 2^28, where arm_softmax_s8 shifts an int32 by 32 bits or more (undefined in C;
+adir's kernel gives the exact quotient, 0). quantize, dequantize, qlookup, qreshape and
+qtranspose have no CMSIS-NN s8 counterpart with the same arithmetic and stay on the reference
+kernels. arm_softmax_s8 takes the softmax's integers as they are: num_rows = the product of the
+leading dims, row_size = the last, mult = multiplier, shift = the left shift, diff_min.
 
 Scratch sizes follow CMSIS-NN's `*_get_buffer_size` sources for each target: `scalar` (no
 __ARM_FEATURE_DSP, e.g. a Cortex-M0 or a host build), `dsp` (Cortex-M4/M7/M33) and `mve`
@@ -67,6 +72,11 @@ CONV = KERNELS[q.QConv2dOp]
 FULLY_CONNECTED = KERNELS[q.QFullyConnectedOp]
 MAXPOOL = KERNELS[q.QMaxpool2dOp]
 AVGPOOL = KERNELS[q.QAvgpool2dOp]
+SOFTMAX = KERNELS[q.QSoftmaxOp]
+# arm_softmax_s8 divides each exp by its row's sum with a shift of 35 - clz(sum) bits; a sum of
+# 2^28 or more (Q12.19: 512 entries tied at the maximum) would shift an int32 by 32 or more,
+# undefined in C (and different on Arm and x86). 511 entries keep every sum below 2^28.
+SOFTMAX_CMSIS_NN_MAX_ROW = 511
 
 
 def ints(op: Operation, prop: str) -> list[int]:
@@ -209,6 +219,13 @@ def choose(op: KernelOp, target: str) -> tuple[str | None, int, str]:
         if isinstance(op, MAXPOOL):
             return "arm_max_pool_s8", 0, ""
         return "arm_avgpool_s8", avgpool_size(target, shape(op, 0)[3]), ""
+    if isinstance(op, SOFTMAX):
+        x = shape(op, 0)
+        if x[-1] > SOFTMAX_CMSIS_NN_MAX_ROW:
+            return None, 0, f"rows of {x[-1]} entries, over the 511 arm_softmax_s8 takes"
+        if 0 in x:
+            return None, 0, "empty rows"
+        return "arm_softmax_s8", 0, ""
     return None, 0, ""
 
 

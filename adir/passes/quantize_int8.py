@@ -25,8 +25,9 @@ input is quantized on entry, its outputs dequantized on exit.
   qfully_connected; maxpool2d, avgpool2d without padding, global_avgpool2d -> the NHWC pools
   (output scale = input scale, as TFLite requires); reshape/flatten -> qreshape; sigmoid, tanh,
   relu -> qlookup on a 256-entry table (sigmoid to scale 1/256, zero point -128, tanh to 1/128,
-  0, TFLite's fixed output quantization). Images enter NHWC through a qtranspose (a qreshape
-  when the move only involves a dim of size 1) and leave it the same way.
+  0, TFLite's fixed output quantization); softmax over the last axis -> qsoftmax (beta 1, to
+  scale 1/256, zero point -128, TFLite's int8 SOFTMAX). Images enter NHWC through a qtranspose
+  (a qreshape when the move only involves a dim of size 1) and leave it the same way.
 - Any other op stays f32, fed by dequantize and feeding quantize (e.g. the MLP's final
   log_softmax): the function is int8 where the family can express it, and says where not.
 """
@@ -63,7 +64,13 @@ from adir.dialects.tensor.normalization import BatchnormEvalOp
 from adir.dialects.tensor.params import LoadOp
 from adir.interpreter import Session
 from adir.interpreter.params import initial_params
-from adir.interpreter.quantized import dequantize, quantize, quantize_multiplier, round_half_away
+from adir.interpreter.quantized import (
+    dequantize,
+    quantize,
+    quantize_multiplier,
+    round_half_away,
+    softmax_parameters,
+)
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 TO_NHWC, TO_NCHW = (0, 2, 3, 1), (0, 3, 1, 2)
@@ -350,6 +357,24 @@ class Quantizer:
         self.ints[op.results[0]] = QValue(looked.results[0], scale, zero_point, x.nhwc)
         return True
 
+    def softmax(self, op: act.SoftmaxOp) -> bool:
+        """Over the last axis only (TFLite's SOFTMAX and arm_softmax_s8 take rows), beta 1, to
+        TFLite's fixed output quantization (scale 1/256, zero point -128)."""
+        shape = op.operand_shape(0)
+        if shape is None or None in shape or op.normalized_axis(len(shape)) != len(shape) - 1:
+            return False
+        if shape[-1] > q.SOFTMAX_MAX_ROW:  # type: ignore[operator]
+            return False
+        x = self.plain(self.int_of(op.input, op), op)
+        try:
+            multiplier, shift, diff_min = softmax_parameters(x.scale)
+        except ValueError:
+            return False  # an input scale not above 2^-26 (TFLite refuses it too)
+        softmax = q.QSoftmaxOp(x.value, multiplier, shift, diff_min)
+        self.emit(softmax, op, op.results[0])
+        self.ints[op.results[0]] = QValue(softmax.results[0], q.SOFTMAX_SCALE, q.SOFTMAX_ZERO_POINT)
+        return True
+
     def in_float(self, op: Operation) -> None:
         """The op as it is, on f32 operands."""
         clone = op.clone()
@@ -379,6 +404,8 @@ class Quantizer:
                 handled = self.reshape(op)
             elif op.name in LOOKUP_FUNCTIONS and op.operands[0] in self.ints:
                 handled = self.lookup(op)
+            elif isinstance(op, act.SoftmaxOp) and op.operands[0] in self.ints:
+                handled = self.softmax(op)
             if not handled:
                 self.in_float(op)
         return self.block

@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.rewriter import Rewriter
 
 from adir.context import adir_context, parse_module
-from adir.interpreter.quantized import quantize_multiplier
+from adir.interpreter.quantized import quantize_multiplier, softmax_parameters
 from adir.passes import lower_to_cmsis_nn as lower
 from adir.passes.derive_predict import DerivePredictPass
 from adir.passes.quantize_int8 import QuantizeInt8Pass
@@ -53,9 +53,14 @@ REFERENCE = "fuse-weight-updates,reorder-updates,bufferize,plan-memory"
 @functools.cache
 def cmsis_nn_objects(compiler: str, flags: tuple[str, ...]) -> list[str]:
     """CMSIS-NN's integer sources compiled once per compiler and flags, warnings allowed (its
-    code is not ours to hold to -Wpedantic)."""
+    code is not ours to hold to -Wpedantic), with -fwrapv and, under UBSan, without its
+    shift-base check: the softmax support functions shift negative int32 values left and
+    compute `(1 << 31) - 1` (gemmlowp's fixed point), which C99 leaves undefined and Arm's
+    compilers do in two's complement."""
     directory = Path(tempfile.mkdtemp(prefix="adir-cmsis-nn-"))
-    kept = [f for f in flags if f not in WARNINGS]
+    kept = [f for f in flags if f not in WARNINGS] + ["-fwrapv"]
+    if any(f.startswith("-fsanitize=") and "undefined" in f for f in kept):
+        kept.append("-fno-sanitize=shift-base")
     sources = sorted(
         p
         for p in (Path(CMSIS_NN) / "Source").rglob("*.c")
@@ -335,6 +340,90 @@ def test_int8_examples_on_cmsis_nn_are_bit_exact(name: str) -> None:
     rng = np.random.default_rng(3)
     run_both(
         module, "predict_int8", [rng.standard_normal(shape).astype(np.float32) for _ in range(3)]
+    )
+
+
+# -- softmax ------------------------------------------------------------------------------------
+
+
+def cmsis_softmaxes() -> str:
+    """Rows of 511 (the longest arm_softmax_s8 takes) with the integers of three input
+    scales: 0.05 (every int8 difference counts), 1.0 (diff_min -15 cuts most off) and 64
+    (shift saturated at 30, diff_min -1); the same bytes as rows of 7 and of 1; and a
+    quantize-int8 model, matmul -> softmax over 10 classes."""
+    params = {}
+    for prefix, scale in (("A", 0.05), ("B", 1.0), ("C", 64.0)):
+        multiplier, shift, diff_min = softmax_parameters(scale)
+        params[prefix] = (
+            f"{{multiplier = {multiplier} : i32, shift = {shift} : i32, "
+            f"diff_min = {diff_min} : i32}}"
+        )
+    return f"""
+func.func @softmaxes(%x: tensor<3x511xf32>)
+    -> (tensor<3x511xi8>, tensor<3x73x7xi8>, tensor<3x511xi8>, tensor<1533x1xi8>) {{
+  %q = adir.quantize %x {{scale = 0.05 : f32, zero_point = -3 : i32}}
+         : tensor<3x511xf32> -> tensor<3x511xi8>
+  %a = adir.qsoftmax %q {params["A"]} : tensor<3x511xi8>
+  %r = adir.qreshape %q {{shape = array<i64: 3, 73, 7>}} : tensor<3x511xi8> -> tensor<3x73x7xi8>
+  %b = adir.qsoftmax %r {params["B"]} : tensor<3x73x7xi8>
+  %c = adir.qsoftmax %q {params["C"]} : tensor<3x511xi8>
+  %o = adir.qreshape %q {{shape = array<i64: 1533, 1>}} : tensor<3x511xi8> -> tensor<1533x1xi8>
+  %d = adir.qsoftmax %o {params["A"]} : tensor<1533x1xi8>
+  func.return %a, %b, %c, %d
+      : tensor<3x511xi8>, tensor<3x73x7xi8>, tensor<3x511xi8>, tensor<1533x1xi8>
+}}
+"""
+
+
+SOFTMAX_MODEL = """
+adir.param @w : tensor<10x16xf32> = #adir.kaiming_uniform<a = 2.23606797749979, seed = 3>
+func.func @predict(%x: tensor<4x16xf32>) -> tensor<4x10xf32> {
+  %w = adir.load @w : tensor<10x16xf32>
+  %h = adir.matmul %x, %w {transpose_b} : tensor<4x16xf32>, tensor<10x16xf32> -> tensor<4x10xf32>
+  %s = adir.softmax %h : tensor<4x10xf32>
+  func.return %s : tensor<4x10xf32>
+}
+"""
+
+
+def test_softmaxes_lower_to_arm_softmax_s8() -> None:
+    """All 4 qsoftmax ops (rows of 511, 7 and 1) take arm_softmax_s8."""
+    planned = run_pipeline(parse_module(cmsis_softmaxes()), LOWERING)
+    chosen = [
+        op.attributes["adir.cmsis_nn"].data  # type: ignore[attr-defined]
+        for op in planned.walk()
+        if "adir.cmsis_nn" in op.attributes
+    ]
+    assert chosen == ["arm_softmax_s8"] * 4
+
+
+@needs_cmsis_nn
+def test_softmaxes_are_bit_exact_with_arm_softmax_s8() -> None:
+    """CMSIS-NN's arm_softmax_s8, adir's reference C and the interpreter on 3 inputs: row 0
+    uniform over [-8, 8] (quantize saturates beyond about +-6.4), row 1 small integers (ties),
+    row 2 all 1e30 (511 ties at 127: a sum of 511 * 2^19, just below 2^28, the largest
+    division, by 2^31)."""
+    rng = np.random.default_rng(4)
+    inputs = []
+    for _ in range(3):
+        x = np.empty((3, 511), np.float32)
+        x[0] = rng.uniform(-8.0, 8.0, 511)
+        x[1] = rng.integers(-3, 4, 511) * 0.05
+        x[2] = 1e30
+        inputs.append(x)
+    run_both(parse_module(cmsis_softmaxes()), "softmaxes", inputs)
+
+
+@needs_cmsis_nn
+def test_int8_softmax_model_on_cmsis_nn_is_bit_exact() -> None:
+    """quantize-int8's fully-connected layer and qsoftmax (calibrated on 8 standard-normal
+    inputs) on CMSIS-NN: 3 standard-normal inputs give the interpreter's bits."""
+    module = parse_module(SOFTMAX_MODEL)
+    QuantizeInt8Pass(samples=8, seed=0).apply(adir_context(), module)
+    assert "adir.qsoftmax" in {op.name for op in module.walk()}
+    rng = np.random.default_rng(3)
+    run_both(
+        module, "predict_int8", [rng.standard_normal((4, 16)).astype(np.float32) for _ in range(3)]
     )
 
 

@@ -137,6 +137,18 @@ def pool(op: KernelOp, site: CallSite, function: str) -> str:
     )
 
 
+def softmax(op: KernelOp, site: CallSite) -> str:
+    """arm_softmax_s8(input, num_rows, row_size, mult, shift, diff_min, output): the rows are
+    the last axis (lower-to-cmsis-nn only chose rows of 1 to 511 entries). It returns void, so
+    there is no status for ADIR_CMSIS_NN_CHECK."""
+    row_size = site.in_shape(0)[-1]
+    return (
+        f"arm_softmax_s8({site.input(0)}, {site.out_size() // row_size}, {row_size}, "
+        f"{scalar(op, 'multiplier')}, {scalar(op, 'shift')}, {scalar(op, 'diff_min')}, "
+        f"{site.output()});"
+    )
+
+
 def cmsis_nn_call(op: KernelOp, site: CallSite, target: str) -> str | None:
     """The CMSIS-NN statement of an op `lower-to-cmsis-nn` marked, None for the others."""
     function = op.attributes.get("adir.cmsis_nn")
@@ -149,4 +161,6 @@ def cmsis_nn_call(op: KernelOp, site: CallSite, target: str) -> str | None:
         return fully_connected(op, site, target)
     if name in ("arm_max_pool_s8", "arm_avgpool_s8"):
         return pool(op, site, name)
+    if name == "arm_softmax_s8":
+        return softmax(op, site)
     raise site.error(f"no C form for the CMSIS-NN function {name}")

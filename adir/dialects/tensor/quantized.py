@@ -510,6 +510,63 @@ class QTransposeOp(QuantizedOp):
         return [tensor_type(i8, tuple(x[p] for p in permutation))]
 
 
+# --- softmax ---------------------------------------------------------------------------------
+
+SOFTMAX_SCALE, SOFTMAX_ZERO_POINT = 1.0 / 256, -128  # TFLite's fixed int8 softmax output
+SOFTMAX_MAX_ROW = 4095  # the int32 sum of 2^19-scaled exps holds 4095 of them (ACCUM_BITS 12)
+
+
+@irdl_op_definition
+class QSoftmaxOp(QuantizedOp):
+    """Softmax along the last axis, TFLite's int8 SOFTMAX bit for bit (and CMSIS-NN's
+    arm_softmax_s8 on rows of up to 511 entries, beyond which its C shifts an int32 by 32 or
+    more); the output has TFLite's fixed quantization, scale 1/256 and zero point -128.
+
+    The integers are what TFLite derives from beta and the input scale: `multiplier` and
+    `shift` (a left shift, >= 0) quantize beta * input_scale * 2^26 (PreprocessSoftmaxScaling
+    with 5 integer bits), and an entry whose difference to its row's maximum is below
+    `diff_min` (-CalculateInputRadius) counts as exp = 0. adir/interpreter/quantized.py works
+    the fixed-point exp and reciprocal through."""
+
+    name = "adir.qsoftmax"
+    input = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    multiplier = prop_def(IntegerAttr[I32])
+    shift = prop_def(IntegerAttr[I32])
+    diff_min = prop_def(IntegerAttr[I32])
+
+    def __init__(self, input: SSAValue, multiplier: int, shift: int, diff_min: int):
+        properties = {
+            "multiplier": _i32(multiplier),
+            "shift": _i32(shift),
+            "diff_min": _i32(diff_min),
+        }
+        super().__init__([input], properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.require_element(0, 8, "input")
+        self.int_prop("multiplier", MULTIPLIER_MIN, MULTIPLIER_MAX)
+        shift = self.int_prop("shift", 0, SHIFT_MAX)
+        diff_min = self.int_prop("diff_min", -(2**31), 0)
+        # diff * 2^shift is an int32 for every difference the kernel scales (diff >= diff_min,
+        # and int8 differences are >= -255).
+        if min(-diff_min, 255) << shift > 2**31:
+            raise VerifyException(
+                f"{self.name}: diff_min {diff_min} with shift {shift} overflows int32 "
+                "(diff * 2^shift)"
+            )
+        x = self.operand_shape(0)
+        if x is not None:
+            if not x:
+                raise VerifyException(f"{self.name}: operand input must have rank 1 or more")
+            if x[-1] is not None and x[-1] > SOFTMAX_MAX_ROW:
+                raise VerifyException(
+                    f"{self.name}: rows of {x[-1]} entries exceed {SOFTMAX_MAX_ROW} (the int32 "
+                    "sum of exps, 12 integer bits, would overflow)"
+                )
+        return [tensor_type(i8, x)]
+
+
 QUANTIZED_OPS = [
     QuantizeOp,
     DequantizeOp,
@@ -520,4 +577,5 @@ QUANTIZED_OPS = [
     QLookupOp,
     QReshapeOp,
     QTransposeOp,
+    QSoftmaxOp,
 ]

@@ -120,3 +120,19 @@ def qtranspose(op: KernelOp, site: CallSite) -> str:
     return site.call(
         "qtranspose", *site.buffers(), len(shape), site.table(shape), site.table(permutation)
     )
+
+
+@emits(q.QSoftmaxOp)
+def qsoftmax(op: KernelOp, site: CallSite) -> str:
+    shape = site.in_shape(0)
+    row_size = shape[-1]
+    rows = site.out_size() // row_size if row_size else 0
+    return site.call(
+        "qsoftmax",
+        *site.buffers(),
+        rows,
+        row_size,
+        scalar(op, "multiplier"),
+        scalar(op, "shift"),
+        scalar(op, "diff_min"),
+    )

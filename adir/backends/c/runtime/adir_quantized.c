@@ -266,3 +266,123 @@ void adir_qtranspose(const int8_t *x, int8_t *y, int32_t rank, const int32_t *sh
         }
     }
 }
+
+/* -- softmax: arm_softmax_s8's arithmetic (adir/interpreter/quantized.py works it through). The
+ * additions wrap through uint32_t, as the int32 sums of TFLite and CMSIS-NN would. */
+
+static int32_t adir_add_wrap(int32_t a, int32_t b)
+{
+    return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+
+static int32_t adir_sub_wrap(int32_t a, int32_t b)
+{
+    return (int32_t)((uint32_t)a - (uint32_t)b);
+}
+
+/* arm_nn_mult_by_power_of_two: x * 2^exponent, saturated. */
+static int32_t adir_mul_by_pot(int32_t x, int32_t exponent)
+{
+    const int32_t threshold = (int32_t)((UINT32_C(1) << (31 - exponent)) - 1u);
+    if (x > threshold) {
+        return INT32_MAX;
+    }
+    if (x < -threshold) {
+        return INT32_MIN;
+    }
+    return (int32_t)((uint32_t)x << exponent);
+}
+
+/* exp of a Q5.26 value <= 0, in Q0.31 (gemmlowp's exp_on_negative_values). The high
+ * multiplies never see (INT32_MIN, INT32_MIN), so adir_doubling_high_mul's missing saturation
+ * is never needed here. */
+static int32_t adir_exp_on_negative_values(int32_t val)
+{
+    /* exp(-2^k / 32) in Q0.31 for the remainder's bits 24..30. */
+    static const int32_t barrels[7] = {1672461947, 1302514674, 790015084, 290630308,
+                                       39332535,   720401,     242};
+    const int32_t mod_minus_quarter = (val & ((INT32_C(1) << 24) - 1)) - (INT32_C(1) << 24);
+    const int32_t remainder = mod_minus_quarter - val;
+    const int32_t x = (int32_t)((uint32_t)mod_minus_quarter << 5) + (INT32_C(1) << 28);
+    const int32_t x2 = adir_doubling_high_mul(x, x);
+    const int32_t x3 = adir_doubling_high_mul(x2, x);
+    const int32_t x4_over_4 = adir_divide_by_pot(adir_doubling_high_mul(x2, x2), 2);
+    const int32_t poly = adir_divide_by_pot(
+        adir_add_wrap(adir_doubling_high_mul(adir_add_wrap(x4_over_4, x3), 715827883), x2), 1);
+    int32_t result = adir_add_wrap(1895147668,
+                                   adir_doubling_high_mul(1895147668, adir_add_wrap(x, poly)));
+    int32_t bit;
+    if (val == 0) {
+        return INT32_MAX;
+    }
+    for (bit = 0; bit < 7; ++bit) {
+        if (remainder & (INT32_C(1) << (24 + bit))) {
+            result = adir_doubling_high_mul(result, barrels[bit]);
+        }
+    }
+    return result;
+}
+
+/* 1 / (1 + x) for x in [0, 1) in Q0.31 (gemmlowp's one_over_one_plus_x_for_x_in_0_1): three
+ * Newton-Raphson steps in Q2.29, then times 2. */
+static int32_t adir_one_over_one_plus_x(int32_t val)
+{
+    const int64_t total = (int64_t)val + INT32_MAX;
+    const int32_t half = (int32_t)((total + 1) / 2);
+    int32_t x = adir_add_wrap(1515870810, adir_doubling_high_mul(half, -1010580540));
+    int32_t step;
+    for (step = 0; step < 3; ++step) {
+        const int32_t error = adir_sub_wrap(INT32_C(1) << 29, adir_doubling_high_mul(half, x));
+        x = adir_add_wrap(x, adir_mul_by_pot(adir_doubling_high_mul(x, error), 2));
+    }
+    return adir_mul_by_pot(x, 1);
+}
+
+void adir_qsoftmax(const int8_t *x, int8_t *y, int32_t rows, int32_t row_size,
+                   int32_t multiplier, int32_t shift, int32_t diff_min)
+{
+    const int32_t mask = INT32_C(1) << shift;
+    int32_t r, k;
+    if (row_size <= 0) {
+        return;
+    }
+    for (r = 0; r < rows; ++r) {
+        const int8_t *in = x + (size_t)r * (size_t)row_size;
+        int8_t *out = y + (size_t)r * (size_t)row_size;
+        int32_t max = in[0], sum = 0, headroom = 0, bits_over_unit, scale;
+        for (k = 1; k < row_size; ++k) {
+            max = in[k] > max ? in[k] : max;
+        }
+        for (k = 0; k < row_size; ++k) {
+            const int32_t diff = in[k] - max;
+            if (diff >= diff_min) {
+                const int32_t e =
+                    adir_exp_on_negative_values(adir_doubling_high_mul(diff * mask, multiplier));
+                sum += adir_divide_by_pot(e, ADIR_SOFTMAX_ACCUM_BITS);
+            }
+        }
+        /* The row's maximum adds 2^19, so sum > 0; its leading 1 becomes the 1 of 1 + x. */
+        while (!(((uint32_t)sum << headroom) & UINT32_C(0x80000000))) {
+            ++headroom;
+        }
+        scale = adir_one_over_one_plus_x(
+            (int32_t)(((uint32_t)sum << headroom) - UINT32_C(0x80000000)));
+        bits_over_unit = ADIR_SOFTMAX_ACCUM_BITS - headroom + 23;
+        for (k = 0; k < row_size; ++k) {
+            const int32_t diff = in[k] - max;
+            int32_t value = 0;
+            if (diff < diff_min) {
+                out[k] = -128;
+                continue;
+            }
+            /* A quotient by 2^32 or more of a product below 2^31 is 0 (a sum of 2^28 or more,
+             * 512 tied entries); C's int32 shift stops at 31. */
+            if (bits_over_unit < 32) {
+                const int32_t e =
+                    adir_exp_on_negative_values(adir_doubling_high_mul(diff * mask, multiplier));
+                value = adir_divide_by_pot(adir_doubling_high_mul(scale, e), bits_over_unit);
+            }
+            out[k] = adir_clamp_int8(value - 128, -128, 127);
+        }
+    }
+}

@@ -101,4 +101,16 @@ void adir_qtranspose(const int8_t *x, int8_t *y, int32_t rank, const int32_t *sh
 #define ADIR_QTRANSPOSE adir_qtranspose
 #endif
 
+/* Softmax along rows of row_size entries, TFLite's int8 SOFTMAX bit for bit (CMSIS-NN's
+ * arm_softmax_s8 with the same arguments, on rows of up to 511 entries): an entry whose difference d to its row's maximum is
+ * at least diff_min has exp(d * input_scale * beta) computed in fixed point from
+ * d * 2^shift * multiplier (Q5.26), the exps are summed in Q12.19, and each becomes
+ * exp / sum at scale 1/256, zero point -128; the others give -128. row_size <= 4095. */
+#define ADIR_SOFTMAX_ACCUM_BITS 12
+void adir_qsoftmax(const int8_t *x, int8_t *y, int32_t rows, int32_t row_size,
+                   int32_t multiplier, int32_t shift, int32_t diff_min);
+#ifndef ADIR_QSOFTMAX
+#define ADIR_QSOFTMAX adir_qsoftmax
+#endif
+
 #endif /* ADIR_QUANTIZED_H */
