@@ -16,24 +16,13 @@ filter as {accum depth, 1, 1, output depth}.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import IntegerAttr, StringAttr
 
 from adir.backends.c.calls import CallSite
+from adir.backends.c.calls.quantized import ints, scalar
 from adir.dialects.kernel import KernelOp
 
 CMSIS_NN_HEADER = "arm_nnfunctions.h"
-
-
-def ints(op: KernelOp, prop: str) -> list[int]:
-    array = op.properties[prop]
-    assert isinstance(array, DenseArrayBase)
-    return [int(v) for v in array.get_values()]
-
-
-def scalar(op: KernelOp, prop: str) -> int:
-    attr = op.properties[prop]
-    assert isinstance(attr, IntegerAttr)
-    return int(attr.value.data)
 
 
 def dims(shape: tuple[int, ...] | list[int]) -> str:
