@@ -769,6 +769,20 @@ static void adir_max2x2(const float *top, const float *bottom, float *max, int32
     *best = at;
 }
 
+#if defined(__GNUC__) && !defined(__clang__)
+/* n windows along a pair of rows, n a constant where this is inlined. gcc leaves a loop of 4
+ * windows inside adir_max2x2_row scalar, with a branch per pixel, and vectorizes the same loop
+ * as an inlined function of its own (clang does the opposite: it keeps the loop). */
+static ADIR_CONV_INLINE void adir_max2x2_block(const float *top, const float *bottom,
+                                               float *max, int32_t *best, int32_t n)
+{
+    int32_t l;
+    for (l = 0; l < n; ++l) {
+        adir_max2x2(top + 2 * l, bottom + 2 * l, max + l, best + l);
+    }
+}
+#endif
+
 /* The windows of 2 x 2 along a pair of rows (top, top + width): max[q] and best[q] as
  * adir_max2x2 gives them, for q < count <= width / 2. Blocks of 8 and 4 windows with constant
  * bounds: gcc and clang vectorize each whole, also in rows too short for a loop of the widest
@@ -784,9 +798,13 @@ static void adir_max2x2_row(const float *restrict top, int32_t width, int32_t co
         }
     }
     for (; q + 4 <= count; q += 4) {
+#if defined(__GNUC__) && !defined(__clang__)
+        adir_max2x2_block(top + 2 * q, bottom + 2 * q, max + q, best + q, 4);
+#else
         for (l = 0; l < 4; ++l) {
             adir_max2x2(top + 2 * (q + l), bottom + 2 * (q + l), max + q + l, best + q + l);
         }
+#endif
     }
     for (; q < count; ++q) {
         adir_max2x2(top + 2 * q, bottom + 2 * q, max + q, best + q);
