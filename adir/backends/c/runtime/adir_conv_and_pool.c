@@ -45,6 +45,9 @@ static void adir_taps_inside(int32_t start, int32_t size, int32_t kernel, int32_
  *   column, summed over the kernel rows that reach the row and the group's outputs, then added
  *   to dx (once per kernel column).
  *
+ * The forward and input-gradient tiles also come NARROW = 3/4 OB wide, for channel counts that
+ * they split evenly and OB does not (LeNet's 6), rather than repeat channels.
+ *
  * With a fast fused multiply-add (C99's FP_FAST_FMAF) each step rounds once. */
 
 #if defined(FP_FAST_FMAF)
@@ -110,19 +113,20 @@ static int32_t adir_conv_block(int32_t left, int32_t block)
     return left < block ? left : block;
 }
 
-/* One forward tile, of output rows p .. p + rows - 1 (rows <= RB): acc[o][r][q] (o < OB,
+/* One forward tile, of output rows p .. p + rows - 1 (rows <= RB): acc[o][r][q] (o < ob,
  * r < RB, q < QB) = the sum over c < channels, i < kh, j < kw of w_o[o][c][i][j] *
  * x[c * plane + (r + i) * width + j + q] (x at the tile's first pixel of its group's first
  * channel, w_o[o] a row of w); y[o * out_plane + r * out_width + q] = acc[o][r][q] (+ bias[o])
  * for o < outs, r < rows. RB rows share each weight loaded (RB x QB multiply-adds per weight).
  * Missing rows repeat the last one (computed, not stored), and so do the w rows of missing
- * output channels. */
-ADIR_CONV_NOINLINE static void adir_conv_tile(const float *restrict x, size_t plane,
-                                              int32_t width, const float *restrict w,
-                                              size_t w_row, int32_t channels, int32_t kh,
-                                              int32_t kw, const float *bias, float *restrict y,
-                                              size_t out_plane, int32_t out_width, int32_t outs,
-                                              int32_t rows)
+ * output channels. ob <= OB channels are computed: a constant in each tile below, which inlines
+ * this. */
+ADIR_CONV_INLINE static void adir_conv_sums(const float *restrict x, size_t plane,
+                                           int32_t width, const float *restrict w,
+                                           size_t w_row, int32_t channels, int32_t kh,
+                                           int32_t kw, const float *bias, float *restrict y,
+                                           size_t out_plane, int32_t out_width, int32_t outs,
+                                           int32_t rows, int32_t ob)
 {
     float acc[ADIR_CONV_OB][ADIR_CONV_RB][ADIR_CONV_QB];
     const float *w_o[ADIR_CONV_OB];
@@ -146,7 +150,7 @@ ADIR_CONV_NOINLINE static void adir_conv_tile(const float *restrict x, size_t pl
             for (j = 0; j < kw; ++j, ++tap) {
                 float weight[ADIR_CONV_OB];
                 ADIR_CONV_UNROLL
-                for (o = 0; o < ADIR_CONV_OB; ++o) {
+                for (o = 0; o < ob; ++o) {
                     weight[o] = w_o[o][tap];
                 }
                 ADIR_CONV_UNROLL
@@ -155,7 +159,7 @@ ADIR_CONV_NOINLINE static void adir_conv_tile(const float *restrict x, size_t pl
                     for (q = 0; q < ADIR_CONV_QB; ++q) {
                         const float value = x_row[x_at[r] + (size_t)(j + q)];
                         ADIR_CONV_UNROLL
-                        for (o = 0; o < ADIR_CONV_OB; ++o) {
+                        for (o = 0; o < ob; ++o) {
                             acc[o][r][q] = ADIR_CONV_FMA(weight[o], value, acc[o][r][q]);
                         }
                     }
@@ -171,6 +175,41 @@ ADIR_CONV_NOINLINE static void adir_conv_tile(const float *restrict x, size_t pl
             }
         }
     }
+}
+
+/* Tiles of OB and of NARROW output channels (6, LeNet's conv1, are a tile of 6, not a tile of
+ * 8 of which 2 are repeats). */
+#define ADIR_CONV_NARROW (ADIR_CONV_OB - ADIR_CONV_OB / 4)
+
+ADIR_CONV_NOINLINE static void adir_conv_tile(const float *restrict x, size_t plane,
+                                              int32_t width, const float *restrict w,
+                                              size_t w_row, int32_t channels, int32_t kh,
+                                              int32_t kw, const float *bias, float *restrict y,
+                                              size_t out_plane, int32_t out_width, int32_t outs,
+                                              int32_t rows)
+{
+    adir_conv_sums(x, plane, width, w, w_row, channels, kh, kw, bias, y, out_plane, out_width,
+                   outs, rows, ADIR_CONV_OB);
+}
+
+ADIR_CONV_NOINLINE static void adir_conv_tile_narrow(const float *restrict x, size_t plane,
+                                                     int32_t width, const float *restrict w,
+                                                     size_t w_row, int32_t channels,
+                                                     int32_t kh, int32_t kw, const float *bias,
+                                                     float *restrict y, size_t out_plane,
+                                                     int32_t out_width, int32_t outs,
+                                                     int32_t rows)
+{
+    adir_conv_sums(x, plane, width, w, w_row, channels, kh, kw, bias, y, out_plane, out_width,
+                   outs, rows, ADIR_CONV_NARROW);
+}
+
+/* The tile size for count outputs (or channels): narrow tiles when they split them evenly and
+ * wide ones do not. */
+static int32_t adir_conv_tile_size(int32_t count)
+{
+    return count % ADIR_CONV_OB != 0 && count % ADIR_CONV_NARROW == 0 ? ADIR_CONV_NARROW
+                                                                       : ADIR_CONV_OB;
 }
 
 /* The same at the right edge of a row: cols < QB pixels, one output channel at a time. */
@@ -208,14 +247,15 @@ static void adir_conv2d_plain(const float *x, const float *w, const float *bias,
     const size_t plane = (size_t)height * (size_t)width;
     const size_t out_plane = (size_t)out_height * (size_t)out_width;
     const size_t w_row = (size_t)group_channels * (size_t)kernel_height * (size_t)kernel_width;
+    const int32_t block = adir_conv_tile_size(group_outputs);
     int32_t n, g, o, p, q, r;
     for (n = 0; n < batch; ++n) {
         for (g = 0; g < groups; ++g) {
             const float *x_g = x + ((size_t)n * (size_t)channels +
                                     (size_t)g * (size_t)group_channels) * plane;
-            for (o = 0; o < group_outputs; o += ADIR_CONV_OB) {
+            for (o = 0; o < group_outputs; o += block) {
                 const int32_t first = g * group_outputs + o;
-                const int32_t outs = adir_conv_block(group_outputs - o, ADIR_CONV_OB);
+                const int32_t outs = adir_conv_block(group_outputs - o, block);
                 const float *w_first = w + (size_t)first * w_row;
                 const float *bias_first = bias ? bias + first : NULL;
                 float *y_o = y + ((size_t)n * (size_t)out_channels + (size_t)first) * out_plane;
@@ -224,9 +264,10 @@ static void adir_conv2d_plain(const float *x, const float *w, const float *bias,
                     const float *x_p = x_g + (size_t)p * (size_t)width;
                     float *y_p = y_o + (size_t)p * (size_t)out_width;
                     for (q = 0; q + ADIR_CONV_QB <= out_width; q += ADIR_CONV_QB) {
-                        adir_conv_tile(x_p + q, plane, width, w_first, w_row, group_channels,
-                                       kernel_height, kernel_width, bias_first, y_p + q,
-                                       out_plane, out_width, outs, rows);
+                        (block == ADIR_CONV_OB ? adir_conv_tile : adir_conv_tile_narrow)(
+                            x_p + q, plane, width, w_first, w_row, group_channels,
+                            kernel_height, kernel_width, bias_first, y_p + q, out_plane,
+                            out_width, outs, rows);
                     }
                     for (r = 0; q < out_width && r < rows; ++r) {
                         adir_conv_edge(x_p + (size_t)r * (size_t)width + q, plane, width, w_first,
@@ -394,7 +435,7 @@ static void adir_conv2d_grad_weight_plain(const float *x, const float *dy, float
     }
 }
 
-/* One input-gradient tile, for input row r, kernel column j and channels c < chans <= OB of a
+/* One input-gradient tile, for input row r, kernel column j and channels c < chans <= ob of a
  * group: acc[c][q] (q < QB) = the sum over the kernel rows i that reach row r from an output
  * row (p = r - i) and the group's outputs o < outs of w[o][c][i][j] * dy[o, p, q], then added
  * to dx[c, r, j + q]. Summing the kernel rows in the tile, not in dx, writes each element of dx
@@ -402,13 +443,14 @@ static void adir_conv2d_grad_weight_plain(const float *x, const float *dy, float
  * kernel rows (rows t of them: dy_row apart, going up) and the group's first output channel;
  * w at w[first output][first channel][first kernel row][j] (w_step apart, going down); dx at
  * the tile's first pixel of the first channel. Missing channels repeat the last one (computed,
- * not added). */
-ADIR_CONV_NOINLINE static void adir_conv_input_tile(const float *restrict dy, size_t out_plane,
-                                                    size_t dy_row, const float *restrict w,
-                                                    size_t w_row, size_t w_step, size_t kernel,
-                                                    int32_t rows, int32_t outs,
-                                                    float *restrict dx, size_t plane,
-                                                    int32_t chans)
+ * not added). ob <= OB channels are computed: a constant in each tile below, which inlines
+ * this. */
+ADIR_CONV_INLINE static void adir_conv_input_sums(const float *restrict dy, size_t out_plane,
+                                                 size_t dy_row, const float *restrict w,
+                                                 size_t w_row, size_t w_step, size_t kernel,
+                                                 int32_t rows, int32_t outs,
+                                                 float *restrict dx, size_t plane,
+                                                 int32_t chans, int32_t ob)
 {
     float acc[ADIR_CONV_OB][ADIR_CONV_QB];
     size_t w_at[ADIR_CONV_OB];
@@ -427,17 +469,27 @@ ADIR_CONV_NOINLINE static void adir_conv_input_tile(const float *restrict dy, si
             const float *w_o = w_t + (size_t)o * w_row;
             float weight[ADIR_CONV_OB];
             ADIR_CONV_UNROLL
-            for (c = 0; c < ADIR_CONV_OB; ++c) {
+            for (c = 0; c < ob; ++c) {
                 weight[c] = w_o[w_at[c]];
             }
+#if defined(__clang__)
+            /* Pixels innermost: clang vectorizes along them (it makes odd vectors of 6
+             * channels); gcc makes a tangle of shuffles of it, and keeps pixels outermost. */
+            for (c = 0; c < ob; ++c) {
+                for (q = 0; q < ADIR_CONV_QB; ++q) {
+                    acc[c][q] = ADIR_CONV_FMA(weight[c], dy_o[q], acc[c][q]);
+                }
+            }
+#else
             ADIR_CONV_UNROLL
             for (q = 0; q < ADIR_CONV_QB; ++q) {
                 const float g = dy_o[q];
                 ADIR_CONV_UNROLL
-                for (c = 0; c < ADIR_CONV_OB; ++c) {
+                for (c = 0; c < ob; ++c) {
                     acc[c][q] = ADIR_CONV_FMA(weight[c], g, acc[c][q]);
                 }
             }
+#endif
         }
     }
     for (c = 0; c < chans; ++c) {
@@ -445,6 +497,27 @@ ADIR_CONV_NOINLINE static void adir_conv_input_tile(const float *restrict dy, si
             dx[(size_t)c * plane + (size_t)q] += acc[c][q];
         }
     }
+}
+
+/* Tiles of OB and of NARROW channels (6, LeNet's conv2, are a tile of 6). */
+ADIR_CONV_NOINLINE static void adir_conv_input_tile(const float *restrict dy, size_t out_plane,
+                                                    size_t dy_row, const float *restrict w,
+                                                    size_t w_row, size_t w_step, size_t kernel,
+                                                    int32_t rows, int32_t outs,
+                                                    float *restrict dx, size_t plane,
+                                                    int32_t chans)
+{
+    adir_conv_input_sums(dy, out_plane, dy_row, w, w_row, w_step, kernel, rows, outs, dx, plane,
+                         chans, ADIR_CONV_OB);
+}
+
+ADIR_CONV_NOINLINE static void adir_conv_input_tile_narrow(
+    const float *restrict dy, size_t out_plane, size_t dy_row, const float *restrict w,
+    size_t w_row, size_t w_step, size_t kernel, int32_t rows, int32_t outs, float *restrict dx,
+    size_t plane, int32_t chans)
+{
+    adir_conv_input_sums(dy, out_plane, dy_row, w, w_row, w_step, kernel, rows, outs, dx, plane,
+                         chans, ADIR_CONV_NARROW);
 }
 
 /* The same at the right edge of a row: cols < QB pixels, one channel at a time. */
@@ -484,6 +557,7 @@ static void adir_conv2d_grad_input_plain(const float *dy, const float *w, float 
     const size_t kernel = (size_t)kernel_height * (size_t)kernel_width;
     const size_t w_row = (size_t)group_channels * kernel;
     const size_t dy_row = (size_t)out_width, w_step = (size_t)kernel_width;
+    const int32_t block = adir_conv_tile_size(group_channels);
     int32_t n, g, c, r, j, q;
     memset(dx, 0, (size_t)batch * (size_t)channels * plane * sizeof *dx);
     for (n = 0; n < batch; ++n) {
@@ -491,8 +565,8 @@ static void adir_conv2d_grad_input_plain(const float *dy, const float *w, float 
             const float *dy_g = dy + ((size_t)n * (size_t)out_channels +
                                       (size_t)g * (size_t)group_outputs) * out_plane;
             const float *w_g = w + (size_t)g * (size_t)group_outputs * w_row;
-            for (c = 0; c < group_channels; c += ADIR_CONV_OB) {
-                const int32_t chans = adir_conv_block(group_channels - c, ADIR_CONV_OB);
+            for (c = 0; c < group_channels; c += block) {
+                const int32_t chans = adir_conv_block(group_channels - c, block);
                 float *dx_c = dx + ((size_t)n * (size_t)channels +
                                     (size_t)(g * group_channels + c)) * plane;
                 for (r = 0; r < height; ++r) {
@@ -506,9 +580,10 @@ static void adir_conv2d_grad_input_plain(const float *dy, const float *w, float 
                                              (size_t)i_first * w_step + (size_t)j;
                         float *dx_row = dx_c + (size_t)r * (size_t)width + (size_t)j;
                         for (q = 0; q + ADIR_CONV_QB <= out_width; q += ADIR_CONV_QB) {
-                            adir_conv_input_tile(dy_r + q, out_plane, dy_row, w_tap, w_row,
-                                                 w_step, kernel, i_end - i_first, group_outputs,
-                                                 dx_row + q, plane, chans);
+                            (block == ADIR_CONV_OB ? adir_conv_input_tile
+                                                   : adir_conv_input_tile_narrow)(
+                                dy_r + q, out_plane, dy_row, w_tap, w_row, w_step, kernel,
+                                i_end - i_first, group_outputs, dx_row + q, plane, chans);
                         }
                         if (q < out_width) {
                             adir_conv_input_edge(dy_r + q, out_plane, dy_row, w_tap, w_row,
@@ -769,6 +844,20 @@ static void adir_max2x2(const float *top, const float *bottom, float *max, int32
     *best = at;
 }
 
+#if defined(__GNUC__) && !defined(__clang__)
+/* n windows along a pair of rows, n a constant where this is inlined. gcc leaves a loop of 4
+ * windows inside adir_max2x2_row scalar, with a branch per pixel, and vectorizes the same loop
+ * as an inlined function of its own (clang does the opposite: it keeps the loop). */
+static ADIR_CONV_INLINE void adir_max2x2_block(const float *top, const float *bottom,
+                                               float *max, int32_t *best, int32_t n)
+{
+    int32_t l;
+    for (l = 0; l < n; ++l) {
+        adir_max2x2(top + 2 * l, bottom + 2 * l, max + l, best + l);
+    }
+}
+#endif
+
 /* The windows of 2 x 2 along a pair of rows (top, top + width): max[q] and best[q] as
  * adir_max2x2 gives them, for q < count <= width / 2. Blocks of 8 and 4 windows with constant
  * bounds: gcc and clang vectorize each whole, also in rows too short for a loop of the widest
@@ -784,9 +873,13 @@ static void adir_max2x2_row(const float *restrict top, int32_t width, int32_t co
         }
     }
     for (; q + 4 <= count; q += 4) {
+#if defined(__GNUC__) && !defined(__clang__)
+        adir_max2x2_block(top + 2 * q, bottom + 2 * q, max + q, best + q, 4);
+#else
         for (l = 0; l < 4; ++l) {
             adir_max2x2(top + 2 * (q + l), bottom + 2 * (q + l), max + q + l, best + q + l);
         }
+#endif
     }
     for (; q < count; ++q) {
         adir_max2x2(top + 2 * q, bottom + 2 * q, max + q, best + q);
