@@ -25,6 +25,15 @@ def is_float(value: SSAValue) -> bool:
     return isinstance(value.type, TensorType) and isinstance(value.type.element_type, Float32Type)
 
 
+def name_value(value: SSAValue, name: str, replace: bool = False) -> SSAValue:
+    """Give `value` the name hint `name` (so the IR, the C and the memory reports read `w1_grad`
+    instead of `%12` and `t_3`) unless it already has one (and not `replace`), or `name` is not
+    a valid SSA name (parameter names may be any string: `@"my weight"`)."""
+    if (replace or value.name_hint is None) and SSAValue.is_valid_name(name):
+        value.name_hint = name
+    return value
+
+
 class TensorBuilder:
     """Appends ops to the end of `block`; each new op gets `location` (set it to the location
     of the op being transformed, so diagnostics about new ops point at the user's source)."""

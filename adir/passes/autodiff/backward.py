@@ -40,7 +40,7 @@ from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from adir.diagnostics import OpError, warn
 from adir.dialects.tensor import LOSS_MARKER
 from adir.dialects.tensor.params import LoadOp, ParamOp
-from adir.passes.autodiff.builder import BackwardBuilder, is_float, static_shape
+from adir.passes.autodiff.builder import BackwardBuilder, is_float, name_value, static_shape
 from adir.passes.autodiff.rules import VJP_RULES
 
 
@@ -148,7 +148,9 @@ def differentiate(module: ModuleOp, loss: func.FuncOp, wrt_args: Sequence[int] =
         ]
         if not grads:
             warn_no_gradient(loss, param)
-        results.append(sum_all(backward, grads) or backward.constant(0.0, param.type.get_shape()))
+        grad = sum_all(backward, grads) or backward.constant(0.0, param.type.get_shape())
+        name_value(grad, f"{param.sym_name.data}_grad", replace=True)
+        results.append(grad)
     for index in wrt_args:
         arg = block.args[index]
         grad = backward.adjoints.get(arg)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xdsl.ir import Block, SSAValue
 
-from adir.passes.tensor_builder import TensorBuilder, is_float, static_shape
+from adir.passes.tensor_builder import TensorBuilder, is_float, name_value, static_shape
 
 
 class BackwardBuilder(TensorBuilder):
@@ -43,7 +43,10 @@ class BackwardBuilder(TensorBuilder):
                 f"shape {static_shape(value)}"
             )
         previous = self.adjoints.get(value)
-        self.adjoints[value] = grad if previous is None else self.add(previous, grad)
+        total = grad if previous is None else self.add(previous, grad)
+        if value.name_hint is not None:
+            name_value(total, f"{value.name_hint}_grad")
+        self.adjoints[value] = total
 
 
-__all__ = ["BackwardBuilder", "is_float", "static_shape"]
+__all__ = ["BackwardBuilder", "is_float", "name_value", "static_shape"]

@@ -72,7 +72,7 @@ from adir.passes.insert_optimizer.updates import (
     sgd,
     sgd_arithmetic,
 )
-from adir.passes.tensor_builder import TensorBuilder
+from adir.passes.tensor_builder import TensorBuilder, name_value
 
 KINDS = ("sgd", "adam", "adamw")
 STEP_COUNTER = "optimizer_step"
@@ -225,7 +225,7 @@ class TrainStepBuilder:
         t = t_next = None
         if needs_counter:
             t = b.emit(LoadOp(self.declare_state(STEP_COUNTER, TensorType(f32, []), None)))
-            t_next = b.add(t, b.constant(1.0))
+            t_next = name_value(b.add(t, b.constant(1.0)), "step")
             stores.append((t_next, STEP_COUNTER))
         lr = b.constant(options.lr)
         if options.runtime_lr:
@@ -263,17 +263,15 @@ class TrainStepBuilder:
             if options.kind == "sgd":
                 buf = None
                 if options.momentum:
-                    buf = b.emit(
-                        LoadOp(self.declare_state(f"{name}_momentum_buffer", param.type, param))
-                    )
+                    buf = self.load_state(b, f"{name}_momentum_buffer", param)
                 new_p, new_buf = (sgd if options.update_ops else sgd_arithmetic)(
                     b, p, g, buf, hyper
                 )
                 if new_buf is not None:
                     stores.append((new_buf, f"{name}_momentum_buffer"))
             else:
-                m = b.emit(LoadOp(self.declare_state(f"{name}_exp_avg", param.type, param)))
-                v = b.emit(LoadOp(self.declare_state(f"{name}_exp_avg_sq", param.type, param)))
+                m = self.load_state(b, f"{name}_exp_avg", param)
+                v = self.load_state(b, f"{name}_exp_avg_sq", param)
                 assert corrections is not None
                 new_p, new_m, new_v = (adam if options.update_ops else adam_arithmetic)(
                     b, p, g, m, v, corrections, hyper, options.kind == "adamw"
@@ -327,6 +325,10 @@ class TrainStepBuilder:
         self.last_param = state
         self.params[name] = state
         return state
+
+    def load_state(self, b: TensorBuilder, name: str, owner: ParamOp) -> SSAValue:
+        """Declare the state parameter `@name` of `owner` and load it, named after it."""
+        return name_value(b.emit(LoadOp(self.declare_state(name, owner.type, owner))), name)
 
     def scaled_lr(self, b: TensorBuilder, lr: SSAValue, param: ParamOp) -> SSAValue:
         scale = self.param_float(param, "lr_scale", 1.0)

@@ -21,7 +21,7 @@ from adir.dialects.tensor.optimizers import (
     MomentumUpdateOp,
     SgdUpdateOp,
 )
-from adir.passes.tensor_builder import TensorBuilder
+from adir.passes.tensor_builder import TensorBuilder, name_value
 
 
 @dataclass(frozen=True)
@@ -100,9 +100,9 @@ class BiasCorrections:
 
     @staticmethod
     def at(b: TensorBuilder, t: SSAValue, beta1: float, beta2: float) -> BiasCorrections:
-        first = b.emit(BiasCorrectionOp(t, beta1))
-        second = b.emit(BiasCorrectionOp(t, beta2))
-        return BiasCorrections(first, b.emit(ew.SqrtOp(second)))
+        first = name_value(b.emit(BiasCorrectionOp(t, beta1)), "bias_correction1")
+        second = name_value(b.emit(BiasCorrectionOp(t, beta2)), "bias_correction2")
+        return BiasCorrections(first, name_value(b.emit(ew.SqrtOp(second)), "bias_correction2_sqrt"))
 
 
 def adam_arithmetic(

@@ -9,11 +9,11 @@ adir.param @w : tensor<4x3x3x3xf32> = #adir.kaiming_uniform<a = 2.23606797749979
 adir.param @b : tensor<4xf32> = #adir.uniform<low = -0.19245008972987526, high = 0.19245008972987526, seed = 2>
 
 // CHECK-LABEL: func.func @conv_grad(%x: tensor<2x3x8x8xf32>, %r: tensor<2x4x4x3xf32>) -> (tensor<f32>, tensor<4x3x3x3xf32>, tensor<4xf32>, tensor<2x3x8x8xf32>)
-// CHECK:         %[[DY:.*]] = adir.mul %{{[0-9]+}}, %r : tensor<2x4x4x3xf32>
-// CHECK-NEXT:    %[[DX:.*]] = adir.conv2d_grad_input %[[DY]], %w {stride = array<i64: 2, 2>, padding = array<i64: 1, 0, 1, 0>, dilation = array<i64: 1, 2>, input_size = array<i64: 8, 8>} : tensor<2x4x4x3xf32>, tensor<4x3x3x3xf32> -> tensor<2x3x8x8xf32>
-// CHECK-NEXT:    %[[DW:.*]] = adir.conv2d_grad_weight %x, %[[DY]] {stride = array<i64: 2, 2>, padding = array<i64: 1, 0, 1, 0>, dilation = array<i64: 1, 2>, kernel_size = array<i64: 3, 3>} : tensor<2x3x8x8xf32>, tensor<2x4x4x3xf32> -> tensor<4x3x3x3xf32>
-// CHECK-NEXT:    %[[DB:.*]] = adir.sum %[[DY]] {axes = array<i64: 0, 2, 3>} : tensor<2x4x4x3xf32> -> tensor<4xf32>
-// CHECK-NEXT:    func.return %l, %[[DW]], %[[DB]], %[[DX]] : tensor<f32>, tensor<4x3x3x3xf32>, tensor<4xf32>, tensor<2x3x8x8xf32>
+// CHECK:         %y_grad = adir.mul %p_grad, %r : tensor<2x4x4x3xf32>
+// CHECK-NEXT:    %x_grad = adir.conv2d_grad_input %y_grad, %w {stride = array<i64: 2, 2>, padding = array<i64: 1, 0, 1, 0>, dilation = array<i64: 1, 2>, input_size = array<i64: 8, 8>} : tensor<2x4x4x3xf32>, tensor<4x3x3x3xf32> -> tensor<2x3x8x8xf32>
+// CHECK-NEXT:    %w_grad = adir.conv2d_grad_weight %x, %y_grad {stride = array<i64: 2, 2>, padding = array<i64: 1, 0, 1, 0>, dilation = array<i64: 1, 2>, kernel_size = array<i64: 3, 3>} : tensor<2x3x8x8xf32>, tensor<2x4x4x3xf32> -> tensor<4x3x3x3xf32>
+// CHECK-NEXT:    %b_grad = adir.sum %y_grad {axes = array<i64: 0, 2, 3>} : tensor<2x4x4x3xf32> -> tensor<4xf32>
+// CHECK-NEXT:    func.return %l, %w_grad, %b_grad, %x_grad : tensor<f32>, tensor<4x3x3x3xf32>, tensor<4xf32>, tensor<2x3x8x8xf32>
 func.func @conv(%x: tensor<2x3x8x8xf32>, %r: tensor<2x4x4x3xf32>) -> tensor<f32> attributes {adir.loss} {
   %w = adir.load @w : tensor<4x3x3x3xf32>
   %b = adir.load @b : tensor<4xf32>

@@ -14,10 +14,10 @@ func.func @loss() -> tensor<f32> attributes {adir.loss} {
 
 // CHECK-LABEL: func.func @loss_grad() -> (tensor<f32>, tensor<3xf32>)
 // The sweep meets exp first (adjoint dS * e), then the two uses in w * w, each added on.
-// CHECK:         %[[DS:[0-9]+]] = adir.broadcast_to %{{[0-9]+}} {shape = array<i64: 3>} : tensor<1xf32> -> tensor<3xf32>
-// CHECK-NEXT:    %[[DE:[0-9]+]] = adir.mul %[[DS]], %e : tensor<3xf32>
-// CHECK-NEXT:    %[[D1:[0-9]+]] = adir.mul %[[DS]], %w : tensor<3xf32>
-// CHECK-NEXT:    %[[D2:[0-9]+]] = adir.mul %[[DS]], %w : tensor<3xf32>
-// CHECK-NEXT:    %[[ACC1:[0-9]+]] = adir.add %[[DE]], %[[D1]] : tensor<3xf32>
-// CHECK-NEXT:    %[[ACC2:[0-9]+]] = adir.add %[[ACC1]], %[[D2]] : tensor<3xf32>
-// CHECK-NEXT:    func.return %l, %[[ACC2]] : tensor<f32>, tensor<3xf32>
+// CHECK:         %s_grad = adir.broadcast_to %{{[0-9]+}} {shape = array<i64: 3>} : tensor<1xf32> -> tensor<3xf32>
+// CHECK-NEXT:    %w_grad = adir.mul %s_grad, %e : tensor<3xf32>
+// CHECK-NEXT:    %[[D1:[0-9]+]] = adir.mul %s_grad, %w : tensor<3xf32>
+// CHECK-NEXT:    %[[D2:[0-9]+]] = adir.mul %s_grad, %w : tensor<3xf32>
+// CHECK-NEXT:    %w_grad_1 = adir.add %w_grad, %[[D1]] : tensor<3xf32>
+// CHECK-NEXT:    %w_grad_2 = adir.add %w_grad_1, %[[D2]] : tensor<3xf32>
+// CHECK-NEXT:    func.return %l, %w_grad_2 : tensor<f32>, tensor<3xf32>

@@ -15,6 +15,6 @@ func.func @loss(%x: tensor<3xf32>) -> tensor<f32> attributes {adir.loss} {
 }
 
 // CHECK-LABEL: func.func @loss_grad(%x: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>) attributes {adir.gradient_of = @loss, adir.gradients = [@w]}
-// CHECK:         %[[DY:[0-9]+]] = adir.broadcast_to
-// CHECK-NEXT:    %[[DW:[0-9]+]] = adir.mul %[[DY]], %xs : tensor<3xf32>
-// CHECK-NEXT:    func.return %l, %[[DW]] : tensor<f32>, tensor<3xf32>
+// CHECK:         %y_grad = adir.broadcast_to
+// CHECK-NEXT:    %w_grad = adir.mul %y_grad, %xs : tensor<3xf32>
+// CHECK-NEXT:    func.return %l, %w_grad : tensor<f32>, tensor<3xf32>

@@ -19,8 +19,8 @@ func.func @loss(%x: tensor<2x3xf32>, %r: tensor<2x4xf32>) -> tensor<f32> attribu
 // CHECK-NEXT:    %l = adir.sum %p : tensor<2x4xf32> -> tensor<f32>
 // CHECK-NEXT:    %[[ONE:[0-9]+]] = adir.constant dense<1.000000e+00> : tensor<f32>
 // CHECK-NEXT:    %[[ONES:[0-9]+]] = adir.reshape %[[ONE]] {shape = array<i64: 1, 1>} : tensor<f32> -> tensor<1x1xf32>
-// CHECK-NEXT:    %[[DP:[0-9]+]] = adir.broadcast_to %[[ONES]] {shape = array<i64: 2, 4>} : tensor<1x1xf32> -> tensor<2x4xf32>
-// CHECK-NEXT:    %[[DY:[0-9]+]] = adir.mul %[[DP]], %r : tensor<2x4xf32>
-// CHECK-NEXT:    %[[DW:[0-9]+]] = adir.matmul %[[DY]], %x {transpose_a} : tensor<2x4xf32>, tensor<2x3xf32> -> tensor<4x3xf32>
-// CHECK-NEXT:    func.return %l, %[[DW]] : tensor<f32>, tensor<4x3xf32>
+// CHECK-NEXT:    %p_grad = adir.broadcast_to %[[ONES]] {shape = array<i64: 2, 4>} : tensor<1x1xf32> -> tensor<2x4xf32>
+// CHECK-NEXT:    %y_grad = adir.mul %p_grad, %r : tensor<2x4xf32>
+// CHECK-NEXT:    %w_grad = adir.matmul %y_grad, %x {transpose_a} : tensor<2x4xf32>, tensor<2x3xf32> -> tensor<4x3xf32>
+// CHECK-NEXT:    func.return %l, %w_grad : tensor<f32>, tensor<4x3xf32>
 // CHECK-NEXT:  }

@@ -19,11 +19,11 @@ adir.param @running_var : tensor<4xf32> = #adir.fill<value = 1.0> {trainable = f
 // CHECK-NEXT:    %y, %mean, %invstd, %rm2, %rv2 = adir.batchnorm %h, %g, %b, %rm, %rv
 // CHECK-NEXT:    adir.store %rm2, @running_mean : tensor<4xf32>
 // CHECK-NEXT:    adir.store %rv2, @running_var : tensor<4xf32>
-// CHECK:         %[[DY:[0-9]+]] = adir.mul %{{.*}}, %r : tensor<8x4xf32>
-// CHECK-NEXT:    %[[DH:[0-9]+]], %[[DG:[0-9]+]], %[[DB:[0-9]+]] = adir.batchnorm_grad %h, %g, %mean, %invstd, %[[DY]] : tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4xf32> -> (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>)
-// CHECK-NEXT:    %[[DX:[0-9]+]] = adir.matmul %[[DH]], %w {transpose_b}
-// CHECK-NEXT:    %[[DW:[0-9]+]] = adir.matmul %x, %[[DH]] {transpose_a}
-// CHECK-NEXT:    func.return %l, %[[DW]], %[[DG]], %[[DB]], %[[DX]] : tensor<f32>, tensor<3x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x3xf32>
+// CHECK:         %y_grad = adir.mul %p_grad, %r : tensor<8x4xf32>
+// CHECK-NEXT:    %h_grad, %gamma_grad, %beta_grad = adir.batchnorm_grad %h, %g, %mean, %invstd, %y_grad : tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4xf32> -> (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK-NEXT:    %x_grad = adir.matmul %h_grad, %w {transpose_b}
+// CHECK-NEXT:    %w_grad = adir.matmul %x, %h_grad {transpose_a}
+// CHECK-NEXT:    func.return %l, %w_grad, %gamma_grad, %beta_grad, %x_grad : tensor<f32>, tensor<3x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x3xf32>
 func.func @batchnorm(%x: tensor<8x3xf32>, %r: tensor<8x4xf32>) -> tensor<f32> attributes {adir.loss} {
   %w = adir.load @w : tensor<3x4xf32>
   %g = adir.load @gamma : tensor<4xf32>
@@ -45,11 +45,11 @@ adir.param @w : tensor<3x4xf32> = #adir.kaiming_uniform<a = 2.23606797749979, se
 
 // CHECK-LABEL: func.func @dropout_grad(%x: tensor<8x3xf32>, %step: tensor<i64>) -> (tensor<f32>, tensor<3x4xf32>, tensor<8x3xf32>)
 // CHECK:         %d = adir.dropout %h, %step {p = 2.500000e-01 : f32, seed = 42 : i64} : tensor<8x4xf32>, tensor<i64> -> tensor<8x4xf32>
-// CHECK:         %[[DY:[0-9]+]] = adir.broadcast_to
-// CHECK-NEXT:    %[[DH:[0-9]+]] = adir.dropout_grad %[[DY]], %step {p = 2.500000e-01 : f32, seed = 42 : i64} : tensor<8x4xf32>, tensor<i64> -> tensor<8x4xf32>
-// CHECK-NEXT:    %[[DX:[0-9]+]] = adir.matmul %[[DH]], %w {transpose_b}
-// CHECK-NEXT:    %[[DW:[0-9]+]] = adir.matmul %x, %[[DH]] {transpose_a}
-// CHECK-NEXT:    func.return %l, %[[DW]], %[[DX]] : tensor<f32>, tensor<3x4xf32>, tensor<8x3xf32>
+// CHECK:         %d_grad = adir.broadcast_to
+// CHECK-NEXT:    %h_grad = adir.dropout_grad %d_grad, %step {p = 2.500000e-01 : f32, seed = 42 : i64} : tensor<8x4xf32>, tensor<i64> -> tensor<8x4xf32>
+// CHECK-NEXT:    %x_grad = adir.matmul %h_grad, %w {transpose_b}
+// CHECK-NEXT:    %w_grad = adir.matmul %x, %h_grad {transpose_a}
+// CHECK-NEXT:    func.return %l, %w_grad, %x_grad : tensor<f32>, tensor<3x4xf32>, tensor<8x3xf32>
 func.func @dropout(%x: tensor<8x3xf32>, %step: tensor<i64>) -> tensor<f32> attributes {adir.loss} {
   %w = adir.load @w : tensor<3x4xf32>
   %h = adir.matmul %x, %w : tensor<8x3xf32>, tensor<3x4xf32> -> tensor<8x4xf32>
@@ -68,17 +68,17 @@ adir.param @running_var : tensor<2xf32> = #adir.fill<value = 1.0> {trainable = f
 // dx = dy * gamma / sqrt(running_var + eps), per channel; dgamma = sum(dy * xhat) and
 // dbeta = sum(dy) over all but the channel axis. The frozen running statistics get nothing.
 // CHECK-LABEL: func.func @batchnorm_eval_grad(%x: tensor<4x2x3x3xf32>) -> (tensor<f32>, tensor<2xf32>, tensor<2xf32>, tensor<4x2x3x3xf32>)
-// CHECK:         %[[DY:[0-9]+]] = adir.broadcast_to
+// CHECK:         %y_grad = adir.broadcast_to
 // CHECK-NEXT:    %[[EPS:[0-9]+]] = adir.constant dense<1.000000e-05> : tensor<f32>
 // CHECK-NEXT:    %[[VE:[0-9]+]] = adir.add %rv, %[[EPS]] : tensor<2xf32>, tensor<f32> -> tensor<2xf32>
 // CHECK-NEXT:    %[[SD:[0-9]+]] = adir.sqrt %[[VE]] : tensor<2xf32>
 // CHECK-NEXT:    %[[R:[0-9]+]] = adir.div %{{.*}}, %[[SD]] : tensor<f32>, tensor<2xf32> -> tensor<2xf32>
 // CHECK-NEXT:    %[[SCALE:[0-9]+]] = adir.mul %g, %[[R]] : tensor<2xf32>
 // CHECK-NEXT:    %[[SCALE4:[0-9]+]] = adir.reshape %[[SCALE]] {shape = array<i64: 1, 2, 1, 1>} : tensor<2xf32> -> tensor<1x2x1x1xf32>
-// CHECK-NEXT:    %[[DX:[0-9]+]] = adir.mul %[[DY]], %[[SCALE4]] : tensor<4x2x3x3xf32>, tensor<1x2x1x1xf32> -> tensor<4x2x3x3xf32>
-// CHECK:         %[[DG:[0-9]+]] = adir.sum %{{.*}} {axes = array<i64: 0, 2, 3>} : tensor<4x2x3x3xf32> -> tensor<2xf32>
-// CHECK-NEXT:    %[[DB:[0-9]+]] = adir.sum %[[DY]] {axes = array<i64: 0, 2, 3>} : tensor<4x2x3x3xf32> -> tensor<2xf32>
-// CHECK-NEXT:    func.return %l, %[[DG]], %[[DB]], %[[DX]] : tensor<f32>, tensor<2xf32>, tensor<2xf32>, tensor<4x2x3x3xf32>
+// CHECK-NEXT:    %x_grad = adir.mul %y_grad, %[[SCALE4]] : tensor<4x2x3x3xf32>, tensor<1x2x1x1xf32> -> tensor<4x2x3x3xf32>
+// CHECK:         %gamma_grad = adir.sum %{{.*}} {axes = array<i64: 0, 2, 3>} : tensor<4x2x3x3xf32> -> tensor<2xf32>
+// CHECK-NEXT:    %beta_grad = adir.sum %y_grad {axes = array<i64: 0, 2, 3>} : tensor<4x2x3x3xf32> -> tensor<2xf32>
+// CHECK-NEXT:    func.return %l, %gamma_grad, %beta_grad, %x_grad : tensor<f32>, tensor<2xf32>, tensor<2xf32>, tensor<4x2x3x3xf32>
 func.func @batchnorm_eval(%x: tensor<4x2x3x3xf32>) -> tensor<f32> attributes {adir.loss} {
   %g = adir.load @gamma : tensor<2xf32>
   %b = adir.load @beta : tensor<2xf32>

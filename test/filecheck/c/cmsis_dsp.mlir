@@ -16,14 +16,14 @@
 // CHECK:         adir_cmsis_matmul_nt(flat, fc1_w, m3, 1, 1, 120, 256, 1);  /* adir_kernel.matmul {transpose_b} at lenet5.mlir:42 */
 // CHECK-NEXT:    arm_add_f32(m3, fc1_b, m3, 120u);  /* adir_kernel.add at lenet5.mlir:43 */
 // CHECK:         ADIR_CROSS_ENTROPY_I32(
-// CHECK:         adir_cmsis_matmul(t, fc3_w, [[D4:t_[0-9]+]], 1, 1, 84, 10, 1);  /* adir_kernel.matmul at lenet5.mlir:52 */
-// CHECK-NEXT:    adir_cmsis_matmul_sgd_update(fc3_w, t, m4, [[LR:__constant_[0-9]+]], fc3_w, 10, 84, 1);  /* adir_kernel.matmul_sgd_update {transpose_a} at lenet5.mlir:52 */
-// CHECK-NEXT:    ADIR_RELU_GRAD(m4, [[D4]], m4, 84u);
+// CHECK:         adir_cmsis_matmul(logits_grad, fc3_w, a4_grad, 1, 1, 84, 10, 1);  /* adir_kernel.matmul at lenet5.mlir:52 */
+// CHECK-NEXT:    adir_cmsis_matmul_sgd_update(fc3_w, logits_grad, m4, [[LR:__constant_[0-9]+]], fc3_w, 10, 84, 1);  /* adir_kernel.matmul_sgd_update {transpose_a} at lenet5.mlir:52 */
+// CHECK-NEXT:    ADIR_RELU_GRAD(m4, a4_grad, m4, 84u);
 // CHECK:         adir_cmsis_matmul_sgd_update(fc1_w, m3, flat, [[LR]], fc1_w, 120, 256, 1);
 // CHECK:         ADIR_RELU_GRAD(c2,
-// CHECK-NEXT:    float *const [[DB:t_[0-9]+]] =
-// CHECK-NEXT:    adir_cmsis_sum_rows(c2, [[DB]], 16u, 64u);  /* adir_kernel.sum at lenet5.mlir:36 */
-// CHECK:         adir_cmsis_sgd_update(conv1_w, [[GW:t_[0-9]+]], [[LR]], conv1_w, 150u);  /* adir_kernel.sgd_update at lenet5.mlir:28 */
+// CHECK-NEXT:    float *const conv2_b_grad =
+// CHECK-NEXT:    adir_cmsis_sum_rows(c2, conv2_b_grad, 16u, 64u);  /* adir_kernel.sum at lenet5.mlir:36 */
+// CHECK:         adir_cmsis_sgd_update(conv1_w, conv1_w_grad, [[LR]], conv1_w, 150u);  /* adir_kernel.sgd_update at lenet5.mlir:28 */
 // CHECK:         return loss[0];
 
 // REFERENCE-NOT: adir_cmsis_dsp.h

@@ -12,12 +12,12 @@
 // Each update runs as soon as its gradient is complete and the old weight is read for the last
 // time (reorder-updates): conv2's after the gradient of its input, before the backward pass of
 // conv1 goes on.
-// CHECK:      ADIR_MAXPOOL2D_GRAD(c2, [[DP2:t_[0-9]+]], [[DC2:t_[0-9]+]], 1, 16, 8, 8, 4, 4, 2, 2, 2, 2, 0, 0);
-// CHECK-NEXT: ADIR_RELU_GRAD(c2, [[DC2]], c2, 1024u);
-// CHECK:      ADIR_SUM(c2, [[DB2:t_[0-9]+]], 16, 64, 1);
-// CHECK-NEXT: ADIR_SGD_UPDATE(lenet_conv2_b, [[DB2]], {{.*}}, lenet_conv2_b, 16u, 0.0f, 0.0f);
-// CHECK:      ADIR_CONV2D_GRAD_INPUT(c2, lenet_conv2_w, [[DP1:t_[0-9]+]], 1, 6, 12, 12, 16, 8, 8, 5, 5, 1, 1, 0, 0, 1, 1, 1);
-// CHECK:      ADIR_CONV2D_GRAD_WEIGHT(p1, c2, [[DW2:t_[0-9]+]], 1, 6, 12, 12, 16, 8, 8, 5, 5, 1, 1, 0, 0, 1, 1, 1);
-// CHECK-NEXT: ADIR_SGD_UPDATE(lenet_conv2_w, [[DW2]], {{.*}}, lenet_conv2_w, 2400u, 0.0f, 0.0f);
-// CHECK:      ADIR_MAXPOOL2D_GRAD(c1, [[DP1]],
+// CHECK:      ADIR_MAXPOOL2D_GRAD(c2, p2_grad, a2_grad, 1, 16, 8, 8, 4, 4, 2, 2, 2, 2, 0, 0);
+// CHECK-NEXT: ADIR_RELU_GRAD(c2, a2_grad, c2, 1024u);
+// CHECK:      ADIR_SUM(c2, conv2_b_grad, 16, 64, 1);
+// CHECK-NEXT: ADIR_SGD_UPDATE(lenet_conv2_b, conv2_b_grad, {{.*}}, lenet_conv2_b, 16u, 0.0f, 0.0f);
+// CHECK:      ADIR_CONV2D_GRAD_INPUT(c2, lenet_conv2_w, p1_grad, 1, 6, 12, 12, 16, 8, 8, 5, 5, 1, 1, 0, 0, 1, 1, 1);
+// CHECK:      ADIR_CONV2D_GRAD_WEIGHT(p1, c2, conv2_w_grad, 1, 6, 12, 12, 16, 8, 8, 5, 5, 1, 1, 0, 0, 1, 1, 1);
+// CHECK-NEXT: ADIR_SGD_UPDATE(lenet_conv2_w, conv2_w_grad, {{.*}}, lenet_conv2_w, 2400u, 0.0f, 0.0f);
+// CHECK:      ADIR_MAXPOOL2D_GRAD(c1, p1_grad,
 // CHECK:      return loss[0];

@@ -22,9 +22,9 @@
 // CHECK-NEXT:      float *const logits = (float *)(void *)(arena + 128);
 // CHECK-NEXT:      ADIR_MATMUL(h, mnist_w2, logits, 1, 1, 10, 32, 0, 1, 1);
 // CHECK:           ADIR_CROSS_ENTROPY_GRAD_I32(logits, label,
-// CHECK:           ADIR_MATMUL(t, mnist_w2, [[DH:t_1]], 1, 1, 32, 10, 0, 0, 1);
-// CHECK-NEXT:      ADIR_MATMUL_SGD_UPDATE(mnist_w2, t, h, {{.*}}, mnist_w2, 10, 32, 1, 1, 0);
-// CHECK-NEXT:      ADIR_SIGMOID_GRAD(h, [[DH]], h, 32u);
+// CHECK:           ADIR_MATMUL(logits_grad, mnist_w2, a_grad, 1, 1, 32, 10, 0, 0, 1);
+// CHECK-NEXT:      ADIR_MATMUL_SGD_UPDATE(mnist_w2, logits_grad, h, {{.*}}, mnist_w2, 10, 32, 1, 1, 0);
+// CHECK-NEXT:      ADIR_SIGMOID_GRAD(h, a_grad, h, 32u);
 // CHECK-NEXT:      ADIR_MATMUL_SGD_UPDATE(mnist_w1, h, x, {{.*}}, mnist_w1, 32, 784, 1, 1, 0);  /* adir_kernel.matmul_sgd_update {transpose_a} at mnist_mlp.mlir:17 */
 // CHECK-NEXT:      return loss[0];
 // CHECK-NEXT:  }

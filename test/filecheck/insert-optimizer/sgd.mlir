@@ -22,26 +22,26 @@ func.func @loss(%x: tensor<3xf32>) -> tensor<f32> attributes {adir.loss} {
 // CHECK-NOT:  adir.param @scale_
 
 // CHECK-LABEL: func.func @train_step(%x: tensor<3xf32>) -> tensor<f32> attributes {adir.optimizer = "sgd"}
-// CHECK:         %[[G:[0-9]+]] = adir.mul %{{[0-9]+}}, %xs : tensor<3xf32>
+// CHECK:         %w_grad = adir.mul %y_grad, %xs : tensor<3xf32>
 // CHECK-NEXT:    %[[LR:[0-9]+]] = adir.constant dense<1.000000e-01> : tensor<f32>
-// CHECK-NEXT:    %[[BUF:[0-9]+]] = adir.load @w_momentum_buffer : tensor<3xf32>
-// CHECK-NEXT:    %[[NEWW:[0-9]+]], %[[NEWBUF:[0-9]+]] = adir.momentum_update %w, %[[BUF]], %[[G]], %[[LR]] {momentum = 9.000000e-01 : f32, weight_decay = 1.000000e-02 : f32} : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<f32> -> (tensor<3xf32>, tensor<3xf32>)
+// CHECK-NEXT:    %w_momentum_buffer = adir.load @w_momentum_buffer : tensor<3xf32>
+// CHECK-NEXT:    %[[NEWW:[0-9]+]], %[[NEWBUF:[0-9]+]] = adir.momentum_update %w, %w_momentum_buffer, %w_grad, %[[LR]] {momentum = 9.000000e-01 : f32, weight_decay = 1.000000e-02 : f32} : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<f32> -> (tensor<3xf32>, tensor<3xf32>)
 // CHECK-NEXT:    adir.store %[[NEWW]], @w : tensor<3xf32>
 // CHECK-NEXT:    adir.store %[[NEWBUF]], @w_momentum_buffer : tensor<3xf32>
 // CHECK-NEXT:    func.return %l : tensor<f32>
 
 // update_ops=false: the same update written out.
 // ARITH-LABEL: func.func @train_step(%x: tensor<3xf32>) -> tensor<f32> attributes {adir.optimizer = "sgd"}
-// ARITH:         %[[G:[0-9]+]] = adir.mul %{{[0-9]+}}, %xs : tensor<3xf32>
+// ARITH:         %w_grad = adir.mul %y_grad, %xs : tensor<3xf32>
 // ARITH-NEXT:    %[[LR:[0-9]+]] = adir.constant dense<1.000000e-01> : tensor<f32>
-// ARITH-NEXT:    %[[BUF:[0-9]+]] = adir.load @w_momentum_buffer : tensor<3xf32>
+// ARITH-NEXT:    %w_momentum_buffer = adir.load @w_momentum_buffer : tensor<3xf32>
 // g += wd * p
 // ARITH-NEXT:    %[[WD:[0-9]+]] = adir.constant dense<1.000000e-02> : tensor<f32>
 // ARITH-NEXT:    %[[WDP:[0-9]+]] = adir.mul %[[WD]], %w : tensor<f32>, tensor<3xf32> -> tensor<3xf32>
-// ARITH-NEXT:    %[[G2:[0-9]+]] = adir.add %[[G]], %[[WDP]] : tensor<3xf32>
+// ARITH-NEXT:    %[[G2:[0-9]+]] = adir.add %w_grad, %[[WDP]] : tensor<3xf32>
 // buf = momentum * buf + g
 // ARITH-NEXT:    %[[M:[0-9]+]] = adir.constant dense<9.000000e-01> : tensor<f32>
-// ARITH-NEXT:    %[[MB:[0-9]+]] = adir.mul %[[BUF]], %[[M]] : tensor<3xf32>, tensor<f32> -> tensor<3xf32>
+// ARITH-NEXT:    %[[MB:[0-9]+]] = adir.mul %w_momentum_buffer, %[[M]] : tensor<3xf32>, tensor<f32> -> tensor<3xf32>
 // ARITH-NEXT:    %[[NEWBUF:[0-9]+]] = adir.add %[[MB]], %[[G2]] : tensor<3xf32>
 // p -= lr * buf
 // ARITH-NEXT:    %[[STEP:[0-9]+]] = adir.mul %[[LR]], %[[NEWBUF]] : tensor<f32>, tensor<3xf32> -> tensor<3xf32>

@@ -14,10 +14,10 @@
 // Both weight updates write their weights in place, with no gradient buffer, and each runs as
 // soon as it may (reorder-updates): w2's right after the last read of the old w2 (the gradient
 // of the hidden layer), which lets the sigmoid's gradient overwrite %h, its last use.
-// SGD: adir_kernel.matmul ins(%[[DY:[0-9]+]], %w2 : {{.*}}) outs(%[[DH:[0-9]+]] : memref<1x32xf32>)
+// SGD: adir_kernel.matmul ins(%logits_grad, %w2 : {{.*}}) outs(%a_grad : memref<1x32xf32>)
 // SGD-NEXT: %[[LR:[0-9]+]] = memref.get_global
-// SGD-NEXT: adir_kernel.matmul_sgd_update ins(%w2, %[[DY]], %h, %[[LR]] : {{.*}}) outs(%w2 : memref<10x32xf32>) {transpose_a}
-// SGD-NEXT: adir_kernel.sigmoid_grad ins(%h, %[[DH]] : {{.*}}) outs(%h : memref<1x32xf32>)
+// SGD-NEXT: adir_kernel.matmul_sgd_update ins(%w2, %logits_grad, %h, %[[LR]] : {{.*}}) outs(%w2 : memref<10x32xf32>) {transpose_a}
+// SGD-NEXT: adir_kernel.sigmoid_grad ins(%h, %a_grad : {{.*}}) outs(%h : memref<1x32xf32>)
 // SGD-NEXT: adir_kernel.matmul_sgd_update ins(%w1, %h, %x, %[[LR]] : {{.*}}) outs(%w1 : memref<32x784xf32>) {transpose_a}
 
 // SVG: <svg xmlns="http://www.w3.org/2000/svg"

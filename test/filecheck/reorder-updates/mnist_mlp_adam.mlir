@@ -6,16 +6,16 @@
 // CHECK-LABEL: func.func @train_step
 // CHECK-NEXT:    %[[ONE:[0-9]+]] = adir.constant dense<1.000000e+00>
 // CHECK-NEXT:    %[[OLD:[0-9]+]] = adir.load @optimizer_step
-// CHECK-NEXT:    %[[STEP:[0-9]+]] = adir.add %[[OLD]], %[[ONE]]
-// CHECK-NEXT:    adir.store %[[STEP]], @optimizer_step
-// CHECK:         %[[DY:[0-9]+]] = adir.cross_entropy_grad %logits, %label
-// CHECK-NEXT:    %[[DA:[0-9]+]] = adir.matmul %[[DY]], %w2 :
-// CHECK:         adir.bias_correction %[[STEP]]
-// CHECK:         %[[W2:[0-9]+]], %[[M2:[0-9]+]], %[[V2:[0-9]+]] = adir.matmul_adam_update %w2, %{{[0-9]+}}, %{{[0-9]+}}, %[[DY]], %a,
+// CHECK-NEXT:    %step = adir.add %[[OLD]], %[[ONE]]
+// CHECK-NEXT:    adir.store %step, @optimizer_step
+// CHECK:         %logits_grad = adir.cross_entropy_grad %logits, %label
+// CHECK-NEXT:    %a_grad = adir.matmul %logits_grad, %w2 :
+// CHECK:         adir.bias_correction %step
+// CHECK:         %[[W2:[0-9]+]], %[[M2:[0-9]+]], %[[V2:[0-9]+]] = adir.matmul_adam_update %w2, %w2_exp_avg, %w2_exp_avg_sq, %logits_grad, %a,
 // CHECK-NEXT:    adir.store %[[W2]], @w2
 // CHECK-NEXT:    adir.store %[[M2]], @w2_exp_avg
 // CHECK-NEXT:    adir.store %[[V2]], @w2_exp_avg_sq
-// CHECK-NEXT:    %[[DH:[0-9]+]] = adir.sigmoid_grad %a, %[[DA]]
-// CHECK:         %[[W1:[0-9]+]], %{{[0-9]+}}, %{{[0-9]+}} = adir.matmul_adam_update %w1, %{{[0-9]+}}, %{{[0-9]+}}, %[[DH]], %x,
+// CHECK-NEXT:    %h_grad = adir.sigmoid_grad %a, %a_grad
+// CHECK:         %[[W1:[0-9]+]], %{{[0-9]+}}, %{{[0-9]+}} = adir.matmul_adam_update %w1, %w1_exp_avg, %w1_exp_avg_sq, %h_grad, %x,
 // CHECK-NEXT:    adir.store %[[W1]], @w1
 // CHECK:         func.return %loss
