@@ -133,7 +133,7 @@ def write_directory(
         for name, data in contents.items():
             if name not in unchanged:
                 target = os.path.join(directory, name)
-                _write_new(os.path.join(staging, name), data, _mode_for(target), target, what)
+                _write_new(os.path.join(staging, name), data, target, what)
         for name in contents:
             if name not in unchanged:
                 target = os.path.join(directory, name)
@@ -189,10 +189,9 @@ def _create_directory(directory: str, contents: Mapping[str, bytes], what: str) 
     staging = ""
     try:
         staging = _staging_directory(parent, directory, what)
-        mode = 0o666 & ~_umask()
         for name, data in contents.items():
             target = os.path.join(directory, name)
-            _write_new(os.path.join(staging, name), data, mode, target, what)
+            _write_new(os.path.join(staging, name), data, target, what)
         try:
             os.chmod(staging, 0o777 & ~_umask())
             os.rename(staging, directory)
@@ -214,12 +213,13 @@ def _staging_directory(parent: str, target: str, what: str) -> str:
         raise OutputError(target, what, _reason(error)) from error
 
 
-def _write_new(path: str, data: bytes, mode: int, target: str, what: str) -> None:
-    """Create `path` with `data`; a failure is reported under `target`, the file it becomes."""
+def _write_new(path: str, data: bytes, target: str, what: str) -> None:
+    """Create `path` with `data`, to be renamed to `target`; a failure is reported under
+    `target`."""
     try:
         with open(path, "xb") as stream:
             stream.write(data)
-        os.chmod(path, mode)
+        _take_over(path, target)
     except OSError as error:
         raise OutputError(target, what, _reason(error)) from error
 
@@ -231,7 +231,7 @@ def _replace(path: str, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as stream:
             stream.write(data)
-        os.chmod(temporary, _mode_for(path))
+        _take_over(temporary, path)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -256,13 +256,18 @@ def _reason(error: OSError) -> str:
     return error.strerror or str(error)
 
 
-def _mode_for(path: str) -> int:
-    """The permissions a plain `open(path, "w")` would give: the existing file's, or 0666 less
-    the umask (mkstemp's own 0600 would surprise)."""
+def _take_over(new: str, old: str) -> None:
+    """Give the file `new`, about to be renamed over `old`, what writing `old` in place would
+    keep: its permissions and, where allowed, its owner and group. A new file gets what a plain
+    `open(path, "w")` gives, 0666 less the umask (mkstemp's own 0600 would surprise)."""
     try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        return 0o666 & ~_umask()
+        existing = os.stat(old)
+    except FileNotFoundError:
+        os.chmod(new, 0o666 & ~_umask())
+        return
+    with contextlib.suppress(PermissionError):  # only root may give a file away
+        os.chown(new, existing.st_uid, existing.st_gid)
+    os.chmod(new, stat.S_IMODE(existing.st_mode))
 
 
 def _umask() -> int:

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from adir.output_files import OutputError, write_directory
+
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "mnist_mlp.mlir"
 ADIR_OPT = [sys.executable, "-m", "adir.tools.adir_opt"]
@@ -104,6 +106,17 @@ def test_o_follows_a_symlink_and_keeps_it(tmp_path: Path, example_ir: str) -> No
     assert target.read_text() == example_ir
     assert stat.S_IMODE(target.stat().st_mode) == 0o640  # the replaced file's permissions
     assert sorted(os.listdir(tmp_path)) == ["link.mlir", "target.mlir"]
+
+
+@needs_root
+def test_o_keeps_the_owner_of_the_file_it_replaces(tmp_path: Path) -> None:
+    """Root writing a user's file (as `>` would) leaves it the user's, not root's."""
+    out = tmp_path / "out.mlir"
+    out.write_text("old\n")
+    os.chown(out, 12345, 23456)
+    run = adir_opt(str(EXAMPLE), "-o", str(out))
+    assert run.returncode == 0, run.stderr
+    assert (out.stat().st_uid, out.stat().st_gid) == (12345, 23456)
 
 
 def test_o_on_a_symlink_to_stdout_prints(tmp_path: Path, example_ir: str) -> None:
@@ -249,3 +262,15 @@ def test_emit_c_into_a_path_under_a_file_is_a_diagnostic(tmp_path: Path) -> None
     assert run.returncode == 1
     assert run.stderr == f"{tmp_path}/file/out: error: cannot write the C output: Not a directory\n"
     assert os.listdir(tmp_path) == ["file"]
+
+
+def test_a_directory_that_fails_half_way_is_not_created(tmp_path: Path) -> None:
+    """A new `--emit-c` directory is built beside its place and renamed there: a file that
+    cannot be written (here a name in a subdirectory that does not exist) leaves neither it nor
+    the parents it needed."""
+    target = tmp_path / "a" / "b" / "out"
+    with pytest.raises(OutputError) as caught:
+        write_directory(str(target), {"model.c": "int x;\n", "missing/kernels.c": "int y;\n"})
+    assert caught.value.path == f"{target}/missing/kernels.c"
+    assert caught.value.message == "cannot write the C output: No such file or directory"
+    assert os.listdir(tmp_path) == []
