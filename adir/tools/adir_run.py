@@ -24,7 +24,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import BlockArgument
 
 from adir.interpreter import Session
-from adir.output_files import write_file
+from adir.output_files import write_file, write_stdout
 from adir.tools.diagnostics import DiagnosticError, first_line, report_errors
 from adir.tools.files import load_module
 
@@ -136,7 +136,7 @@ def run(argv: Sequence[str]) -> None:
             raise DiagnosticError("adir-run", first_line(error)) from error
         prefix = f"[{step + 1}/{args.repeat}] " if args.repeat > 1 else ""
         for index, value in enumerate(results):
-            print(prefix + format_result(index, value))
+            write_stdout(f"{prefix}{format_result(index, value)}\n")
     if args.save:
         buffer = io.BytesIO()
         arrays = {f"result{i}": r for i, r in enumerate(results)}

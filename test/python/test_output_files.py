@@ -160,9 +160,18 @@ def shell(command: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_stdout_closed_is_a_diagnostic() -> None:
+# adir-opt prints the IR; adir-run prints the loss (it was an internal error too, exit 2).
+PRINTING_COMMANDS = {
+    "adir-opt": [*ADIR_OPT, str(EXAMPLE)],
+    "adir-run": [sys.executable, "-m", "adir.tools.adir_run", str(EXAMPLE), "--func", "loss"]
+    + ["--random-inputs", "0"],
+}
+
+
+@pytest.mark.parametrize("tool", PRINTING_COMMANDS)
+def test_stdout_closed_is_a_diagnostic(tool: str) -> None:
     """`>&-` closes file descriptor 1 (stdout=DEVNULL would leave it open)."""
-    run = shell(f"{shlex.join([*ADIR_OPT, str(EXAMPLE)])} >&-")
+    run = shell(f"{shlex.join(PRINTING_COMMANDS[tool])} >&-")
     assert run.returncode == 1
     assert run.stderr == "stdout: error: cannot write the output: Bad file descriptor\n"
 
@@ -171,9 +180,10 @@ def test_stdout_closed_is_a_diagnostic() -> None:
     not (os.path.exists("/dev/full") and stat.S_ISCHR(os.stat("/dev/full").st_mode)),
     reason="no /dev/full",
 )
-def test_stdout_on_a_full_device_is_a_diagnostic() -> None:
-    """The shell opens /dev/full; adir-opt only writes to its stdout."""
-    run = shell(f"{shlex.join([*ADIR_OPT, str(EXAMPLE)])} > /dev/full")
+@pytest.mark.parametrize("tool", PRINTING_COMMANDS)
+def test_stdout_on_a_full_device_is_a_diagnostic(tool: str) -> None:
+    """The shell opens /dev/full; the tool only writes to its stdout."""
+    run = shell(f"{shlex.join(PRINTING_COMMANDS[tool])} > /dev/full")
     assert run.returncode == 1
     assert run.stderr == "stdout: error: cannot write the output: No space left on device\n"
 
