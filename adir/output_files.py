@@ -14,7 +14,7 @@ something else.
   every user of the machine, and a FIFO's reader would get nothing.
 
 `write_directory(directory, files)`, for `--emit-c`, is all or nothing: every name must be
-absent or a regular file in `directory`, every file is written to a temporary directory inside
+absent or a regular file in `directory` (itself followed if a link), every file is written to a temporary directory inside
 it (beside it when it does not exist yet) and moved in only when all were written. It returns
 the names of the existing files whose content it changed, so that the tool can say so; a file
 whose content is unchanged is not touched (a build does not redo it).
@@ -175,8 +175,9 @@ def _existing_files(
 
 def _create_directory(directory: str, contents: Mapping[str, bytes], what: str) -> None:
     """Build a directory that does not exist yet beside where it goes and rename it there; on
-    a failure remove the parents this made too."""
-    parent = os.path.dirname(os.path.abspath(directory))
+    a failure remove the parents this made too. A dangling link is followed, as for a file."""
+    place = os.path.realpath(directory)
+    parent = os.path.dirname(place)
     made = []
     ancestor = parent
     while not os.path.lexists(ancestor):
@@ -194,7 +195,7 @@ def _create_directory(directory: str, contents: Mapping[str, bytes], what: str) 
             _write_new(os.path.join(staging, name), data, target, what)
         try:
             os.chmod(staging, 0o777 & ~_umask())
-            os.rename(staging, directory)
+            os.rename(staging, place)
         except OSError as error:
             raise OutputError(directory, what, _reason(error)) from error
     except BaseException:
