@@ -14,10 +14,11 @@ something else.
   every user of the machine, and a FIFO's reader would get nothing.
 
 `write_directory(directory, files)`, for `--emit-c`, is all or nothing: every name must be
-absent or a regular file in `directory` (itself followed if a link), every file is written to a temporary directory inside
-it (beside it when it does not exist yet) and moved in only when all were written. It returns
-the names of the existing files whose content it changed, so that the tool can say so; a file
-whose content is unchanged is not touched (a build does not redo it).
+absent or a regular file in `directory` (itself followed if a link), every file is written to
+a temporary directory inside it (beside it when it does not exist yet) and moved in only when
+all were written. It returns the names of the existing files whose content it changed, so
+that the tool can say so; a file whose content is unchanged is not touched (a build does not
+redo it).
 
 Every failure is an `OutputError`: the path that failed (a file of the directory, not the
 directory) and the system's reason (`No space left on device`, `Broken pipe`, ...).
