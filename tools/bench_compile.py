@@ -66,7 +66,10 @@ STAGE_ROW = re.compile(r"^\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\S.*)$")
 def compile_once(model: Path, optimizer: str) -> dict[str, object]:
     """Run adir-opt on `model`; the CPU seconds of each stage, and the process's totals."""
     command = [sys.executable, "-m", "adir.tools.adir_opt", f"--optimizer={optimizer}"]
-    command += ["--plan-memory", "-t", "c", "--time-passes", str(model), "-o", "/dev/null"]
+    # The C goes beside the model, in the temporary directory: never `-o /dev/null`, which the
+    # -o of an older adir-opt replaced by a regular file (issue 17).
+    command += ["--plan-memory", "-t", "c", "--time-passes", str(model)]
+    command += ["-o", str(model.with_suffix(".c"))]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     run = subprocess.run(command, capture_output=True, text=True)

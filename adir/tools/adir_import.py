@@ -11,7 +11,7 @@ model whose forward returns a scalar is the loss function itself. The model is i
 mode its factory leaves it in (training, for a new module), or in eval mode with `--eval`.
 
 Errors (a bad file, an op adir cannot import, ...) are `file:line: error: message` with exit
-code 1; `-o` is written only on success (atomically).
+code 1; `-o` is written only on success, as `adir-opt -o` is (`adir.output_files`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import traceback
 from collections.abc import Sequence
 from typing import Any
 
+from adir.output_files import STDOUT, write_file
 from adir.tools.diagnostics import DiagnosticError, first_line, report_errors
-from adir.tools.files import write_atomically
 
 LOSS_NAMES = ("cross_entropy", "nll", "mse", "bce", "bce_with_logits")
 DTYPE_NAMES = ("f32", "i32", "i64")
@@ -161,10 +161,7 @@ def run(argv: Sequence[str]) -> None:
         location = str(error.site) if error.site else args.model.rpartition(":")[0]
         raise DiagnosticError(location, error.message, [f"  {d}" for d in error.details]) from error
     text = module_to_text(module)
-    if args.output:
-        write_atomically(args.output, text)
-    else:
-        sys.stdout.write(text)
+    write_file(args.output or STDOUT, text)
 
 
 def _command_line_error(message: str):

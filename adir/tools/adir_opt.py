@@ -10,8 +10,14 @@ Every xDSL flag keeps working (`-p`, `--split-input-file`, `--verify-diagnostics
   which `-p` runs (`SHORTCUTS` below). A shortcut whose pass does not exist yet is an error.
 - Errors are diagnostics, `file:line:col: error: message` with the source line and a caret, and
   exit code 1; the traceback only with `--debug`.
-- `-o` is written to a temporary file renamed on success: a failed run leaves the previous
-  output untouched and no partial file.
+- `-o` is written only when the whole run succeeds, the way the shell's `>` writes (a
+  symbolic link is followed, a device or FIFO is written in place) but atomically where the
+  target is a regular file: a failed run leaves the previous output untouched and no partial
+  file; `-o -` is stdout; a write error is a diagnostic (`adir.output_files`).
+- `--emit-c=DIR` is all or nothing: every file is written to a temporary directory and moved
+  into DIR only when all were written. Existing files are replaced, each one whose content
+  changed is named in a note on stderr; a name in DIR that is not a regular file (a directory,
+  a link) fails the run, naming it, with DIR unchanged.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import argparse
 import contextlib
 import dataclasses
 import gc
+import os
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
@@ -35,13 +42,14 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from adir.backends.c.cmsis import KERNEL_SETS
 from adir.backends.c.cortex_m import BOARDS, board_files, parse_size
-from adir.backends.c.files import c_files, write_c_files
+from adir.backends.c.files import c_files
 from adir.backends.c.harness import harness_source
 from adir.backends.c.model import IDENTIFIER as C_IDENTIFIER
 from adir.backends.c.model import print_model
 from adir.backends.c.target import CTarget
 from adir.context import DIALECTS, LocatedParser
 from adir.diagnostics import OpWarning
+from adir.output_files import STDOUT, write_directory, write_file
 from adir.passes import ADIR_PASSES
 from adir.tools.diagnostics import (
     DiagnosticError,
@@ -51,7 +59,7 @@ from adir.tools.diagnostics import (
     pipeline_error,
     report_errors,
 )
-from adir.tools.files import decode, write_atomically
+from adir.tools.files import decode
 from adir.tools.pass_timing import StageTimer
 
 # (flag attribute, pass spec) in the order the passes run. `--plan-memory` needs buffers, so it
@@ -90,6 +98,11 @@ class AdirOptMain(xDSLOptMain):
         # A bad command line is exit code 1 like every other error, not argparse's 2.
         arg_parser.error = _command_line_error  # type: ignore[method-assign]
         super().register_all_arguments(arg_parser)
+        # xDSL's -o, with what adir-opt's writing of it does (`adir.output_files`).
+        arg_parser._option_string_actions["-o"].help = (
+            "write the output here on success (- is stdout): a regular file is replaced "
+            "atomically, a symbolic link is followed, a device or FIFO is written in place"
+        )
         arg_parser.add_argument(
             "--debug", action="store_true", help="show Python tracebacks on errors"
         )
@@ -140,8 +153,9 @@ class AdirOptMain(xDSLOptMain):
         c_group.add_argument(
             "--emit-c",
             metavar="DIR",
-            help="write <prefix>model.h, <prefix>model.c and the runtime kernels to DIR "
-            "(implies --plan-memory; the IR is then printed only with -o)",
+            help="write <prefix>model.h, <prefix>model.c and the runtime kernels to DIR, all or "
+            "none (implies --plan-memory; the IR is then printed only with -o); existing files "
+            "are replaced and those whose content changed are named on stderr",
         )
         c_group.add_argument(
             "--c-prefix", default="", metavar="PREFIX", help="prefix of the C names and files"
@@ -348,11 +362,9 @@ class AdirOptMain(xDSLOptMain):
         if c_output is not None:
             write_c_output(self.args.emit_c, c_output)
             if self.args.output_file is not None:
-                write_atomically(self.args.output_file, text)
-        elif self.args.output_file is None:
-            sys.stdout.write(text)
+                write_file(self.args.output_file, text)
         else:
-            write_atomically(self.args.output_file, text)
+            write_file(self.args.output_file or STDOUT, text)
 
     def prepare_input(self) -> tuple[list[tuple[BytesIO, int]], str]:  # type: ignore[override]
         try:
@@ -391,10 +403,11 @@ def collected_warnings(input_name: str, source_lines: Sequence[str]) -> Iterator
 
 
 def write_c_output(directory: str, files: dict[str, str]) -> None:
-    try:
-        write_c_files(directory, files)
-    except OSError as error:
-        raise DiagnosticError(directory, f"cannot write the C output: {error.strerror}") from error
+    """Write the C files into `directory`, all or none, and name the existing files whose
+    content this replaced (an older build of the model, or a file of the user's)."""
+    for name in write_directory(directory, files):
+        path = os.path.join(directory, name)
+        print(f"{path}: note: replaced the existing file (its content differed)", file=sys.stderr)
 
 
 def _command_line_error(message: str) -> NoReturn:

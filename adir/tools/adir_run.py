@@ -7,7 +7,8 @@
 Random arguments: floats are standard normal; integer arguments used as class labels by an
 `adir.nll` or `adir.cross_entropy` are uniform over the class count of that op's input (else
 over `--num-classes`). Parameters start from their initializers and persist across `--repeat`
-calls. `--save out.npz` stores the results and the final parameters (written atomically).
+calls. `--save out.npz` stores the results and the final parameters (written only on
+success, as `adir-opt -o` is: `adir.output_files`).
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import BlockArgument
 
 from adir.interpreter import Session
+from adir.output_files import write_file, write_stdout
 from adir.tools.diagnostics import DiagnosticError, first_line, report_errors
-from adir.tools.files import load_module, write_atomically
+from adir.tools.files import load_module
 
 LABEL_CONSUMERS = ("adir.nll", "adir.cross_entropy")
 
@@ -134,13 +136,13 @@ def run(argv: Sequence[str]) -> None:
             raise DiagnosticError("adir-run", first_line(error)) from error
         prefix = f"[{step + 1}/{args.repeat}] " if args.repeat > 1 else ""
         for index, value in enumerate(results):
-            print(prefix + format_result(index, value))
+            write_stdout(f"{prefix}{format_result(index, value)}\n")
     if args.save:
         buffer = io.BytesIO()
         arrays = {f"result{i}": r for i, r in enumerate(results)}
         arrays.update({f"param_{k}": v for k, v in session.params.items()})
         np.savez(buffer, **arrays)
-        write_atomically(args.save, buffer.getvalue())
+        write_file(args.save, buffer.getvalue())
 
 
 def _command_line_error(message: str):

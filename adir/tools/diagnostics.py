@@ -17,6 +17,7 @@ from xdsl.utils.arg_spec import ArgSpecParseError, parse_pipeline
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from adir.diagnostics import OpError, PassOptionError
+from adir.output_files import OutputError, flush_stdout
 
 
 class DiagnosticError(Exception):
@@ -35,12 +36,16 @@ class DiagnosticError(Exception):
 def report_errors(tool: str, body: Callable[[], None], debug: bool) -> int:
     """Run a tool's `body` and turn what it raises into an exit code: 0 on success, 1 for a
     diagnostic about the input (printed without a traceback unless `debug`), 2 for a bug in
-    adir itself (one line; `--debug` shows the traceback)."""
+    adir itself (one line; `--debug` shows the traceback). What the body printed is flushed
+    here, so that a full disk or a closed pipe on stdout is a diagnostic too."""
     try:
         body()
-    except DiagnosticError as error:
+        flush_stdout()
+    except (DiagnosticError, OutputError) as error:
         if debug:
             traceback.print_exc()
+        if isinstance(error, OutputError):
+            error = DiagnosticError(error.path, error.message)
         print(error, file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -1,5 +1,5 @@
 """Files for the command-line tools: read, decode, parse and verify a model, or a located
-diagnostic; write outputs atomically, so a failed run never leaves a half-written file."""
+diagnostic. Outputs are written by `adir.output_files`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import sys
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-from adir.atomic_write import replace_file
 from adir.context import adir_context, parse_module
 from adir.tools.diagnostics import DiagnosticError, format_parse_error, locate_failure
 
@@ -51,10 +50,3 @@ def load_module(path: str | None) -> ModuleOp:
         raise locate_failure(error, module, name, text.split("\n")) from error
     return module
 
-
-def write_atomically(path: str, content: str | bytes) -> None:
-    """Replace `path` with `content`, or leave it untouched (see `adir.atomic_write`)."""
-    try:
-        replace_file(path, content)
-    except OSError as error:
-        raise DiagnosticError(path, f"cannot write the output: {error.strerror}") from error

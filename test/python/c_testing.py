@@ -26,11 +26,12 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from adir.backends.c.calls import c_type
-from adir.backends.c.files import c_files, runtime_files, write_c_files
+from adir.backends.c.files import c_files, runtime_files
 from adir.backends.c.model import print_model
 from adir.context import adir_context, parse_module
 from adir.interpreter import Session
 from adir.interpreter.arrays import to_numpy_dtype
+from adir.output_files import write_directory
 from adir.passes import ADIR_PASSES, PLANNING_PIPELINE
 
 WARNINGS = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
@@ -121,7 +122,7 @@ def runtime_objects(compiler: str, flags: tuple[str, ...]) -> list[str]:
     """The runtime's kernels compiled once per compiler and flags in this test process (each
     model's build then compiles only its own source and driver)."""
     directory = Path(tempfile.mkdtemp(prefix="adir-c-runtime-"))
-    write_c_files(str(directory), runtime_files())
+    write_directory(str(directory), runtime_files())
     objects = []
     for source in sorted(directory.glob("*.c")):
         target = source.with_suffix(".o")
@@ -204,7 +205,7 @@ def build_c(
     objects of a kernel library (CMSIS-DSP for kernels="cmsis-dsp"). `state_each_step`: the
     driver writes every parameter after each step (`driver_source`)."""
     directory.mkdir(parents=True, exist_ok=True)
-    write_c_files(str(directory), c_files(print_model(module, PREFIX, kernels)))
+    write_directory(str(directory), c_files(print_model(module, PREFIX, kernels)))
     (directory / "driver.c").write_text(driver_source(module, name, steps, state_each_step))
     flags = [*WARNINGS, optimize, "-ffp-contract=off", *(SANITIZERS if sanitize else [])]
     flags += extra_flags

@@ -29,8 +29,9 @@ from xdsl.dialects.builtin import ModuleOp
 
 from adir.backends.c.cortex_m import MPS2_AN386, Board, board_files
 from adir.backends.c.embedded_training import embedded_training_source
-from adir.backends.c.files import CMSIS_DSP_RUNTIME, c_files, write_c_files
+from adir.backends.c.files import CMSIS_DSP_RUNTIME, c_files
 from adir.backends.c.model import print_model
+from adir.output_files import write_directory
 
 ARM_TOOLS = ("arm-none-eabi-gcc", "arm-none-eabi-size", "qemu-system-arm", "make")
 INSTALL = (
@@ -141,7 +142,7 @@ class BoardBuild:
         files = c_files(print_model(planned, PREFIX, kernels))
         files.update(board_files(MPS2_AN386, ram_bytes, kernels))
         files[f"{PREFIX}train_embedded.c"] = embedded_training_source(planned, PREFIX, batches)
-        write_c_files(str(directory), files)
+        write_directory(str(directory), files)
         return cls(directory, len(batches), kernels)
 
     def make(self, *targets: str) -> subprocess.CompletedProcess[str]:
@@ -193,7 +194,7 @@ def host_run(
     directory.mkdir(parents=True, exist_ok=True)
     files = c_files(print_model(planned, PREFIX, kernels))
     files[f"{PREFIX}train_embedded.c"] = embedded_training_source(planned, PREFIX, batches)
-    write_c_files(str(directory), files)
+    write_directory(str(directory), files)
     compiler = c_compilers()[0]
     flags = [*WARNINGS, "-O2", "-ffp-contract=off"]
     objects = runtime_objects(compiler, tuple(flags))

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -59,3 +61,10 @@ def test_bench_trains_the_seed_mlp_like_pytorch(tmp_path: Path) -> None:
         assert system["median_us"] > 0
         assert abs(system["loss10"] - reference) <= 1e-3 * abs(reference)
     assert row["arena"] == row["arena_bound"] == 320
+
+
+def test_the_benchmarks_left_dev_null_a_character_device() -> None:
+    """After the benchmarks above (pytest runs a file's tests in order): `bench_compile.py`
+    passed `-o /dev/null`, which adir-opt replaced by a regular file, for the whole machine
+    when the suite ran as root (issue 17). It now writes into its temporary directory."""
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)

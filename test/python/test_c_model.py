@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 from c_testing import PREFIX, WARNINGS, build_c, check_c_against_interpreter, run_pipeline
 
-from adir.backends.c.files import c_files, write_c_files
+from adir.backends.c.files import c_files
 from adir.backends.c.model import print_model
 from adir.context import parse_module
 from adir.diagnostics import OpError
+from adir.output_files import write_directory
 
 ONLY_PARAMS = """
 adir.param @k : tensor<3x5xf32> = #adir.kaiming_uniform<a = 2.23606797749979, seed = 11>
@@ -71,7 +72,7 @@ def test_caller_arena_and_section(tmp_path: Path) -> None:
     result as the interpreter (the driver sets no arena, so the caller-arena build is linked
     with a main of its own here)."""
     module = planned(MATMUL)
-    write_c_files(str(tmp_path), c_files(print_model(module, PREFIX)))
+    write_directory(str(tmp_path), c_files(print_model(module, PREFIX)))
     (tmp_path / "main.c").write_text(
         f'#include <stdio.h>\n#include "{PREFIX}model.h"\n'
         "static double arena[64];\n"
@@ -149,7 +150,7 @@ def test_module_without_a_plan_is_refused() -> None:
 def test_empty_prefix_compiles(tmp_path: Path) -> None:
     """Without a prefix, the C names (the arena's storage among them) still do not collide with
     the functions' locals (`arena`)."""
-    write_c_files(str(tmp_path), c_files(print_model(planned(MATMUL), "")))
+    write_directory(str(tmp_path), c_files(print_model(planned(MATMUL), "")))
     subprocess.run(
         ["cc", *WARNINGS, "-c", "-I", str(tmp_path), str(tmp_path / "model.c"), "-o",
          str(tmp_path / "model.o")],

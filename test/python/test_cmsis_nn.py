@@ -500,8 +500,9 @@ def test_int8_examples_on_cortex_m4_are_bit_exact(name: str, kernels: str) -> No
     from cortex_m_testing import require_arm_tools
 
     from adir.backends.c.cortex_m import MPS2_AN386, board_files
-    from adir.backends.c.files import c_files, write_c_files
+    from adir.backends.c.files import c_files
     from adir.backends.c.model import print_model
+    from adir.output_files import write_directory
 
     require_arm_tools()
     shape, outputs = SHAPES[name]
@@ -517,7 +518,7 @@ def test_int8_examples_on_cortex_m4_are_bit_exact(name: str, kernels: str) -> No
         files = c_files(print_model(planned, PREFIX, kernels))
         files.update(board_files(MPS2_AN386, 256 * 1024, kernels))
         files[f"{PREFIX}infer_embedded.c"] = inference_program("predict_int8", inputs, outputs)
-        write_c_files(directory, files)
+        write_directory(directory, files)
         completed = subprocess.run(
             ["make", "-s", "-j2", "-C", directory, "run", f"CMSIS_NN={CMSIS_NN}"],
             capture_output=True,

@@ -1,12 +1,10 @@
-"""The files a C build needs: the generated pair and the runtime (`runtime/`), and writing them
-to a directory so that a failed run leaves no half-written file."""
+"""The files a C build needs: the generated pair and the runtime (`runtime/`). Writing them is
+`adir.output_files.write_directory` (all or nothing)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from adir.atomic_write import replace_file
 from adir.backends.c.model import CModel
 
 RUNTIME = Path(__file__).parent / "runtime"
@@ -34,9 +32,3 @@ def c_files(model: CModel) -> dict[str, str]:
         **runtime_files(model.kernels),
     }
 
-
-def write_c_files(directory: str, files: dict[str, str]) -> None:
-    """Write `files` into `directory` (created if missing), each one atomically."""
-    os.makedirs(directory, exist_ok=True)
-    for name, text in files.items():
-        replace_file(os.path.join(directory, name), text)

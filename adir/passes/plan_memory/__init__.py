@@ -30,9 +30,9 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from adir.atomic_write import replace_file
 from adir.diagnostics import PassOptionError
 from adir.dialects.tensor.params import ParamOp
+from adir.output_files import OutputError, write_file
 from adir.passes.plan_memory.liveness import byte_size, live_buffers, lower_bound
 from adir.passes.plan_memory.placement import ALGORITHMS, arena_size, naive
 from adir.passes.plan_memory.report import svg_report, text_report
@@ -92,8 +92,6 @@ class PlanMemoryPass(ModulePass):
         op.attributes["adir.persistent_size"] = IntegerAttr(persistent, i64)
         if self.svg is not None:
             try:
-                replace_file(self.svg, "\n".join(pictures))
-            except OSError as error:
-                raise PassFailedException(
-                    f"plan-memory: cannot write {self.svg}: {error.strerror}"
-                ) from error
+                write_file(self.svg, "\n".join(pictures), "the memory plan")
+            except OutputError as error:
+                raise PassFailedException(f"plan-memory: {error}") from error
