@@ -43,40 +43,19 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from adir.diagnostics import OpError
 from adir.dialects.kernel import KERNELS, ParamBufferOp
-from adir.dialects.tensor import elementwise as ew
 from adir.dialects.tensor.base import TensorOp
 from adir.dialects.tensor.matmul_and_shape import ConstantOp
-from adir.dialects.tensor.normalization import BatchnormOp
-from adir.dialects.tensor.optimizers import ParamUpdateOp
 from adir.dialects.tensor.params import LoadOp, StoreOp
-
-# Grad ops whose output element i depends only on element i of each operand.
-ELEMENTWISE_GRADS = {
-    "adir.relu_grad",
-    "adir.leaky_relu_grad",
-    "adir.sigmoid_grad",
-    "adir.tanh_grad",
-    "adir.gelu_grad",
-    "adir.softplus_grad",
-}
+from adir.dialects.tensor.traits import InPlaceOperands
 
 
 def in_place_operands(op: Operation, result: int) -> list[int]:
-    """The indices of the operands of the same shape that the op's kernel may write result
-    #`result` over: it reads element i of each only before it writes element i of that result.
-    All of an elementwise op's; a parameter update's parameter, state and (unless it is a
-    matmul's operands) gradient; a batchnorm's running mean and variance, each by its new
-    value (the kernel reads channel c of the old one just before it writes channel c)."""
-    if isinstance(op, ParamUpdateOp):
-        return op.in_place_operands()
-    if isinstance(op, BatchnormOp):
-        return {3: [3], 4: [4]}.get(result, [])
-    if (
-        isinstance(op, ew.UnaryElementwiseOp | ew.BinaryElementwiseOp | ew.SelectOp)
-        or op.name in ELEMENTWISE_GRADS
-    ):
-        return list(range(len(op.operands)))
-    return []
+    """The indices of the operands that the op's kernel may write result #`result` over, as
+    the op's `InPlaceOperands` trait says (all of an `ElementwiseMappable` op's; a parameter
+    update's parameter, state and, unless it is a matmul's operands, gradient; a batchnorm's
+    running mean and variance, each by its new value)."""
+    trait = op.get_trait(InPlaceOperands)
+    return [] if trait is None else list(trait.operands_for(op, result))
 
 
 @functools.lru_cache(maxsize=4096)  # building a type verifies it: once per distinct type

@@ -49,16 +49,16 @@ from xdsl.dialects.builtin import ModuleOp, ShapedType
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
-from adir.dialects.tensor.matmul_and_shape import ConstantOp
 from adir.dialects.tensor.params import LoadOp, StoreOp
+from adir.dialects.tensor.traits import ResultsOutsideArena
 
 
 def costs_no_arena(op: Operation) -> bool:
-    """An op whose results take no arena memory to speak of: a constant (a global), a
-    parameter load (the parameter's own buffer), or one whose results are scalars."""
-    if isinstance(op, ConstantOp | LoadOp):
+    """An op whose results take no arena memory to speak of: `ResultsOutsideArena` (a
+    constant's global, a load's parameter buffer), or one whose results are scalars."""
+    if op.has_trait(ResultsOutsideArena):
         return True
-    if isinstance(op, StoreOp | func.ReturnOp) or not op.results:
+    if not op.results:  # a store, a return
         return False
     return all(isinstance(r.type, ShapedType) and _elements(r.type) <= 1 for r in op.results)
 
