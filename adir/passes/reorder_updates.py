@@ -96,11 +96,10 @@ class UpdateScheduler:
         self.free = {op for op in self.ops if costs_no_arena(op)}
         self.loads: dict[str, list[LoadOp]] = {}
         self.stores: dict[str, list[StoreOp]] = {}
-        for op in self.ops:
-            if isinstance(op, LoadOp):
-                self.loads.setdefault(param_name(op), []).append(op)
-            elif isinstance(op, StoreOp):
-                self.stores.setdefault(param_name(op), []).append(op)
+        for load in (op for op in self.ops if isinstance(op, LoadOp)):
+            self.loads.setdefault(param_name(load), []).append(load)
+        for store in (op for op in self.ops if isinstance(op, StoreOp)):
+            self.stores.setdefault(param_name(store), []).append(store)
         self.group_of: dict[Operation, UpdateGroup] = {}
         self.groups = self._groups()
         self.dependents: dict[Operation, list[UpdateGroup]] = {}
