@@ -67,7 +67,12 @@ from adir.dialects.tensor.shapes import (
     shape_of,
     tensor_type,
 )
-from adir.dialects.tensor.traits import NotDifferentiable, Recomputable, ResultsOutsideArena
+from adir.dialects.tensor.traits import (
+    NoKernel,
+    NotDifferentiable,
+    Recomputable,
+    ResultsOutsideArena,
+)
 
 
 def _known(a: Dim, b: Dim) -> Dim:
@@ -263,7 +268,12 @@ class ConstantOp(TensorOp):
     name = "adir.constant"
     value = prop_def(DenseIntOrFPElementsAttr)
     result = result_def(FloatTensor | IntTensor)
-    traits = traits_def(Pure(), ResultsOutsideArena(), NotDifferentiable("no operands"))
+    traits = traits_def(
+        Pure(),
+        ResultsOutsideArena(),
+        NoKernel("bufferize makes it a read-only memref.global: a static const table in C"),
+        NotDifferentiable("no operands"),
+    )
 
     def __init__(self, value: DenseIntOrFPElementsAttr):
         super().__init__([], {"value": value})
