@@ -8,7 +8,7 @@ Random arguments: floats are standard normal; integer arguments used as class la
 that `ReadsClassLabels`: `adir.nll`, `adir.cross_entropy` and their gradients) are uniform over
 the class count of that op's input (else over `--num-classes`). Parameters start from their
 initializers and persist across `--repeat` calls. `--save out.npz` stores the results and the
-final parameters (written atomically). """
+final parameters (written atomically)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from adir.dialects.tensor.traits import ReadsClassLabels
 from adir.interpreter import Session
 from adir.tools.diagnostics import DiagnosticError, first_line, report_errors
 from adir.tools.files import load_module, write_atomically
+
 
 def argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(

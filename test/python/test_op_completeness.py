@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import functools
 import re
-from io import StringIO
 from collections.abc import Iterator
+from io import StringIO
 from pathlib import Path
 
 import pytest

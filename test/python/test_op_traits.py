@@ -35,8 +35,8 @@ from adir.dialects.tensor.traits import (
     ElementwiseMappable,
     InPlaceOperands,
     Int8Lookup,
-    Recomputable,
     ReadsClassLabels,
+    Recomputable,
     ResultsOutsideArena,
     WritesResultOver,
 )
@@ -65,6 +65,10 @@ def is_adir_op_class(value: object) -> bool:
         and issubclass(value, Operation | Attribute)
         and value.__module__.startswith("adir.dialects")
     )
+
+
+def is_elif(orelse: list[ast.stmt]) -> bool:
+    return len(orelse) == 1 and isinstance(orelse[0], ast.If)
 
 
 class Scanner(ast.NodeVisitor):
@@ -183,11 +187,11 @@ class Scanner(ast.NodeVisitor):
     def generic_visit(self, node: ast.AST) -> None:
         for body_name in ("body", "orelse", "finalbody"):
             body = getattr(node, body_name, None)
-            is_elif = isinstance(node, ast.If) and body_name == "orelse" and len(node.orelse) == 1
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt) and not (
-                is_elif and isinstance(node.orelse[0], ast.If)
-            ):
-                self.check_ladder(body)
+            if not (isinstance(body, list) and body and isinstance(body[0], ast.stmt)):
+                continue
+            if isinstance(node, ast.If) and body_name == "orelse" and is_elif(body):
+                continue  # the chain was counted from its first `if`
+            self.check_ladder(body)
         super().generic_visit(node)
 
     def check_ladder(self, body: list[ast.stmt]) -> None:
@@ -199,7 +203,7 @@ class Scanner(ast.NodeVisitor):
             while isinstance(branch, ast.If):
                 for subject in self.tested_subjects(branch.test):
                     tests.setdefault(subject, []).append(branch)
-                branch = branch.orelse[0] if len(branch.orelse) == 1 else None
+                branch = branch.orelse[0] if is_elif(branch.orelse) else None
         for ladder in tests.values():
             if len(ladder) >= 2:
                 lines = ", ".join(str(t.lineno) for t in ladder)
@@ -223,7 +227,7 @@ def test_no_op_lists_or_isinstance_ladders(path: Path) -> None:
 
 # --- the scanner finds what it must find ---------------------------------------------------
 
-LADDERS = '''
+LADDERS = """
 from adir.dialects.tensor import elementwise as ew
 from adir.dialects.tensor.params import LoadOp, StoreOp
 CHEAP = {"adir.add", "adir.relu"}
@@ -241,7 +245,7 @@ def g(op):
     if isinstance(op, StoreOp):
         return 2
     return 0
-'''
+"""
 
 
 def test_the_scanner_finds_each_kind_of_list(tmp_path: Path) -> None:

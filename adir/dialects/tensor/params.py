@@ -300,9 +300,7 @@ class XavierUniformInit(InitializerAttr):
         return symmetric_uniform(self, shape)
 
 
-def symmetric_uniform(
-    init: KaimingUniformInit | XavierUniformInit, shape: Sequence[int]
-) -> Draw:
+def symmetric_uniform(init: KaimingUniformInit | XavierUniformInit, shape: Sequence[int]) -> Draw:
     """U(-bound, bound); an empty tensor draws nothing and needs no bound (a fan may be 0)."""
     bound = init.bound(shape) if math.prod(shape) else 0.0
     return Draw("symmetric_uniform", (bound,), random=True)

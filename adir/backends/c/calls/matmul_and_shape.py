@@ -166,4 +166,3 @@ def concat(op: KernelOp, site: CallSite) -> str:
         "concat", f"(const float *const[]){{{inputs}}}", site.output(), len(op.ins), axis_sizes,
         f"{math.prod(out[:axis])}u", f"{math.prod(out[axis + 1 :])}u",
     )  # fmt: skip
-
