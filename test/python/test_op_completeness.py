@@ -5,7 +5,8 @@ runtime declares (or the `NoKernel` trait saying why there is none), and a textu
 The instances come from the dialect's round-trip tests (`test/filecheck/dialects/adir/*.mlir`)
 and from the examples through the pipelines that make gradient, optimizer and int8 ops; an op
 with no instance of static shape there fails the test (give it one in its family's lit test).
-A new op that misses any of these fails here, naming the op and what it misses.
+A new op that misses any of these fails here, naming the op and what it misses. Each
+initializer attribute says how it draws, and the runtime has the C function of that draw.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from adir.backends.c.calls import CALL_EMITTERS, CallSite
 from adir.context import parse_module
 from adir.dialects.kernel import KERNELS
 from adir.dialects.tensor import ADIR_OPS
+from adir.dialects.tensor.params import INITIALIZERS, InitializerAttr
 from adir.dialects.tensor.traits import NoKernel, NotDifferentiable
 from adir.interpreter.params import ParamFunctions
 from adir.interpreter.session import FAMILY_FUNCTIONS
@@ -196,3 +198,11 @@ def test_every_statement_names_one_kernel_per_macro() -> None:
     assert kernel_functions("ADIR_MATMUL(b0, b1, b2);") == ["adir_matmul"]
     with pytest.raises(AssertionError, match="no macro ADIR_NO_SUCH_KERNEL"):
         kernel_functions("ADIR_NO_SUCH_KERNEL(b0);")
+
+
+@pytest.mark.parametrize("init", INITIALIZERS, ids=lambda i: i.name)
+def test_initializer_has_a_draw_and_a_c_function(init: type[InitializerAttr]) -> None:
+    """Each initializer says how it draws (`draw`), and the runtime has `adir_init_<kind>`."""
+    parameters = [kind(init.DEFAULTS.get(name, 1.0)) for name, kind in init.param_kinds().items()]
+    draw = init.new(parameters).draw((4, 3))
+    assert re.search(rf"\badir_init_{draw.kind}\s*\(", runtime_headers()), draw.kind
