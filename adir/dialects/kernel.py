@@ -38,6 +38,7 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, NoMemoryEffect
 
 from adir.dialects.tensor import ADIR_OPS
 from adir.dialects.tensor.base import TensorOp
+from adir.dialects.tensor.traits import NoKernel
 
 
 class KernelOp(IRDLOperation):
@@ -84,11 +85,12 @@ def kernel_twin(tensor_op: type[TensorOp]) -> type[KernelOp]:
     return irdl_op_definition(cls)
 
 
-# Every tensor op that computes (not the parameter declarations and accesses) has a kernel.
+# Every tensor op has a kernel, except those marked `NoKernel` (a load is the parameter's own
+# buffer; the parameter declarations and stores are not tensor ops).
 KERNELS: dict[type[TensorOp], type[KernelOp]] = {
     op: kernel_twin(op)
     for op in ADIR_OPS
-    if issubclass(op, TensorOp) and op.name not in ("adir.load",)
+    if issubclass(op, TensorOp) and not op.has_trait(NoKernel)
 }
 
 

@@ -24,7 +24,9 @@ or, when `%z` dies at the relu, the relu writes over `%z`'s buffer and no buffer
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref
@@ -43,40 +45,19 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from adir.diagnostics import OpError
 from adir.dialects.kernel import KERNELS, ParamBufferOp
-from adir.dialects.tensor import elementwise as ew
 from adir.dialects.tensor.base import TensorOp
 from adir.dialects.tensor.matmul_and_shape import ConstantOp
-from adir.dialects.tensor.normalization import BatchnormOp
-from adir.dialects.tensor.optimizers import ParamUpdateOp
 from adir.dialects.tensor.params import LoadOp, StoreOp
-
-# Grad ops whose output element i depends only on element i of each operand.
-ELEMENTWISE_GRADS = {
-    "adir.relu_grad",
-    "adir.leaky_relu_grad",
-    "adir.sigmoid_grad",
-    "adir.tanh_grad",
-    "adir.gelu_grad",
-    "adir.softplus_grad",
-}
+from adir.dialects.tensor.traits import InPlaceOperands
 
 
 def in_place_operands(op: Operation, result: int) -> list[int]:
-    """The indices of the operands of the same shape that the op's kernel may write result
-    #`result` over: it reads element i of each only before it writes element i of that result.
-    All of an elementwise op's; a parameter update's parameter, state and (unless it is a
-    matmul's operands) gradient; a batchnorm's running mean and variance, each by its new
-    value (the kernel reads channel c of the old one just before it writes channel c)."""
-    if isinstance(op, ParamUpdateOp):
-        return op.in_place_operands()
-    if isinstance(op, BatchnormOp):
-        return {3: [3], 4: [4]}.get(result, [])
-    if (
-        isinstance(op, ew.UnaryElementwiseOp | ew.BinaryElementwiseOp | ew.SelectOp)
-        or op.name in ELEMENTWISE_GRADS
-    ):
-        return list(range(len(op.operands)))
-    return []
+    """The indices of the operands that the op's kernel may write result #`result` over, as
+    the op's `InPlaceOperands` trait says (all of an `ElementwiseMappable` op's; a parameter
+    update's parameter, state and, unless it is a matmul's operands, gradient; a batchnorm's
+    running mean and variance, each by its new value)."""
+    trait = op.get_trait(InPlaceOperands)
+    return [] if trait is None else list(trait.operands_for(op, result))
 
 
 @functools.lru_cache(maxsize=4096)  # building a type verifies it: once per distinct type
@@ -128,12 +109,18 @@ class FunctionBufferizer:
         self.returned = {v for v in self.ops[-1].operands} if self.ops else set()
         # The loads and stores of each parameter, in program order (for in-place updates).
         self.loads: dict[str, list[LoadOp]] = {}
+        for load in (op for op in self.ops if isinstance(op, LoadOp)):
+            self.loads.setdefault(load.param.root_reference.data, []).append(load)
         self.stores: dict[str, list[StoreOp]] = {}
-        for op in self.ops:
-            if isinstance(op, LoadOp):
-                self.loads.setdefault(op.param.root_reference.data, []).append(op)
-            elif isinstance(op, StoreOp):
-                self.stores.setdefault(op.param.root_reference.data, []).append(op)
+        for store in (op for op in self.ops if isinstance(op, StoreOp)):
+            self.stores.setdefault(store.param.root_reference.data, []).append(store)
+        # The ops that have no kernel (`NoKernel`) or that become no kernel, by class.
+        self.lowerings: dict[type[Operation], Callable[[Any], None]] = {
+            LoadOp: self.load,
+            StoreOp: self.store,
+            ConstantOp: self.constant,
+            func.ReturnOp: self.return_,
+        }
 
     def last_use(self, value: SSAValue) -> int:
         return max((self.position[use.operation] for use in value.uses), default=-1)
@@ -165,27 +152,10 @@ class FunctionBufferizer:
         return self.param_buffers[name]
 
     def bufferize(self, op: Operation) -> None:
-        location = op.location
-        if isinstance(op, LoadOp):
-            name = op.param.root_reference.data
-            param = self.param_buffer(name, op.result.type, location)
-            if self.read_after_a_store(op):  # the value must outlive the parameter's
-                snapshot = self.new_buffer(op.result, location)
-                self.emit(memref.CopyOp(param, snapshot), location)
-                self.buffer[op.result] = snapshot
-            else:
-                self.buffer[op.result] = param
-        elif isinstance(op, StoreOp):
-            target = self.param_buffer(op.param.root_reference.data, op.value.type, location)
-            if self.buffer[op.value] is not target:
-                self.emit(memref.CopyOp(self.buffer[op.value], target), location)
-        elif isinstance(op, ConstantOp):
-            name = self.constants.get(op.value)
-            get = self.emit(memref.GetGlobalOp(name, memref_of(op.result.type)), location)
-            self.buffer[op.result] = get.results[0]
-        elif isinstance(op, func.ReturnOp):
-            self.emit(func.ReturnOp(*[self.buffer[v] for v in op.operands]), location)
+        if (lowering := self.lowerings.get(type(op))) is not None:
+            lowering(op)
         elif isinstance(op, TensorOp) and type(op) in KERNELS:
+            location = op.location
             outs: list[SSAValue] = []
             for result in op.results:
                 outs.append(self.destination(op, result, outs))
@@ -198,6 +168,30 @@ class FunctionBufferizer:
             self.emit(kernel, location)
         else:
             raise OpError(op, f"bufferize: {op.name} has no kernel")
+
+    def load(self, op: LoadOp) -> None:
+        """The parameter's own buffer, or a copy of it if the value outlives the parameter's."""
+        param = self.param_buffer(op.param.root_reference.data, op.result.type, op.location)
+        if self.read_after_a_store(op):
+            snapshot = self.new_buffer(op.result, op.location)
+            self.emit(memref.CopyOp(param, snapshot), op.location)
+            self.buffer[op.result] = snapshot
+        else:
+            self.buffer[op.result] = param
+
+    def store(self, op: StoreOp) -> None:
+        """Nothing where the value was computed into the parameter's buffer, else a copy."""
+        target = self.param_buffer(op.param.root_reference.data, op.value.type, op.location)
+        if self.buffer[op.value] is not target:
+            self.emit(memref.CopyOp(self.buffer[op.value], target), op.location)
+
+    def constant(self, op: ConstantOp) -> None:
+        name = self.constants.get(op.value)
+        get = self.emit(memref.GetGlobalOp(name, memref_of(op.result.type)), op.location)
+        self.buffer[op.result] = get.results[0]
+
+    def return_(self, op: func.ReturnOp) -> None:
+        self.emit(func.ReturnOp(*[self.buffer[v] for v in op.operands]), op.location)
 
     def destination(self, op: Operation, result: SSAValue, taken: list[SSAValue]) -> SSAValue:
         """Where `result` is written: into the parameter it updates, over a dying operand

@@ -29,8 +29,7 @@ from xdsl.transforms.dead_code_elimination import region_dce
 from adir.diagnostics import OpError
 from adir.dialects.tensor import LOSS_MARKER
 from adir.dialects.tensor.losses import LossOp
-from adir.dialects.tensor.normalization import BatchnormEvalOp, BatchnormOp, DropoutOp
-from adir.dialects.tensor.params import StoreOp
+from adir.dialects.tensor.traits import HasEvalForm
 
 
 def loss_function(module: ModuleOp, name: str) -> func.FuncOp:
@@ -47,20 +46,20 @@ def loss_function(module: ModuleOp, name: str) -> func.FuncOp:
 
 
 def to_eval_mode(function: func.FuncOp) -> None:
-    """Batchnorm with running statistics, dropout as the identity, no stores (the training-mode
-    ops lose their uses here and go with dead-code elimination)."""
+    """Each op that `HasEvalForm` becomes its eval form: batchnorm with running statistics,
+    dropout as the identity, no stores (the training-mode ops lose their uses here and go with
+    dead-code elimination)."""
     for op in list(function.body.block.ops):
-        if isinstance(op, StoreOp):
+        if not isinstance(op, HasEvalForm):
+            continue
+        form = op.eval_form()
+        for new in form.ops:
+            Rewriter.insert_op(new, InsertPoint.before(op))
+        for result, value in zip(op.results, form.results, strict=False):
+            if value is not None:
+                result.replace_all_uses_with(value)
+        if form.erase:
             Rewriter.erase_op(op)
-        elif isinstance(op, DropoutOp):
-            op.results[0].replace_all_uses_with(op.input)
-        elif isinstance(op, BatchnormOp):
-            evaluated = BatchnormEvalOp(
-                op.input, op.gamma, op.beta, op.running_mean, op.running_var, op.eps.value.data
-            )
-            Rewriter.insert_op(evaluated, InsertPoint.before(op))
-            evaluated.result.name_hint = op.output.name_hint
-            op.output.replace_all_uses_with(evaluated.result)
 
 
 def drop_unused_arguments(function: func.FuncOp) -> None:

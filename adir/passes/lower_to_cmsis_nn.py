@@ -44,7 +44,9 @@ for turning a one-channel depthwise conv into a conv is 1 outside it).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects import memref
@@ -68,11 +70,6 @@ TARGETS = ("scalar", "dsp", "mve")
 CH_IN_BLOCK_MVE = 124  # arm_nnsupportfunctions.h
 ONE_INPUT_CHANNEL_THRESHOLD_GCC = 1  # CONVERT_DW_CONV_WITH_ONE_INPUT_CH_..._THRESHOLD, not ACC6
 
-CONV = KERNELS[q.QConv2dOp]
-FULLY_CONNECTED = KERNELS[q.QFullyConnectedOp]
-MAXPOOL = KERNELS[q.QMaxpool2dOp]
-AVGPOOL = KERNELS[q.QAvgpool2dOp]
-SOFTMAX = KERNELS[q.QSoftmaxOp]
 # arm_softmax_s8 divides each exp by its row's sum with a shift of 35 - clz(sum) bits; a sum of
 # 2^28 or more (Q12.19: 512 entries tied at the maximum) would shift an int32 by 32 or more,
 # undefined in C (and different on Arm and x86). 511 entries keep every sum below 2^28.
@@ -187,46 +184,83 @@ def avgpool_size(target: str, channels: int) -> int:
     return channels * 4 if target == "dsp" else 0
 
 
-def choose(op: KernelOp, target: str) -> tuple[str | None, int, str]:
+Choice = tuple[str | None, int, str]
+"""(the CMSIS-NN function or None, its scratch bytes, why not)."""
+ChoiceRule = Callable[[KernelOp, str], Choice]
+CMSIS_NN_RULES: dict[type[KernelOp], ChoiceRule] = {}
+"""The CMSIS-NN rule of each kernel op that has a CMSIS-NN counterpart, keyed by its class."""
+
+Rule = TypeVar("Rule", bound=ChoiceRule)
+
+
+def chooses(tensor_op: type[q.QuantizedOp]) -> Callable[[Rule], Rule]:
+    """Register the decorated rule for the kernels of `tensor_op`."""
+
+    def register(rule: Rule) -> Rule:
+        CMSIS_NN_RULES[KERNELS[tensor_op]] = rule
+        return rule
+
+    return register
+
+
+def choose(op: KernelOp, target: str) -> Choice:
     """(CMSIS-NN function or None, scratch bytes, why not)."""
-    if isinstance(op, CONV):
-        if ints(op, "dilation") != [1, 1]:
-            return None, 0, "dilation"
-        padding = ints(op, "padding")
-        if not tflite_padding(padding):
-            return None, 0, "padding bottom/right not top/left or one more"
-        x, w, y = shape(op, 0), shape(op, 1), shape(op, 3)
-        if w[1:3] == (1, 1) and any(padding):
-            # CMSIS-NN's 1x1 path tells padding only by the top and left, and assumes none.
-            return None, 0, "1x1 kernel with padding"
-        stride = tuple(ints(op, "stride"))
-        pads = (padding[0], padding[2])
-        groups = op.properties["groups"]
-        assert isinstance(groups, IntegerAttr)
-        input, output = Dims(*x), Dims(*y)
-        if groups.value.data == 1:
-            size = conv_wrapper_size(target, input, Dims(*w), output, stride, pads)  # type: ignore[arg-type]
-            return "arm_convolve_wrapper_s8", size, ""
-        size = depthwise_wrapper_size(target, input, Dims(*w), output, stride, pads)  # type: ignore[arg-type]
-        return "arm_depthwise_conv_wrapper_s8", size, ""
-    if isinstance(op, FULLY_CONNECTED):
-        if len(ints(op, "multiplier")) != 1:
-            return None, 0, "per-channel multipliers"
-        return "arm_fully_connected_s8", fully_connected_size(target, shape(op, 1)[0]), ""
-    if isinstance(op, MAXPOOL | AVGPOOL):
-        if not tflite_padding(ints(op, "padding")):
-            return None, 0, "padding bottom/right not top/left or one more"
-        if isinstance(op, MAXPOOL):
-            return "arm_max_pool_s8", 0, ""
-        return "arm_avgpool_s8", avgpool_size(target, shape(op, 0)[3]), ""
-    if isinstance(op, SOFTMAX):
-        x = shape(op, 0)
-        if x[-1] > SOFTMAX_CMSIS_NN_MAX_ROW:
-            return None, 0, f"rows of {x[-1]} entries, over the 511 arm_softmax_s8 takes"
-        if 0 in x:
-            return None, 0, "empty rows"
-        return "arm_softmax_s8", 0, ""
-    return None, 0, ""
+    rule = CMSIS_NN_RULES.get(type(op))
+    return (None, 0, "") if rule is None else rule(op, target)
+
+
+@chooses(q.QConv2dOp)
+def conv(op: KernelOp, target: str) -> Choice:
+    if ints(op, "dilation") != [1, 1]:
+        return None, 0, "dilation"
+    padding = ints(op, "padding")
+    if not tflite_padding(padding):
+        return None, 0, "padding bottom/right not top/left or one more"
+    x, w, y = shape(op, 0), shape(op, 1), shape(op, 3)
+    if w[1:3] == (1, 1) and any(padding):
+        # CMSIS-NN's 1x1 path tells padding only by the top and left, and assumes none.
+        return None, 0, "1x1 kernel with padding"
+    stride = tuple(ints(op, "stride"))
+    pads = (padding[0], padding[2])
+    groups = op.properties["groups"]
+    assert isinstance(groups, IntegerAttr)
+    input, output = Dims(*x), Dims(*y)
+    if groups.value.data == 1:
+        size = conv_wrapper_size(target, input, Dims(*w), output, stride, pads)  # type: ignore[arg-type]
+        return "arm_convolve_wrapper_s8", size, ""
+    size = depthwise_wrapper_size(target, input, Dims(*w), output, stride, pads)  # type: ignore[arg-type]
+    return "arm_depthwise_conv_wrapper_s8", size, ""
+
+
+@chooses(q.QFullyConnectedOp)
+def fully_connected(op: KernelOp, target: str) -> Choice:
+    if len(ints(op, "multiplier")) != 1:
+        return None, 0, "per-channel multipliers"
+    return "arm_fully_connected_s8", fully_connected_size(target, shape(op, 1)[0]), ""
+
+
+@chooses(q.QMaxpool2dOp)
+def maxpool(op: KernelOp, target: str) -> Choice:
+    if not tflite_padding(ints(op, "padding")):
+        return None, 0, "padding bottom/right not top/left or one more"
+    return "arm_max_pool_s8", 0, ""
+
+
+@chooses(q.QAvgpool2dOp)
+def avgpool(op: KernelOp, target: str) -> Choice:
+    if not tflite_padding(ints(op, "padding")):
+        return None, 0, "padding bottom/right not top/left or one more"
+    return "arm_avgpool_s8", avgpool_size(target, shape(op, 0)[3]), ""
+
+
+@chooses(q.QSoftmaxOp)
+def softmax(op: KernelOp, target: str) -> Choice:
+    x = shape(op, 0)
+    if x[-1] > SOFTMAX_CMSIS_NN_MAX_ROW:
+        return None, 0, f"rows of {x[-1]} entries, over the 511 arm_softmax_s8 takes"
+    if 0 in x:
+        return None, 0, "empty rows"
+    return "arm_softmax_s8", 0, ""
 
 
 def add_scratch(kernel: KernelOp, size: int) -> None:

@@ -23,11 +23,13 @@ input is quantized on entry, its outputs dequantized on exit.
   the end of the chain.
 - conv2d (groups 1, or depthwise) -> qconv2d in NHWC; matmul by a parameter (2-D) ->
   qfully_connected; maxpool2d, avgpool2d without padding, global_avgpool2d -> the NHWC pools
-  (output scale = input scale, as TFLite requires); reshape/flatten -> qreshape; sigmoid, tanh,
-  relu -> qlookup on a 256-entry table (sigmoid to scale 1/256, zero point -128, tanh to 1/128,
-  0, TFLite's fixed output quantization); softmax over the last axis -> qsoftmax (beta 1, to
-  scale 1/256, zero point -128, TFLite's int8 SOFTMAX). Images enter NHWC through a qtranspose
-  (a qreshape when the move only involves a dim of size 1) and leave it the same way.
+  (output scale = input scale, as TFLite requires); reshape/flatten -> qreshape
+  (`INT8_RULES`); an op with the `Int8Lookup` trait (sigmoid, tanh, relu) -> qlookup on a
+  256-entry table of its function, to the output range the trait fixes (sigmoid to scale
+  1/256, zero point -128, tanh to 1/128, 0, TFLite's fixed output quantization) or calibration
+  gives; softmax over the last axis -> qsoftmax (beta 1, to scale 1/256, zero point -128,
+  TFLite's int8 SOFTMAX). Images enter NHWC through a qtranspose (a qreshape when the move
+  only involves a dim of size 1) and leave it the same way.
 - Any other op stays f32, fed by dequantize and feeding quantize (e.g. the MLP's final
   log_softmax): the function is int8 where the family can express it, and says where not.
 """
@@ -35,7 +37,9 @@ input is quantized on entry, its outputs dequantized on exit.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from xdsl.context import Context
@@ -62,6 +66,7 @@ from adir.dialects.tensor import matmul_and_shape as mm
 from adir.dialects.tensor import quantized as q
 from adir.dialects.tensor.normalization import BatchnormEvalOp
 from adir.dialects.tensor.params import LoadOp
+from adir.dialects.tensor.traits import Int8Lookup
 from adir.interpreter import Session
 from adir.interpreter.params import initial_params
 from adir.interpreter.quantized import (
@@ -74,13 +79,6 @@ from adir.interpreter.quantized import (
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 TO_NHWC, TO_NCHW = (0, 2, 3, 1), (0, 3, 1, 2)
-# TFLite's fixed output quantization of its int8 LOGISTIC and TANH.
-FIXED_OUTPUT = {"adir.sigmoid": (1.0 / 256, -128), "adir.tanh": (1.0 / 128, 0)}
-LOOKUP_FUNCTIONS = {
-    "adir.sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
-    "adir.tanh": np.tanh,
-    "adir.relu": lambda x: np.maximum(x, 0.0),
-}
 
 
 def activation_params(lo: float, hi: float) -> tuple[float, int]:
@@ -318,18 +316,28 @@ class Quantizer:
         self.done.update(chain)
         return True
 
-    def pool(self, op: Operation) -> bool:
+    def maxpool(self, op: cp.Maxpool2dOp) -> bool:
+        window = op.window()
+        return self.pool(op, q.QMaxpool2dOp, window.kernel, window.stride, window.padding)
+
+    def avgpool(self, op: cp.Avgpool2dOp) -> bool:
+        window = op.window()
+        if any(window.padding) and op.count_include_pad.value.data:
+            return False  # the int8 pool divides by the in-bounds taps only
+        return self.pool(op, q.QAvgpool2dOp, window.kernel, window.stride, window.padding)
+
+    def global_avgpool(self, op: cp.GlobalAvgpool2dOp) -> bool:
         x_shape = op.operands[0].type.get_shape()  # type: ignore[attr-defined]
-        if isinstance(op, cp.GlobalAvgpool2dOp):
-            kind, kernel, stride, padding = q.QAvgpool2dOp, x_shape[2:], (1, 1), (0, 0, 0, 0)
-        elif isinstance(op, cp.Maxpool2dOp | cp.Avgpool2dOp):
-            window = op.window()
-            kind = q.QMaxpool2dOp if isinstance(op, cp.Maxpool2dOp) else q.QAvgpool2dOp
-            kernel, stride, padding = window.kernel, window.stride, window.padding
-            if kind is q.QAvgpool2dOp and any(padding) and op.count_include_pad.value.data:  # type: ignore[attr-defined]
-                return False  # the int8 pool divides by the in-bounds taps only
-        else:
-            return False
+        return self.pool(op, q.QAvgpool2dOp, x_shape[2:], (1, 1), (0, 0, 0, 0))
+
+    def pool(
+        self,
+        op: Operation,
+        kind: type[q.QMaxpool2dOp | q.QAvgpool2dOp],
+        kernel: Any,
+        stride: Any,
+        padding: Any,
+    ) -> bool:
         x = self.int_of(op.operands[0], op, nhwc=True)
         pooled = self.emit(kind(x.value, kernel, stride, padding), op, op.results[0])
         self.ints[op.results[0]] = QValue(pooled.results[0], x.scale, x.zero_point, nhwc=True)
@@ -344,14 +352,17 @@ class Quantizer:
         self.ints[op.results[0]] = QValue(reshaped.results[0], x.scale, x.zero_point)
         return True
 
-    def lookup(self, op: Operation) -> bool:
+    def lookup(self, op: Operation, lookup: Int8Lookup) -> bool:
+        """An `Int8Lookup` op of an int8 value: a table of its function on the 256 levels."""
+        if op.operands[0] not in self.ints:
+            return False  # an f32 value stays f32
         x = self.int_of(op.operands[0], op)
-        if op.name in FIXED_OUTPUT:
-            scale, zero_point = FIXED_OUTPUT[op.name]
+        if lookup.output is not None:
+            scale, zero_point = lookup.output
         else:
             scale, zero_point = self.output_params(op.results[0])
         levels = dequantize(np.arange(-128, 128, dtype=np.int8), x.scale, x.zero_point)
-        table = quantize(LOOKUP_FUNCTIONS[op.name](levels.astype(np.float64)), scale, zero_point)
+        table = quantize(lookup.function(levels.astype(np.float64)), scale, zero_point)
         table_value = self.constant(table, i8, op)
         looked = self.emit(q.QLookupOp(x.value, table_value), op, op.results[0])
         self.ints[op.results[0]] = QValue(looked.results[0], scale, zero_point, x.nhwc)
@@ -360,6 +371,8 @@ class Quantizer:
     def softmax(self, op: act.SoftmaxOp) -> bool:
         """Over the last axis only (TFLite's SOFTMAX and arm_softmax_s8 take rows), beta 1, to
         TFLite's fixed output quantization (scale 1/256, zero point -128)."""
+        if op.input not in self.ints:
+            return False  # a softmax of an f32 value stays f32
         shape = op.operand_shape(0)
         if shape is None or None in shape or op.normalized_axis(len(shape)) != len(shape) - 1:
             return False
@@ -394,21 +407,27 @@ class Quantizer:
                 self.emit(func.ReturnOp(*results), op)
                 continue
             handled = False
-            if isinstance(op, cp.Conv2dOp):
-                handled = self.conv2d(op)
-            elif isinstance(op, mm.MatmulOp):
-                handled = self.matmul(op)
-            elif isinstance(op, cp.Maxpool2dOp | cp.Avgpool2dOp | cp.GlobalAvgpool2dOp):
-                handled = self.pool(op)
-            elif isinstance(op, mm.ReshapeOp | mm.FlattenOp):
-                handled = self.reshape(op)
-            elif op.name in LOOKUP_FUNCTIONS and op.operands[0] in self.ints:
-                handled = self.lookup(op)
-            elif isinstance(op, act.SoftmaxOp) and op.operands[0] in self.ints:
-                handled = self.softmax(op)
+            if (rule := INT8_RULES.get(type(op))) is not None:
+                handled = rule(self, op)
+            elif (lookup := op.get_trait(Int8Lookup)) is not None:
+                handled = self.lookup(op, lookup)
             if not handled:
                 self.in_float(op)
         return self.block
+
+
+# The int8 form of each op that has one (an op with the `Int8Lookup` trait needs none): a
+# registry keyed by op class, like the VJP rules. A rule returns False where the op stays f32.
+INT8_RULES: dict[type[Operation], Callable[[Quantizer, Any], bool]] = {
+    cp.Conv2dOp: Quantizer.conv2d,
+    mm.MatmulOp: Quantizer.matmul,
+    cp.Maxpool2dOp: Quantizer.maxpool,
+    cp.Avgpool2dOp: Quantizer.avgpool,
+    cp.GlobalAvgpool2dOp: Quantizer.global_avgpool,
+    mm.ReshapeOp: Quantizer.reshape,
+    mm.FlattenOp: Quantizer.reshape,
+    act.SoftmaxOp: Quantizer.softmax,
+}
 
 
 def calibration_ranges(

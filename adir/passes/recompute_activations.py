@@ -13,19 +13,19 @@ becomes
     %r_recomputed = adir.relu %y_recomputed {adir.recomputed}
     %dr = adir.relu_grad %r_recomputed, %dy
 
-A value is a candidate when its op is cheap (elementwise arithmetic, activations, batchnorm,
-dropout, pooling, shape ops: at most a few passes over the data; never a matmul or a
-convolution) and its uses fall in two groups apart in the schedule: the clone goes right before
-the first use of the later group, which then reads it. An operand that is not alive there
-anyway is recomputed too, when its op is cheap (up to `max_chain` ops in all), else kept alive.
-Each candidate, largest first, is kept only if the arena's lower bound after `reorder-updates`
-and `bufferize` goes down; the others are undone. Planning a copy of the function costs as much
-as the two passes, so a candidate is tried only if the points where the bound is reached all lie
-between its early and its late uses (elsewhere the change can only add bytes): one plan per
-remaining candidate, O(candidates x ops) still for a deep network whose every activation is
-alive at the turn from forward to backward (a 1,000-op MLP: 20 s). Recomputing gives the same
-bits (each op is deterministic, dropout's mask included), so training is unchanged; it costs
-the time of the recomputed ops.
+A value is a candidate when its op is cheap, as its `Recomputable` trait says (elementwise
+arithmetic, activations, batchnorm, dropout, pooling, shape ops: at most a few passes over the
+data; never a matmul or a convolution) and its uses fall in two groups apart in the schedule:
+the clone goes right before the first use of the later group, which then reads it. An operand
+that is not alive there anyway is recomputed too, when its op is cheap (up to `max_chain` ops in
+all), else kept alive. Each candidate, largest first, is kept only if the arena's lower bound
+after `reorder-updates` and `bufferize` goes down; the others are undone. Planning a copy of the
+function costs as much as the two passes, so a candidate is tried only if the points where the
+bound is reached all lie between its early and its late uses (elsewhere the change can only add
+bytes): one plan per remaining candidate, O(candidates x ops) still for a deep network whose
+every activation is alive at the turn from forward to backward (a 1,000-op MLP: 20 s).
+Recomputing gives the same bits (each op is deterministic, dropout's mask included), so training
+is unchanged; it costs the time of the recomputed ops.
 
 Off by default (`adir-opt --recompute`, or this pass in a `-p` pipeline before
 `reorder-updates`); `report=true` prints what was recomputed and the lower bound before and
@@ -46,25 +46,12 @@ from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.transforms.dead_code_elimination import region_dce
 
-from adir.dialects.tensor.normalization import BatchnormOp
+from adir.dialects.tensor.traits import Recomputable
 from adir.passes.bufferize import BufferizePass
 from adir.passes.plan_memory.liveness import live_buffers, live_bytes
 from adir.passes.reorder_updates import ReorderUpdatesPass, costs_no_arena
 
 RECOMPUTED = "adir.recomputed"
-
-# Ops that cost at most a few passes over their data.
-CHEAP = {
-    *(
-        f"adir.{name}"
-        for name in (
-            "add sub mul div pow maximum minimum neg exp log sqrt cmp select "
-            "relu leaky_relu sigmoid tanh gelu softplus softmax log_softmax "
-            "batchnorm dropout maxpool2d avgpool2d global_avgpool2d pad "
-            "reshape flatten transpose broadcast_to slice concat"
-        ).split()
-    )
-}
 
 
 @dataclass(frozen=True)
@@ -145,7 +132,7 @@ class BlockRecomputer:
         values = [
             result
             for op in self.block.ops
-            if op.name in CHEAP and RECOMPUTED not in op.attributes
+            if op.has_trait(Recomputable) and RECOMPUTED not in op.attributes
             for result in op.results
             if result not in returned and sum(1 for _ in result.uses) >= 2
         ]
@@ -188,11 +175,10 @@ class BlockRecomputer:
         change: Recomputation,
         budget: int,
     ) -> Operation:
-        operands = list(op.operands)
-        if isinstance(op, BatchnormOp):
-            # Training mode normalises with the batch's statistics: the running ones are only
-            # updated. The clone reads the new ones, so the old ones need not be kept.
-            operands[3], operands[4] = op.results[3], op.results[4]
+        recomputable = op.get_trait(Recomputable)
+        assert recomputable is not None
+        # A batchnorm's clone reads the new running statistics (its trait says why).
+        operands = recomputable.recomputed_operands(op)
         budget -= 1
         for index, operand in enumerate(operands):
             producer = operand.owner
@@ -200,7 +186,7 @@ class BlockRecomputer:
                 budget > 0
                 and isinstance(producer, Operation)
                 and producer is not op
-                and producer.name in CHEAP
+                and producer.has_trait(Recomputable)
                 and not costs_no_arena(producer)
                 # not alive at `here` any more (a clone made just now sits at `here`): recompute
                 and max(position.get(u.operation, position[here]) for u in operand.uses)

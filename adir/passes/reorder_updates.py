@@ -49,16 +49,16 @@ from xdsl.dialects.builtin import ModuleOp, ShapedType
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
-from adir.dialects.tensor.matmul_and_shape import ConstantOp
 from adir.dialects.tensor.params import LoadOp, StoreOp
+from adir.dialects.tensor.traits import ResultsOutsideArena
 
 
 def costs_no_arena(op: Operation) -> bool:
-    """An op whose results take no arena memory to speak of: a constant (a global), a
-    parameter load (the parameter's own buffer), or one whose results are scalars."""
-    if isinstance(op, ConstantOp | LoadOp):
+    """An op whose results take no arena memory to speak of: `ResultsOutsideArena` (a
+    constant's global, a load's parameter buffer), or one whose results are scalars."""
+    if op.has_trait(ResultsOutsideArena):
         return True
-    if isinstance(op, StoreOp | func.ReturnOp) or not op.results:
+    if not op.results:  # a store, a return
         return False
     return all(isinstance(r.type, ShapedType) and _elements(r.type) <= 1 for r in op.results)
 
@@ -96,11 +96,10 @@ class UpdateScheduler:
         self.free = {op for op in self.ops if costs_no_arena(op)}
         self.loads: dict[str, list[LoadOp]] = {}
         self.stores: dict[str, list[StoreOp]] = {}
-        for op in self.ops:
-            if isinstance(op, LoadOp):
-                self.loads.setdefault(param_name(op), []).append(op)
-            elif isinstance(op, StoreOp):
-                self.stores.setdefault(param_name(op), []).append(op)
+        for load in (op for op in self.ops if isinstance(op, LoadOp)):
+            self.loads.setdefault(param_name(load), []).append(load)
+        for store in (op for op in self.ops if isinstance(op, StoreOp)):
+            self.stores.setdefault(param_name(store), []).append(store)
         self.group_of: dict[Operation, UpdateGroup] = {}
         self.groups = self._groups()
         self.dependents: dict[Operation, list[UpdateGroup]] = {}

@@ -4,11 +4,11 @@
     adir-run model.mlir --func loss --random-inputs 0       seeded random arguments
     adir-run model.mlir --func train_step --random-inputs 0 --repeat 20
 
-Random arguments: floats are standard normal; integer arguments used as class labels by an
-`adir.nll` or `adir.cross_entropy` are uniform over the class count of that op's input (else
-over `--num-classes`). Parameters start from their initializers and persist across `--repeat`
-calls. `--save out.npz` stores the results and the final parameters (written only on
-success, as `adir-opt -o` is: `adir.output_files`).
+Random arguments: floats are standard normal; integer arguments used as class labels (by an op
+that `ReadsClassLabels`: `adir.nll`, `adir.cross_entropy` and their gradients) are uniform over
+the class count of that op's input (else over `--num-classes`). Parameters start from their
+initializers and persist across `--repeat` calls. `--save out.npz` stores the results and the
+final parameters (written only on success, as `adir-opt -o` is: `adir.output_files`).
 """
 
 from __future__ import annotations
@@ -23,12 +23,11 @@ from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import BlockArgument
 
+from adir.dialects.tensor.traits import ReadsClassLabels
 from adir.interpreter import Session
 from adir.output_files import write_file, write_stdout
 from adir.tools.diagnostics import DiagnosticError, first_line, report_errors
 from adir.tools.files import load_module
-
-LABEL_CONSUMERS = ("adir.nll", "adir.cross_entropy")
 
 
 def argument_parser() -> argparse.ArgumentParser:
@@ -71,9 +70,10 @@ def select_function(module: ModuleOp, name: str | None) -> FuncOp:
 
 
 def class_count(argument: BlockArgument, default: int) -> int:
-    """The number of classes of the first loss that reads `argument` as labels."""
+    """The number of classes of the first op that reads `argument` as class labels."""
     for use in argument.uses:
-        if use.operation.name in LABEL_CONSUMERS and use.index == 1:
+        labels = use.operation.get_trait(ReadsClassLabels)
+        if labels is not None and use.index == labels.index(use.operation):
             logits = use.operation.operands[0].type
             if isinstance(logits, TensorType) and logits.get_shape()[-1] > 0:
                 return logits.get_shape()[-1]

@@ -13,13 +13,11 @@ import numpy as np
 import pytest
 from adir_testing import tensor_type
 from c_testing import check_c_against_interpreter
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, f32
 
-from adir.backends.c.calls import CALL_EMITTERS, CallSite
 from adir.diagnostics import OpError
 from adir.dialects.kernel import KERNELS
 from adir.dialects.tensor.matmul_and_shape import ConstantOp
+from adir.dialects.tensor.traits import NoKernel
 
 RNG = np.random.default_rng(0)
 
@@ -232,11 +230,8 @@ def test_constant_is_a_table_the_shape_kernels_read() -> None:
     check_c_against_interpreter(text, "f", [[normal(2, 3)]])
 
 
-def test_constant_kernel_is_an_error() -> None:
-    """bufferize never leaves an adir_kernel.constant; one written by hand gets a clear error."""
-    value = DenseIntOrFPElementsAttr.from_list(TensorType(f32, [2]), [1.0, 2.0])
-    out = memref.AllocOp.get(f32, None, [2])
-    kernel = KERNELS[ConstantOp]([], [out.memref], {"value": value})
-    site = CallSite(kernel, {out.memref: "y"}, lambda what, values: what)
-    with pytest.raises(OpError, match=r"bufferize turns adir\.constant into a read-only"):
-        CALL_EMITTERS[type(kernel)](kernel, site)
+def test_constant_has_no_kernel() -> None:
+    """bufferize makes a constant a memref.global, so there is no adir_kernel.constant (the
+    op's NoKernel trait says so)."""
+    assert ConstantOp.has_trait(NoKernel)
+    assert ConstantOp not in KERNELS

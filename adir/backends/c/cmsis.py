@@ -126,16 +126,22 @@ def matmul(op: KernelOp, site: CallSite) -> str | None:
     return call(wrapper, site.input(0), site.input(1), site.output(), batch, m, n, k, shared_b)
 
 
-ELEMENTWISE = {"add": "arm_add_f32", "sub": "arm_sub_f32", "mul": "arm_mult_f32"}
+def binary(function: str) -> CmsisEmitter:
+    """The CMSIS-DSP `function(a, b, out, size)` of an elementwise op, where neither operand
+    is broadcast."""
+
+    def emit(op: KernelOp, site: CallSite) -> str | None:
+        dims, strides = broadcast_layout(site.out_shape(), [site.in_shape(0), site.in_shape(1)])
+        if not is_flat(dims, strides):
+            return None
+        return call(function, site.input(0), site.input(1), site.output(), f"{site.out_size()}u")
+
+    return emit
 
 
-@lowers(ew.AddOp, ew.SubOp, ew.MulOp)
-def binary(op: KernelOp, site: CallSite) -> str | None:
-    dims, strides = broadcast_layout(site.out_shape(), [site.in_shape(0), site.in_shape(1)])
-    if not is_flat(dims, strides):
-        return None
-    function = ELEMENTWISE[site.kernel]
-    return call(function, site.input(0), site.input(1), site.output(), f"{site.out_size()}u")
+lowers(ew.AddOp)(binary("arm_add_f32"))
+lowers(ew.SubOp)(binary("arm_sub_f32"))
+lowers(ew.MulOp)(binary("arm_mult_f32"))
 
 
 @lowers(ew.NegOp)

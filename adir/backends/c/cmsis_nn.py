@@ -16,6 +16,8 @@ filter as {accum depth, 1, 1, output depth}.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.dialects.builtin import IntegerAttr, StringAttr
 
 from adir.backends.c.calls import CallSite
@@ -138,18 +140,26 @@ def softmax(op: KernelOp, site: CallSite) -> str:
     )
 
 
+CmsisNnCall = Callable[[KernelOp, CallSite, str], str]
+CMSIS_NN_CALLS: dict[str, CmsisNnCall] = {
+    "arm_convolve_wrapper_s8": lambda op, site, _: conv(op, site, "arm_convolve_wrapper_s8"),
+    "arm_depthwise_conv_wrapper_s8": (
+        lambda op, site, _: conv(op, site, "arm_depthwise_conv_wrapper_s8")
+    ),
+    "arm_fully_connected_s8": fully_connected,
+    "arm_max_pool_s8": lambda op, site, _: pool(op, site, "arm_max_pool_s8"),
+    "arm_avgpool_s8": lambda op, site, _: pool(op, site, "arm_avgpool_s8"),
+    "arm_softmax_s8": lambda op, site, _: softmax(op, site),
+}
+"""The C form of each CMSIS-NN function `lower-to-cmsis-nn` may choose, keyed by its name."""
+
+
 def cmsis_nn_call(op: KernelOp, site: CallSite, target: str) -> str | None:
     """The CMSIS-NN statement of an op `lower-to-cmsis-nn` marked, None for the others."""
     function = op.attributes.get("adir.cmsis_nn")
     if not isinstance(function, StringAttr):
         return None
-    name = function.data
-    if name in ("arm_convolve_wrapper_s8", "arm_depthwise_conv_wrapper_s8"):
-        return conv(op, site, name)
-    if name == "arm_fully_connected_s8":
-        return fully_connected(op, site, target)
-    if name in ("arm_max_pool_s8", "arm_avgpool_s8"):
-        return pool(op, site, name)
-    if name == "arm_softmax_s8":
-        return softmax(op, site)
-    raise site.error(f"no C form for the CMSIS-NN function {name}")
+    call = CMSIS_NN_CALLS.get(function.data)
+    if call is None:
+        raise site.error(f"no C form for the CMSIS-NN function {function.data}")
+    return call(op, site, target)

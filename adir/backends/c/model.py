@@ -48,7 +48,7 @@ from adir.diagnostics import OpError
 from adir.dialects.kernel import KernelOp, ParamBufferOp
 from adir.dialects.tensor import params as p
 from adir.interpreter.arrays import dense_to_numpy
-from adir.interpreter.initializers import seed_of, symmetric_bound
+from adir.interpreter.initializers import seed_of
 
 C_KEYWORDS = frozenset(
     "auto break case char const continue default do double else enum extern float for goto if "
@@ -333,28 +333,18 @@ class ModelPrinter:
             shape = tuple(op.type.get_shape())
             if isinstance(init, DenseIntOrFPElementsAttr):
                 lines.append(f"memcpy({name}, {name}_initial, sizeof {name});")
-            elif isinstance(init, p.ZerosInit):
-                lines.append(f"adir_init_zeros({name}, {size}u);")
-            elif isinstance(init, p.FillInit):
-                lines.append(f"adir_init_fill({name}, {size}u, {c_float(init.value.data)});")
-            else:
-                seed = f"UINT64_C({seed_of(init, 0)}) + (uint64_t)seed * ADIR_INIT_SEED_STEP"
-                if isinstance(init, p.UniformInit):
-                    call = (
-                        f"adir_init_uniform({name}, {size}u, {c_float(init.low.data)}, "
-                        f"{c_float(init.high.data)}, {seed})"
-                    )
-                elif isinstance(init, p.NormalInit):
-                    call = (
-                        f"adir_init_normal({name}, {size}u, {c_float(init.mean.data)}, "
-                        f"{c_float(init.std.data)}, {seed})"
-                    )
-                elif isinstance(init, p.KaimingUniformInit | p.XavierUniformInit):
-                    bound = c_float(float(symmetric_bound(init, shape))) if size else "0.0f"
-                    call = f"adir_init_symmetric_uniform({name}, {size}u, {bound}, {seed})"
-                else:
-                    raise OpError(op, f"C backend: no C initializer for {init}")
-                lines.append(call + ";")
+                continue
+            if not isinstance(init, p.InitializerAttr):
+                raise OpError(op, f"C backend: no C initializer for {init}")
+            # adir_init_<kind>(data, size, parameters..., stream): the same draw as the
+            # interpreter's (adir/interpreter/initializers.py), bit for bit.
+            draw = init.draw(shape)
+            arguments = [name, f"{size}u", *(c_float(v) for v in draw.parameters)]
+            if draw.random:
+                arguments.append(
+                    f"UINT64_C({seed_of(init, 0)}) + (uint64_t)seed * ADIR_INIT_SEED_STEP"
+                )
+            lines.append(f"adir_init_{draw.kind}({', '.join(arguments)});")
         return lines
 
     def source(self, arena_bytes: int) -> str:

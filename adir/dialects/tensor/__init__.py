@@ -1,8 +1,9 @@
 """The `adir` tensor dialect: value semantics on builtin `tensor<...xf32>`.
 
 One file per op family; the interpreter (`adir/interpreter/<family>.py`), the VJP rules and the
-C kernels use the same family names. To add an op, define it in its family file and list it in
-that file's `*_OPS` list; `docs/extending.md` walks through it.
+C kernels use the same family names. To add an op, define it in its family file (with the
+traits that tell the passes what it is, `traits.py`) and list it in that file's `*_OPS` list;
+`docs/extending.md` walks through it.
 """
 
 from xdsl.ir import Dialect

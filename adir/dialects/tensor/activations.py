@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+import numpy as np
 from xdsl.dialects.builtin import (
     I64,
     Float32Type,
@@ -41,6 +42,12 @@ from adir.dialects.tensor.shapes import (
     refine,
     shape_of,
 )
+from adir.dialects.tensor.traits import (
+    ElementwiseMappable,
+    Int8Lookup,
+    NotDifferentiable,
+    Recomputable,
+)
 
 
 @irdl_op_definition
@@ -48,6 +55,7 @@ class ReluOp(UnaryElementwiseOp):
     """`y = max(x, 0)`; like `torch.relu`, nan stays nan and -0.0 stays -0.0 (`x < 0 ? 0 : x`)."""
 
     name = "adir.relu"
+    traits = traits_def(Int8Lookup(lambda x: np.maximum(x, 0.0)))
 
 
 @irdl_op_definition
@@ -68,6 +76,8 @@ class SigmoidOp(UnaryElementwiseOp):
     `e / (1 + e)` for x < 0, where `e = exp(-|x|)` is in (0, 1]."""
 
     name = "adir.sigmoid"
+    # int8: TFLite's fixed output quantization of its LOGISTIC, [0, 1) in steps of 1/256.
+    traits = traits_def(Int8Lookup(lambda x: 1.0 / (1.0 + np.exp(-x)), output=(1.0 / 256, -128)))
 
 
 @irdl_op_definition
@@ -75,6 +85,8 @@ class TanhOp(UnaryElementwiseOp):
     """`y = tanh(x) = (exp(x) - exp(-x)) / (exp(x) + exp(-x))`."""
 
     name = "adir.tanh"
+    # int8: TFLite's fixed output quantization of its TANH, [-1, 1) in steps of 1/128.
+    traits = traits_def(Int8Lookup(np.tanh, output=(1.0 / 128, 0)))
 
 
 @irdl_op_definition
@@ -136,7 +148,7 @@ class AxisActivationOp(TensorOp):
     input = operand_def(FloatTensor)
     result = result_def(FloatTensor)
     axis = prop_def(IntegerAttr[I64], default_value=IntegerAttr(-1, i64))
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), Recomputable())
 
     def __init__(self, input: SSAValue, axis: int = -1):
         super().__init__([input], {"axis": IntegerAttr(axis, i64)})
@@ -178,7 +190,7 @@ class ActivationGradOp(TensorOp):
     both have one shape, which the result has too. Each op computes PyTorch's backward kernel
     for its forward op, so the autodiff rules need no composition of primitive ops."""
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), NotDifferentiable("a gradient op: autodiff emits it"))
 
     def __init__(
         self, saved: SSAValue, grad: SSAValue, properties: dict[str, Attribute] | None = None
@@ -224,6 +236,7 @@ class ReluGradOp(OutputGradOp):
     """
 
     name = "adir.relu_grad"
+    traits = traits_def(ElementwiseMappable())
 
 
 @irdl_op_definition
@@ -233,6 +246,7 @@ class LeakyReluGradOp(InputGradOp):
     `adir.leaky_relu`."""
 
     name = "adir.leaky_relu_grad"
+    traits = traits_def(ElementwiseMappable())
     alpha = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(0.01, f32))
 
     def __init__(self, input: SSAValue, grad: SSAValue, alpha: float = 0.01):
@@ -245,6 +259,7 @@ class SigmoidGradOp(OutputGradOp):
     `sigmoid_backward(grad, result)`."""
 
     name = "adir.sigmoid_grad"
+    traits = traits_def(ElementwiseMappable())
 
 
 @irdl_op_definition
@@ -254,6 +269,7 @@ class TanhGradOp(OutputGradOp):
     full precision near |output| = 1, where PyTorch's `1 - output * output` cancels."""
 
     name = "adir.tanh_grad"
+    traits = traits_def(ElementwiseMappable())
 
 
 @irdl_op_definition
@@ -265,6 +281,7 @@ class SoftplusGradOp(InputGradOp):
     Defaults beta = 1, threshold = 20, as `adir.softplus`; beta must be positive."""
 
     name = "adir.softplus_grad"
+    traits = traits_def(ElementwiseMappable())
     beta = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(1.0, f32))
     threshold = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(20.0, f32))
 
@@ -291,6 +308,7 @@ class GeluGradOp(InputGradOp):
     """
 
     name = "adir.gelu_grad"
+    traits = traits_def(ElementwiseMappable())
     approximate = prop_def(StringAttr, default_value=StringAttr("none"))
 
     APPROXIMATIONS: ClassVar[tuple[str, ...]] = GELU_APPROXIMATIONS

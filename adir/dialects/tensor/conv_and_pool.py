@@ -79,6 +79,7 @@ from adir.dialects.tensor.shapes import (
     require_rank,
     tensor_type,
 )
+from adir.dialects.tensor.traits import NotDifferentiable, Recomputable
 
 AXES = ("height", "width")
 SIDES = ("top", "bottom", "left", "right")
@@ -361,6 +362,7 @@ class Conv2dGradInputOp(ConvWindowOp):
     """
 
     name = "adir.conv2d_grad_input"
+    traits = traits_def(NotDifferentiable("a gradient op: autodiff emits it"))
     grad = operand_def(FloatTensor)
     weight = operand_def(FloatTensor)
     result = result_def(FloatTensor)
@@ -406,6 +408,7 @@ class Conv2dGradWeightOp(ConvWindowOp):
     """
 
     name = "adir.conv2d_grad_weight"
+    traits = traits_def(NotDifferentiable("a gradient op: autodiff emits it"))
     input = operand_def(FloatTensor)
     grad = operand_def(FloatTensor)
     result = result_def(FloatTensor)
@@ -511,6 +514,7 @@ class Maxpool2dOp(PoolOp):
     input padded with -inf (a nan in the window gives nan), asymmetric padding included."""
 
     name = "adir.maxpool2d"
+    traits = traits_def(Recomputable())
 
     def __init__(
         self,
@@ -529,6 +533,7 @@ class Avgpool2dOp(PoolOp):
     as torch) or over the number of its elements inside the image."""
 
     name = "adir.avgpool2d"
+    traits = traits_def(Recomputable())
     count_include_pad = prop_def(BoolAttr, default_value=BoolAttr.from_bool(True))
 
     def __init__(
@@ -552,7 +557,7 @@ class GlobalAvgpool2dOp(TensorOp):
     name = "adir.global_avgpool2d"
     input = operand_def(FloatTensor)
     result = result_def(FloatTensor)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), Recomputable())
 
     def __init__(self, input: SSAValue):
         super().__init__([input])
@@ -577,6 +582,7 @@ class Maxpool2dGradOp(PoolWindowOp):
     as the forward op's; the result has the input's type."""
 
     name = "adir.maxpool2d_grad"
+    traits = traits_def(NotDifferentiable("a gradient op: autodiff emits it"))
     input = operand_def(FloatTensor)
     grad = operand_def(FloatTensor)
     result = result_def(FloatTensor)
@@ -610,6 +616,7 @@ class Avgpool2dGradOp(PoolWindowOp):
     grad [N, C, H_out, W_out] -> [N, C, H, W]."""
 
     name = "adir.avgpool2d_grad"
+    traits = traits_def(NotDifferentiable("a gradient op: autodiff emits it"))
     grad = operand_def(FloatTensor)
     result = result_def(FloatTensor)
     count_include_pad = prop_def(BoolAttr, default_value=BoolAttr.from_bool(True))

@@ -25,6 +25,7 @@ from adir.dialects.tensor.shapes import (
     element_type,
     tensor_type,
 )
+from adir.dialects.tensor.traits import ElementwiseMappable, NotDifferentiable, Recomputable
 
 # IRDL cannot constrain an integer width inside a tensor type parameter; the shape rules check
 # that a condition is i1.
@@ -36,7 +37,7 @@ class UnaryElementwiseOp(TensorOp):
 
     input = operand_def(FloatTensor)
     result = result_def(FloatTensor)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), ElementwiseMappable(), Recomputable())
 
     def __init__(self, input: SSAValue, properties: Mapping[str, Attribute] | None = None):
         super().__init__([input], properties)
@@ -51,7 +52,7 @@ class BinaryElementwiseOp(TensorOp):
     lhs = operand_def(FloatTensor)
     rhs = operand_def(FloatTensor)
     result = result_def(FloatTensor)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), ElementwiseMappable(), Recomputable())
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue):
         super().__init__([lhs, rhs])
@@ -154,7 +155,12 @@ class CmpOp(TensorOp):
     rhs = operand_def(FloatTensor)
     result = result_def(BoolTensor)
     predicate = prop_def(StringAttr)
-    traits = traits_def(Pure())
+    traits = traits_def(
+        Pure(),
+        ElementwiseMappable(),
+        Recomputable(),
+        NotDifferentiable("a boolean result: its gradient is zero, and nothing flows through"),
+    )
 
     PREDICATES: ClassVar[tuple[str, ...]] = COMPARISON_PREDICATES
 
@@ -180,7 +186,7 @@ class SelectOp(TensorOp):
     on_true = operand_def(FloatTensor)
     on_false = operand_def(FloatTensor)
     result = result_def(FloatTensor)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), ElementwiseMappable(), Recomputable())
 
     def __init__(self, condition: SSAValue, on_true: SSAValue, on_false: SSAValue):
         super().__init__([condition, on_true, on_false])

@@ -49,6 +49,7 @@ from adir.dialects.tensor.shapes import (
     shape_of,
     tensor_type,
 )
+from adir.dialects.tensor.traits import NotDifferentiable, ReadsClassLabels
 
 REDUCTIONS = ("none", "mean", "sum")
 CLASS_INDEX_TYPES = (i32, i64)
@@ -186,6 +187,7 @@ class ClassificationLossOp(ClassificationTerms, LossOp):
 
     input = operand_def(FloatTensor)
     target = operand_def(AnyTensor)
+    traits = traits_def(ReadsClassLabels("target"))
 
 
 @irdl_op_definition
@@ -262,7 +264,7 @@ class LossGradOp(TensorOp):
 
     result = result_def(FloatTensor)
     reduction = prop_def(StringAttr, default_value=StringAttr("mean"))
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), NotDifferentiable("a gradient op: autodiff emits it"))
 
     REDUCTIONS: ClassVar[tuple[str, ...]] = REDUCTIONS
 
@@ -321,6 +323,7 @@ class ClassificationLossGradOp(ClassificationTerms, LossGradOp):
     input = operand_def(FloatTensor)
     target = operand_def(AnyTensor)
     dloss = operand_def(FloatTensor)
+    traits = traits_def(ReadsClassLabels("target"))
 
     def input_shape(self, unreduced: Shape) -> Shape:
         input_shape, target_shape = self.operand_shape(0), self.operand_shape(1)

@@ -67,6 +67,12 @@ from adir.dialects.tensor.shapes import (
     shape_of,
     tensor_type,
 )
+from adir.dialects.tensor.traits import (
+    NoKernel,
+    NotDifferentiable,
+    Recomputable,
+    ResultsOutsideArena,
+)
 
 
 def _known(a: Dim, b: Dim) -> Dim:
@@ -149,7 +155,7 @@ class TransposeOp(TensorOp):
     input = operand_def(FloatTensor)
     result = result_def(FloatTensor)
     permutation = prop_def(DenseArrayBase[I64])
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), Recomputable())
 
     def __init__(self, input: SSAValue, permutation: Sequence[int]):
         super().__init__([input], {"permutation": DenseArrayBase.from_list(i64, permutation)})
@@ -181,7 +187,7 @@ class ReshapeOp(TensorOp):
     input = operand_def(FloatTensor)
     result = result_def(FloatTensor)
     shape = prop_def(DenseArrayBase[I64])
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), Recomputable())
 
     def __init__(self, input: SSAValue, shape: Sequence[int]):
         super().__init__([input], {"shape": DenseArrayBase.from_list(i64, shape)})
@@ -227,7 +233,7 @@ class BroadcastToOp(TensorOp):
     input = operand_def(FloatTensor)
     result = result_def(FloatTensor)
     shape = prop_def(DenseArrayBase[I64])
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), Recomputable())
 
     def __init__(self, input: SSAValue, shape: Sequence[int]):
         super().__init__([input], {"shape": DenseArrayBase.from_list(i64, shape)})
@@ -262,7 +268,12 @@ class ConstantOp(TensorOp):
     name = "adir.constant"
     value = prop_def(DenseIntOrFPElementsAttr)
     result = result_def(FloatTensor | IntTensor)
-    traits = traits_def(Pure())
+    traits = traits_def(
+        Pure(),
+        ResultsOutsideArena(),
+        NoKernel("bufferize makes it a read-only memref.global: a static const table in C"),
+        NotDifferentiable("no operands"),
+    )
 
     def __init__(self, value: DenseIntOrFPElementsAttr):
         super().__init__([], {"value": value})
@@ -320,7 +331,7 @@ class FlattenOp(TensorOp):
     result = result_def(FloatTensor)
     start_dim = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
     end_dim = prop_def(IntegerAttr[I64], default_value=IntegerAttr(-1, i64))
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), Recomputable())
 
     def __init__(self, input: SSAValue, start_dim: int = 0, end_dim: int = -1):
         properties = {
@@ -376,7 +387,7 @@ class PadOp(TensorOp):
     low = prop_def(DenseArrayBase[I64])
     high = prop_def(DenseArrayBase[I64])
     value = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(0.0, f32))
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), Recomputable())
 
     def __init__(
         self, input: SSAValue, low: Sequence[int], high: Sequence[int], value: float = 0.0
@@ -414,7 +425,7 @@ class ConcatOp(TensorOp):
     inputs = var_operand_def(FloatTensor)
     result = result_def(FloatTensor)
     axis = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), Recomputable())
 
     def __init__(self, inputs: Sequence[SSAValue], axis: int = 0):
         super().__init__([list(inputs)], {"axis": IntegerAttr(axis, i64)})  # type: ignore[list-item]
@@ -518,7 +529,7 @@ class SliceOp(SlicingOp):
     name = "adir.slice"
     input = operand_def(FloatTensor)
     result = result_def(FloatTensor)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), Recomputable())
 
     def __init__(
         self,

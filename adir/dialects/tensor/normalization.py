@@ -68,6 +68,13 @@ from adir.dialects.tensor.shapes import (
     shape_of,
     tensor_type,
 )
+from adir.dialects.tensor.traits import (
+    EvalForm,
+    HasEvalForm,
+    NotDifferentiable,
+    Recomputable,
+    WritesResultOver,
+)
 
 BATCHNORM_MOMENTUM = 0.1
 BATCHNORM_EPS = 1e-5
@@ -134,7 +141,7 @@ def _eps_ok(op: TensorOp, eps: FloatAttr) -> None:
 
 
 @irdl_op_definition
-class BatchnormOp(ChannelStatsOp):
+class BatchnormOp(ChannelStatsOp, HasEvalForm):
     """Batch normalisation in training mode, `torch.nn.functional.batch_norm(input,
     running_mean, running_var, gamma, beta, training=True, momentum, eps)` (Ioffe & Szegedy,
     2015), made pure: the running statistics are operands and their updates are results, as in
@@ -172,7 +179,11 @@ class BatchnormOp(ChannelStatsOp):
     new_running_var = result_def(FloatTensor)
     momentum = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(BATCHNORM_MOMENTUM, f32))
     eps = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(BATCHNORM_EPS, f32))
-    traits = traits_def(Pure())
+    traits = traits_def(
+        Pure(),
+        Recomputable(("running_mean", "new_running_mean"), ("running_var", "new_running_var")),
+        WritesResultOver(("new_running_mean", "running_mean"), ("new_running_var", "running_var")),
+    )
 
     PER_CHANNEL: ClassVar[tuple[str, ...]] = ("gamma", "beta", "running_mean", "running_var")
 
@@ -202,6 +213,14 @@ class BatchnormOp(ChannelStatsOp):
                 "training needs at least 2 (the running variance is unbiased, a sum over M - 1)"
             )
         return [input_type, *[channel_type] * 4]
+
+    def eval_form(self) -> EvalForm:
+        """Normalised with the running statistics, which stay as they are."""
+        affine = (self.gamma, self.beta)
+        statistics = (self.running_mean, self.running_var)
+        evaluated = BatchnormEvalOp(self.input, *affine, *statistics, self.eps.value.data)
+        evaluated.result.name_hint = self.output.name_hint
+        return EvalForm(ops=[evaluated], results=[evaluated.result])
 
 
 @irdl_op_definition
@@ -267,7 +286,7 @@ class BatchnormGradOp(ChannelStatsOp):
     input_grad = result_def(FloatTensor)
     gamma_grad = result_def(FloatTensor)
     beta_grad = result_def(FloatTensor)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), NotDifferentiable("a gradient op: autodiff emits it"))
 
     PER_CHANNEL: ClassVar[tuple[str, ...]] = ("gamma", "batch_mean", "batch_invstd")
 
@@ -325,7 +344,7 @@ class DropoutMaskOp(TensorOp):
 
 
 @irdl_op_definition
-class DropoutOp(DropoutMaskOp):
+class DropoutOp(DropoutMaskOp, HasEvalForm):
     """Dropout in training mode, `torch.nn.functional.dropout(input, p, training=True)` with
     adir's random numbers: `output = input * m`, elementwise, where element i (row-major) has
 
@@ -347,8 +366,12 @@ class DropoutOp(DropoutMaskOp):
     """
 
     name = "adir.dropout"
+    traits = traits_def(Recomputable())
     input = operand_def(FloatTensor)
     step = operand_def(AnyTensor)
+
+    def eval_form(self) -> EvalForm:
+        return EvalForm(results=[self.input])  # the identity
 
 
 @irdl_op_definition
@@ -358,6 +381,7 @@ class DropoutGradOp(DropoutMaskOp):
     so its adjoint applies the same mask)."""
 
     name = "adir.dropout_grad"
+    traits = traits_def(NotDifferentiable("a gradient op: autodiff emits it"))
     grad = operand_def(FloatTensor)
     step = operand_def(AnyTensor)
 

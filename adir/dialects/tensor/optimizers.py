@@ -19,6 +19,7 @@ the update, so it never needs a buffer of its own (`fuse-weight-updates` makes t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -34,7 +35,7 @@ from xdsl.dialects.builtin import (
     f64,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
@@ -55,6 +56,7 @@ from adir.dialects.tensor.shapes import (
     require_equal_dims,
     shape_of,
 )
+from adir.dialects.tensor.traits import InPlaceOperands, NotDifferentiable
 
 SCHEDULES = ("step", "exponential", "cosine")
 
@@ -78,7 +80,7 @@ class LrScheduleOp(TensorOp):
     gamma = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(0.1, f32))
     t_max = prop_def(IntegerAttr[I64], default_value=IntegerAttr(1, i64))
     eta_min = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(0.0, f32))
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), NotDifferentiable("a step of the optimizer, after the gradient"))
 
     KINDS: ClassVar[tuple[str, ...]] = SCHEDULES
 
@@ -128,7 +130,7 @@ class BiasCorrectionOp(TensorOp):
     t = operand_def(FloatTensor)
     result = result_def(FloatTensor)
     beta = prop_def(FloatAttr[Float64Type])
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), NotDifferentiable("a step of the optimizer, after the gradient"))
 
     def __init__(self, t: SSAValue, beta: float):
         super().__init__([t], {"beta": FloatAttr(beta, f64)})
@@ -152,6 +154,16 @@ def _require_scalar_value(op: TensorOp, value: SSAValue, name: str) -> None:
         raise VerifyException(
             f"{op.name}: operand {name} must be a scalar tensor<f32>, got {value.type}"
         )
+
+
+@dataclass(frozen=True)
+class UpdatesInPlace(InPlaceOperands):
+    """Every result of a parameter update may be written over the operands its class names in
+    `IN_PLACE` and `STATE` (`ParamUpdateOp.in_place_operands`)."""
+
+    def operands_for(self, op: Operation, result: int) -> Sequence[int]:
+        assert isinstance(op, ParamUpdateOp)
+        return op.in_place_operands()
 
 
 class ParamUpdateOp(TensorOp):
@@ -185,7 +197,11 @@ class ParamUpdateOp(TensorOp):
 
     weight_decay = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(0.0, f32))
     clip_value = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(0.0, f32))
-    traits = traits_def(Pure())
+    traits = traits_def(
+        Pure(),
+        UpdatesInPlace(),
+        NotDifferentiable("a step of the optimizer, after the gradient"),
+    )
 
     def in_place_operands(self) -> list[int]:
         """The indices of the operands that the results may be written over."""

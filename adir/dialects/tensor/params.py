@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar, Self
 
 from xdsl.dialects.builtin import (
@@ -54,16 +55,39 @@ from xdsl.utils.exceptions import VerifyException
 
 from adir.dialects.tensor.base import TensorOp
 from adir.dialects.tensor.shapes import FloatTensor, check_size, is_compatible
+from adir.dialects.tensor.traits import (
+    EvalForm,
+    HasEvalForm,
+    NoKernel,
+    NotDifferentiable,
+    ResultsOutsideArena,
+)
+
+
+@dataclass(frozen=True)
+class Draw:
+    """How an initializer fills a tensor: the rule `kind` with its `parameters` in order, reading
+    its seed's stream when `random` (`adir/interpreter/initializers.py` specifies each rule;
+    the C runtime's `adir_init_<kind>` implements it bit for bit)."""
+
+    kind: str  # zeros, fill, uniform, normal or symmetric_uniform (U(-bound, bound))
+    parameters: tuple[float, ...] = ()
+    random: bool = False
 
 
 class InitializerAttr(ParametrizedAttribute):
     """Base of the initializer attributes: `#adir.<kind><key = value, ...>`.
 
     Subclasses declare their parameters as `IntAttr` / `FloatData` / `StringAttr` fields and
-    their defaults in `DEFAULTS`; parsing and printing are shared.
+    their defaults in `DEFAULTS`; parsing and printing are shared. Each says how it draws a
+    tensor of a given shape (`draw`).
     """
 
     DEFAULTS: ClassVar[dict[str, int | float | str]] = {}
+
+    def draw(self, shape: Sequence[int]) -> Draw:
+        """The rule and numbers that fill a tensor of `shape`."""
+        raise NotImplementedError(f"{self.name} defines no draw")
 
     @classmethod
     def param_kinds(cls) -> dict[str, type[Attribute]]:
@@ -170,6 +194,9 @@ class ZerosInit(InitializerAttr):
 
     name = "adir.zeros"
 
+    def draw(self, shape: Sequence[int]) -> Draw:
+        return Draw("zeros")
+
 
 @irdl_attr_definition
 class FillInit(InitializerAttr):
@@ -177,6 +204,9 @@ class FillInit(InitializerAttr):
 
     name = "adir.fill"
     value: FloatData
+
+    def draw(self, shape: Sequence[int]) -> Draw:
+        return Draw("fill", (self.value.data,))
 
 
 @irdl_attr_definition
@@ -196,6 +226,9 @@ class UniformInit(InitializerAttr):
                 f"{self.name}: low {self.low.data} must be less than high {self.high.data}"
             )
 
+    def draw(self, shape: Sequence[int]) -> Draw:
+        return Draw("uniform", (self.low.data, self.high.data), random=True)
+
 
 @irdl_attr_definition
 class NormalInit(InitializerAttr):
@@ -211,6 +244,9 @@ class NormalInit(InitializerAttr):
         _seed_ok(self)
         if not self.std.data >= 0:
             raise VerifyException(f"{self.name}: std {self.std.data} must not be negative")
+
+    def draw(self, shape: Sequence[int]) -> Draw:
+        return Draw("normal", (self.mean.data, self.std.data), random=True)
 
 
 FAN_MODES = ("fan_in", "fan_out")
@@ -239,6 +275,9 @@ class KaimingUniformInit(InitializerAttr):
         gain = math.sqrt(2.0 / (1.0 + self.a.data**2))
         return gain * math.sqrt(3.0 / fan)
 
+    def draw(self, shape: Sequence[int]) -> Draw:
+        return symmetric_uniform(self, shape)
+
 
 @irdl_attr_definition
 class XavierUniformInit(InitializerAttr):
@@ -256,6 +295,15 @@ class XavierUniformInit(InitializerAttr):
     def bound(self, shape: Sequence[int]) -> float:
         fan_in, fan_out = fans(shape)
         return self.gain.data * math.sqrt(6.0 / (fan_in + fan_out))
+
+    def draw(self, shape: Sequence[int]) -> Draw:
+        return symmetric_uniform(self, shape)
+
+
+def symmetric_uniform(init: KaimingUniformInit | XavierUniformInit, shape: Sequence[int]) -> Draw:
+    """U(-bound, bound); an empty tensor draws nothing and needs no bound (a fan may be 0)."""
+    bound = init.bound(shape) if math.prod(shape) else 0.0
+    return Draw("symmetric_uniform", (bound,), random=True)
 
 
 def fans(shape: Sequence[int]) -> tuple[int, int]:
@@ -287,7 +335,12 @@ class ParamOp(IRDLOperation):
     sym_name = prop_def(StringAttr)
     type = prop_def(TensorType)
     initial_value = prop_def(Attribute)
-    traits = traits_def(SymbolOpInterface(), HasParent(ModuleOp))
+    traits = traits_def(
+        SymbolOpInterface(),
+        HasParent(ModuleOp),
+        NoKernel("a declaration: the C backend makes it a static array of the model"),
+        NotDifferentiable("a declaration; its loads carry the gradient"),
+    )
 
     def __init__(self, name: str, type: TensorType, initial_value: Attribute):
         super().__init__(
@@ -397,7 +450,12 @@ class LoadOp(TensorOp):
     name = "adir.load"
     param = prop_def(SymbolRefAttr)
     result = result_def(FloatTensor)
-    traits = traits_def(MemoryReadEffect())
+    traits = traits_def(
+        MemoryReadEffect(),
+        ResultsOutsideArena(),
+        NoKernel("bufferize reads the parameter's own buffer (a copy only if a store follows)"),
+        NotDifferentiable("autodiff seeds the sweep here: a load's adjoint is the gradient"),
+    )
 
     def __init__(self, param: ParamOp | str):
         name = param if isinstance(param, str) else param.sym_name.data
@@ -438,13 +496,17 @@ class LoadOp(TensorOp):
 
 
 @irdl_op_definition
-class StoreOp(IRDLOperation):
+class StoreOp(IRDLOperation, HasEvalForm):
     """Overwrite a parameter with a new value (semantically; bufferization makes it in place)."""
 
     name = "adir.store"
     value = operand_def(FloatTensor)
     param = prop_def(SymbolRefAttr)
-    traits = traits_def(MemoryWriteEffect())
+    traits = traits_def(
+        MemoryWriteEffect(),
+        NoKernel("bufferize computes the value into the parameter's buffer, or copies it there"),
+        NotDifferentiable("a training step's update; no gradient flows through it"),
+    )
 
     def __init__(self, value: SSAValue, param: ParamOp | str):
         name = param if isinstance(param, str) else param.sym_name.data
@@ -467,6 +529,9 @@ class StoreOp(IRDLOperation):
             properties={"param": SymbolRefAttr(param)},
             attributes=attributes,
         )
+
+    def eval_form(self) -> EvalForm:
+        return EvalForm(erase=True)  # inference updates no parameter
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

@@ -53,6 +53,7 @@ from adir.dialects.tensor.shapes import (
     require_rank,
     tensor_type,
 )
+from adir.dialects.tensor.traits import NotDifferentiable
 
 INT8_MIN, INT8_MAX = -128, 127
 MULTIPLIER_MIN, MULTIPLIER_MAX = 2**30, 2**31 - 1  # QuantizeMultiplier's range (or 0)
@@ -75,7 +76,7 @@ def int_values(array: Attribute) -> tuple[int, ...]:
 class QuantizedOp(TensorOp):
     """An op of the family: checks that its int operands are i8 (or i32 where named)."""
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), NotDifferentiable("integer arithmetic, for inference"))
 
     def require_element(self, index: int, width: int, what: str) -> None:
         elem = self.operand_element_type(index)

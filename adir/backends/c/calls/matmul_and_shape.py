@@ -166,11 +166,3 @@ def concat(op: KernelOp, site: CallSite) -> str:
         "concat", f"(const float *const[]){{{inputs}}}", site.output(), len(op.ins), axis_sizes,
         f"{math.prod(out[:axis])}u", f"{math.prod(out[axis + 1 :])}u",
     )  # fmt: skip
-
-
-@emits(mm.ConstantOp)
-def constant(op: KernelOp, site: CallSite) -> str:
-    raise site.error(
-        "constants have no kernel: bufferize turns adir.constant into a read-only "
-        "memref.global, which the C prints as a static const table"
-    )
