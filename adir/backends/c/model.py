@@ -44,6 +44,7 @@ from xdsl.ir import Operation, SSAValue
 from adir.backends.c.calls import CALL_EMITTERS, CallSite, c_float, c_type
 from adir.backends.c.cmsis import KERNEL_SETS, cmsis_dsp_call
 from adir.backends.c.cmsis_nn import CMSIS_NN_HEADER, cmsis_nn_call
+from adir.backends.c.size_limits import HOST, StaticBudget, check_sizes
 from adir.diagnostics import OpError
 from adir.dialects.kernel import KernelOp, ParamBufferOp
 from adir.dialects.tensor import params as p
@@ -547,14 +548,18 @@ class ModelPrinter:
         return "\n".join(out) + "\n"
 
 
-def print_model(module: ModuleOp, prefix: str = "", kernels: str = "reference") -> CModel:
-    """The C of a planned module (raises `OpError` at the first op C cannot express), calling
-    CMSIS-DSP where legal with `kernels="cmsis-dsp"`."""
+def print_model(
+    module: ModuleOp, prefix: str = "", kernels: str = "reference", budget: StaticBudget = HOST
+) -> CModel:
+    """The C of a planned module (raises `OpError` at the first op C cannot express, or whose
+    sizes do not fit the C or the `budget`: `size_limits.py`), calling CMSIS-DSP where legal
+    with `kernels="cmsis-dsp"`."""
     if prefix and not IDENTIFIER.fullmatch(prefix):
         raise ValueError(f"C prefix {prefix!r} is not the start of a C identifier")
     if kernels not in KERNEL_SETS:
         raise ValueError(f"kernels={kernels!r} is not one of {', '.join(KERNEL_SETS)}")
     printer = ModelPrinter(module, prefix, kernels)
     arena_bytes = printer.arena_bytes()
+    check_sizes(module, arena_bytes if printer.uses_arena else 0, budget)
     source = printer.source(arena_bytes)  # also collects the prototypes for the header
     return CModel(prefix, printer.header(arena_bytes), source, kernels)
