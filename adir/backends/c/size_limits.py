@@ -6,15 +6,16 @@ type that holds it, and that the static data fits where the build puts it.
   dims, counts and strides as `int32_t` and derive the others (an outer count, a row, a stride)
   as products of dims, each at most that product; a size past it would wrap to a negative
   `int32_t` in C that compiles clean and computes the wrong thing.
-- Every integer property of a kernel op (window, stride, padding, axes, slice bounds) fits
-  `int32_t` likewise.
+- Integer properties have C types of their own (a dropout seed is `uint64_t`, a schedule's
+  step size `int64_t`); the emitters that pass one as `int32_t` check what they derive from
+  it (`calls/conv_and_pool.py`: padded sizes and windows; `calls/matmul_and_shape.py`: the
+  dims and strides of a strided walk).
 - The static data (the arena, the parameters and optimizer state, the constant tables and
   initial values) at most `StaticBudget` allows: 2 GiB on a host (`adir/limits.py` says why),
   the board's RAM budget and flash with `--c-board`.
 
-The checks derive from the types on the IR, not from a list of kernels, so a new kernel is
-covered the day it is added. A kernel with narrower arithmetic still checks its own sums
-(`calls/conv_and_pool.py`: padded sizes).
+The buffer checks derive from the types on the IR, not from a list of kernels, so a new
+kernel is covered the day it is added.
 """
 
 from __future__ import annotations
@@ -24,10 +25,8 @@ from dataclasses import dataclass
 
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IntegerAttr,
-    IntegerType,
     MemRefType,
     ModuleOp,
     TensorType,
@@ -35,7 +34,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 
 from adir.diagnostics import OpError
-from adir.dialects.kernel import KernelOp
 from adir.dialects.tensor import params as p
 from adir.interpreter.arrays import splat_value
 from adir.limits import INT32_MAX, MAX_STATIC_BYTES, human_bytes
@@ -82,22 +80,6 @@ def check_buffer(type_: Attribute, at: Operation, what: str) -> None:
         )
 
 
-def check_properties(op: KernelOp) -> None:
-    for name, value in op.properties.items():
-        if isinstance(value, DenseArrayBase) and isinstance(value.elt_type, IntegerType):
-            numbers = [int(v) for v in value.get_values()]
-        elif isinstance(value, IntegerAttr) and isinstance(value.type, IntegerType):
-            numbers = [value.value.data]
-        else:
-            continue
-        if any(abs(v) > INT32_MAX for v in numbers):
-            raise OpError(
-                op,
-                f"C backend: {op.name}: {name} = {numbers} does not fit the kernel's int32_t "
-                f"(at most {INT32_MAX})",
-            )
-
-
 def check_function(function: func.FuncOp) -> None:
     block = function.body.block
     for op in block.ops:
@@ -105,8 +87,6 @@ def check_function(function: func.FuncOp) -> None:
             check_buffer(result.type, op, "the buffer")
         for index, operand in enumerate(op.operands):
             check_buffer(operand.type, op, f"operand {index} of {op.name}")
-        if isinstance(op, KernelOp):
-            check_properties(op)
     for arg in block.args:
         check_buffer(arg.type, function, f"argument {arg.index} of @{function.sym_name.data}")
 

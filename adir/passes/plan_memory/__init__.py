@@ -88,12 +88,13 @@ class PlanMemoryPass(ModulePass):
                 buffer.alloc.attributes[OFFSET] = IntegerAttr(offset, i64)
             arena, bound = arena_size(offsets), lower_bound(buffers)
             if arena > self.max_bytes:
-                largest = max(buffers, key=lambda buffer: buffer.size)
+                biggest = max(buffers, key=lambda buffer: buffer.size)
                 raise OpError(
-                    largest.alloc,
+                    biggest.alloc,
                     f"plan-memory: the arena of @{function.sym_name.data} needs {arena} bytes "
-                    f"({human_bytes(arena)}), more than max_bytes={self.max_bytes} ({human_bytes(self.max_bytes)}"
-                    f", the most static data a C build holds); this buffer takes {largest.size}",
+                    f"({human_bytes(arena)}), more than max_bytes={self.max_bytes} "
+                    f"({human_bytes(self.max_bytes)}, the most static data a C build holds); "
+                    f"this buffer takes {biggest.size}",
                 )
             naive_arena = arena_size(naive(buffers))
             for key, value in (
