@@ -58,7 +58,7 @@ class StaticBudget:
     flash: Limit | None = None
 
 
-HOST = StaticBudget(Limit(MAX_STATIC_BYTES, "the static data of a host build (adir/limits.py)"))
+HOST = StaticBudget(Limit(MAX_STATIC_BYTES, "a host build's static data"))
 
 
 def element_bytes(type_: MemRefType) -> int:
