@@ -52,12 +52,16 @@ class DenseLiteralParser(Parser):
     def parse_dense_int_or_fp_elements_attr(
         self, type: RankedStructure[AnyDenseElement] | None
     ) -> DenseIntOrFPElementsAttr:
+        start = self.pos
         if type is not None:
-            self.check_dense_size(type, self.pos)
-        splat = self.parse_optional_splat(type)
-        if splat is not None:
-            return splat
-        return super().parse_dense_int_or_fp_elements_attr(type)
+            self.check_dense_size(type, start)
+        try:
+            splat = self.parse_optional_splat(type)
+            if splat is not None:
+                return splat
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        except ValueError as error:  # xDSL's packing: `dense<300> : tensor<2xi8>`
+            self.raise_error(f"dense literal: {error}", start, self.pos)
 
     def parse_optional_splat(
         self, type: RankedStructure[AnyDenseElement] | None
