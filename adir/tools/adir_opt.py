@@ -325,9 +325,7 @@ class AdirOptMain(xDSLOptMain):
                     if module is not None and self.args.emit_c is not None:
                         with self.timer.stage("C backend"):
                             prefix = self.args.c_prefix
-                            model = print_model(
-                                module, prefix, self.args.c_kernels, self.c_budget
-                            )
+                            model = print_model(module, prefix, self.args.c_kernels, self.c_budget)
                             c_output = c_files(model)
                             if self.args.c_main:
                                 c_output[f"{prefix}main.c"] = harness_source(module, prefix)
