@@ -85,9 +85,16 @@ class DenseLiteralParser(Parser):
             return None
         value, span = scalar
         element = self._TensorLiteralElement(value < 0, value, span)
-        number = element.to_type(self, element_type)
-        if isinstance(element_type, IntegerType):
-            number = element_type.get_normalized_value(number)
-        data = element_type.pack([number])  # type: ignore[arg-type]
-        # An empty tensor holds no element; anything larger keeps the one.
-        return DenseIntOrFPElementsAttr(type, BytesAttr(data if count else b""))
+        return splat(type, element.to_type(self, element_type))
+
+
+def splat(type_: RankedStructure[AnyDenseElement], value: float | int) -> DenseIntOrFPElementsAttr:
+    """`value` everywhere in `type_` (int or float elements), kept as one element's bytes:
+    what the parser makes of `dense<value> : type`, so that constants built by passes compare
+    equal to parsed ones (cse, the constant pool of bufferize)."""
+    element_type = type_.element_type
+    if isinstance(element_type, IntegerType):
+        value = element_type.get_normalized_value(int(value))
+    data = element_type.pack([value])  # type: ignore[arg-type]
+    # An empty tensor holds no element; anything larger keeps the one.
+    return DenseIntOrFPElementsAttr(type_, BytesAttr(data if math.prod(type_.get_shape()) else b""))

@@ -108,24 +108,24 @@ def test_a_splat_is_kept_as_one_element() -> None:
 SPLATS = """
 adir.param @w : tensor<3x4xf32> = dense<0.75> : tensor<3x4xf32>
 adir.param @n : tensor<4xf32> = dense<-2.0> : tensor<4xf32>
-func.func @f(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+func.func @f(%x: tensor<3x3xf32>) -> tensor<3x4xf32> {
   %w = adir.load @w : tensor<3x4xf32>
   %n = adir.load @n : tensor<4xf32>
-  %y = adir.matmul %x, %w : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
-  %z = adir.constant dense<0.0> : tensor<2x4xf32>
-  %h = adir.constant dense<0.5> : tensor<2x4xf32>
-  %s = adir.add %y, %z : tensor<2x4xf32>
-  %t = adir.mul %s, %h : tensor<2x4xf32>
-  %u = adir.add %t, %n : tensor<2x4xf32>, tensor<4xf32> -> tensor<2x4xf32>
-  func.return %u : tensor<2x4xf32>
+  %y = adir.matmul %x, %w : tensor<3x3xf32>, tensor<3x4xf32> -> tensor<3x4xf32>
+  %z = adir.constant dense<0.0> : tensor<3x4xf32>
+  %h = adir.constant dense<0.5> : tensor<3x4xf32>
+  %s = adir.add %y, %z : tensor<3x4xf32>
+  %t = adir.mul %s, %h : tensor<3x4xf32>
+  %u = adir.add %t, %n : tensor<3x4xf32>, tensor<4xf32> -> tensor<3x4xf32>
+  func.return %u : tensor<3x4xf32>
 }
 """
 
 
 def test_splat_parameters_and_constants_compute_as_in_the_interpreter() -> None:
-    """The fills and the `{0}` / repeated-line tables give the interpreter's exact results
-    ((x @ 0.75 + 0) * 0.5 - 2, and the parameters after the call)."""
-    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    """The fills and the `{0}` / repeated-line tables (12 elements: past one line) give the
+    interpreter's exact results ((x @ 0.75 + 0) * 0.5 - 2, and the parameters after the call)."""
+    x = np.arange(9, dtype=np.float32).reshape(3, 3)
     results = check_c_against_interpreter(SPLATS, "f", [[x]], rtol=0, atol=0)
-    # Rows of x sum to 3 and 12: (3 * 0.75) * 0.5 - 2 = -0.875, (12 * 0.75) * 0.5 - 2 = 2.5.
-    np.testing.assert_array_equal(results[0], [[-0.875] * 4, [2.5] * 4])
+    # Rows of x sum to 3, 12 and 21: (3 * 0.75) * 0.5 - 2 = -0.875, then 2.5 and 5.875.
+    np.testing.assert_array_equal(results[0], [[-0.875] * 4, [2.5] * 4, [5.875] * 4])

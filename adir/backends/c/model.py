@@ -106,15 +106,15 @@ def literal_list(values: np.ndarray, element_type: object) -> str:
 
 
 def constant_initializer(value: DenseIntOrFPElementsAttr, count: int) -> str:
-    """The C initializer of a constant table of `count` elements. A splat is never expanded
-    into numbers: all-zero bits is `{0}` (C zeroes the rest), another splat repeats one
-    printed line (the table stays `const`, in flash)."""
+    """The C initializer of a constant table of `count` elements. A splat of more than one
+    line is never expanded into numbers: all-zero bits is `{0}` (C zeroes the rest), another
+    splat repeats one printed line (the table stays `const`, in flash)."""
     element_type = value.get_element_type()
     splat = splat_value(value)
-    if splat is None:
+    if splat is None or count <= 8:
         return literal_list(dense_to_numpy(value, np.dtype(np.float32)), element_type)
     item = c_literal(splat, element_type)
-    if count <= 1 or not any(value.data.data):
+    if not any(value.data.data):
         return f"{{{item}}}"
     line = ", ".join([item] * 8)
     lines = [line] * (count // 8) + ([", ".join([item] * (count % 8))] if count % 8 else [])
