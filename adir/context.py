@@ -14,7 +14,8 @@ from itertools import accumulate
 from xdsl.context import Context
 from xdsl.dialects.builtin import UNKNOWN_LOC, FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Dialect, Operation, TypeAttribute
-from xdsl.parser import Parser
+
+from adir.dense_literals import DenseLiteralParser
 
 
 def _builtin() -> Dialect:
@@ -86,11 +87,11 @@ def adir_context() -> Context:
 PLAIN_SHAPED_TYPE = re.compile(r"(?:tensor|memref)<(?:\*x|(?:[0-9]+x|\?x)*)[a-z]+[0-9]*>")
 
 
-class LocatedParser(Parser):
+class LocatedParser(DenseLiteralParser):
     """A parser that gives every op the `file:line:col` of its first token, and that parses
     each distinct plain tensor or memref type once: a model spells the same few types over
     and over, and xDSL's type parser (which builds and verifies a new attribute each time) was
-    half of the time to parse one."""
+    half of the time to parse one. Dense literals: `dense_literals.py`."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
         super().__init__(ctx, text, name)

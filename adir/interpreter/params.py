@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
+from adir.diagnostics import OpError
 from adir.dialects.tensor import params as p
 from adir.interpreter.arrays import dense_to_numpy
 from adir.interpreter.initializers import sample
@@ -27,11 +29,21 @@ def initial_value(param: p.ParamOp, float_dtype: np.dtype, seed: int = 0) -> np.
 
 
 def initial_params(module: ModuleOp, float_dtype: np.dtype, seed: int = 0) -> dict[str, np.ndarray]:
-    return {
-        op.sym_name.data: initial_value(op, float_dtype, seed)
-        for op in module.ops
-        if isinstance(op, p.ParamOp)
-    }
+    """Every parameter's initial value (`OpError` at a parameter too large for this machine's
+    memory: the verifier allows up to 2^63 elements, numpy holds what memory does)."""
+    values = {}
+    for op in module.ops:
+        if isinstance(op, p.ParamOp):
+            try:
+                values[op.sym_name.data] = initial_value(op, float_dtype, seed)
+            except MemoryError as error:
+                count = math.prod(op.type.get_shape())
+                raise OpError(
+                    op,
+                    f"the interpreter cannot hold @{op.sym_name.data}: {count} elements of "
+                    f"{float_dtype.itemsize} bytes do not fit in memory",
+                ) from error
+    return values
 
 
 @register_impls

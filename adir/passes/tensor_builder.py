@@ -7,13 +7,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float32Type, TensorType, f32
+from xdsl.dialects.builtin import Float32Type, TensorType, f32
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from adir.dense_literals import splat
 from adir.dialects.tensor import elementwise as ew
 from adir.dialects.tensor import matmul_and_shape as ms
 from adir.dialects.tensor import reductions as red
+from adir.interpreter.arrays import splat_value
 
 
 def static_shape(value: SSAValue) -> tuple[int, ...]:
@@ -45,9 +47,11 @@ class TensorBuilder:
         # constants the block already has.
         self._constants: dict[tuple[float, tuple[int, ...]], SSAValue] = {}
         for op in block.ops:
-            if isinstance(op, ms.ConstantOp) and op.value.is_splat():
-                value = float(op.value.get_values()[0])
-                self._constants.setdefault((value, static_shape(op.result)), op.result)
+            if not isinstance(op, ms.ConstantOp) or op.value.get_element_type() != f32:
+                continue
+            # By bits, not by value (-0.0 is not 0.0), and without unpacking every element.
+            if (value := splat_value(op.value)) is not None:
+                self._constants.setdefault((float(value), static_shape(op.result)), op.result)
 
     # --- building --------------------------------------------------------------------------
 
@@ -62,8 +66,7 @@ class TensorBuilder:
         """An f32 constant (a splat when `shape` is not scalar)."""
         key = (float(np.float32(value)), tuple(shape))
         if key not in self._constants:
-            attr = DenseIntOrFPElementsAttr.from_list(TensorType(f32, shape), [value])
-            self._constants[key] = self.emit(ms.ConstantOp(attr))
+            self._constants[key] = self.emit(ms.ConstantOp(splat(TensorType(f32, shape), value)))
         return self._constants[key]
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:

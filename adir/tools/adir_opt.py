@@ -41,11 +41,12 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from adir.backends.c.cmsis import KERNEL_SETS
-from adir.backends.c.cortex_m import BOARDS, board_files, parse_size
+from adir.backends.c.cortex_m import BOARDS, board_files, parse_size, static_budget
 from adir.backends.c.files import c_files
 from adir.backends.c.harness import harness_source
 from adir.backends.c.model import IDENTIFIER as C_IDENTIFIER
 from adir.backends.c.model import print_model
+from adir.backends.c.size_limits import HOST
 from adir.backends.c.target import CTarget
 from adir.context import DIALECTS, LocatedParser
 from adir.diagnostics import OpWarning
@@ -259,6 +260,7 @@ class AdirOptMain(xDSLOptMain):
                 "adir-opt", "--c-kernels needs --emit-c=DIR (with -t: 'c{kernels=\"...\"}')"
             )
         self.c_board_files: dict[str, str] = {}
+        self.c_budget = HOST
         if self.args.c_ram is not None and self.args.c_board is None:
             raise DiagnosticError("adir-opt", "--c-ram needs --c-board")
         if self.args.c_board is not None:
@@ -270,6 +272,7 @@ class AdirOptMain(xDSLOptMain):
             try:
                 board = BOARDS[self.args.c_board]
                 self.c_board_files = board_files(board, parse_size(ram), self.args.c_kernels)
+                self.c_budget = static_budget(board, parse_size(ram))
             except ValueError as error:
                 raise DiagnosticError("adir-opt", f"--c-ram {ram}: {error}") from error
         if self.args.c_prefix and not C_IDENTIFIER.fullmatch(self.args.c_prefix):
@@ -336,7 +339,7 @@ class AdirOptMain(xDSLOptMain):
                     if module is not None and self.args.emit_c is not None:
                         with self.timer.stage("C backend"):
                             prefix = self.args.c_prefix
-                            model = print_model(module, prefix, self.args.c_kernels)
+                            model = print_model(module, prefix, self.args.c_kernels, self.c_budget)
                             c_output = c_files(model)
                             if self.args.c_main:
                                 c_output[f"{prefix}main.c"] = harness_source(module, prefix)

@@ -23,10 +23,11 @@ from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import BlockArgument
 
+from adir.diagnostics import OpError
 from adir.dialects.tensor.traits import ReadsClassLabels
 from adir.interpreter import Session
 from adir.output_files import write_file, write_stdout
-from adir.tools.diagnostics import DiagnosticError, first_line, report_errors
+from adir.tools.diagnostics import DiagnosticError, first_line, op_location, report_errors
 from adir.tools.files import load_module
 
 
@@ -127,7 +128,11 @@ def run(argv: Sequence[str]) -> None:
         arguments = random_arguments(function, args.random_inputs, args.num_classes)
     else:
         arguments = load_arguments(args.inputs)
-    session = Session(module, np.float64 if args.float64 else np.float32)
+    try:
+        session = Session(module, np.float64 if args.float64 else np.float32)
+    except OpError as error:  # a parameter too large to hold
+        location, _ = op_location(error.op, args.input_file, [])
+        raise DiagnosticError(location, error.message) from error
     results: tuple[np.ndarray, ...] = ()
     for step in range(args.repeat):
         try:

@@ -29,6 +29,7 @@ from adir.dialects.tensor.matmul_and_shape import (
     ReshapeOp,
     TransposeOp,
 )
+from adir.interpreter.arrays import dense_to_numpy
 from adir.interpreter.matmul_and_shape import MatmulAndShapeFunctions
 from adir.passes.fold_transpose_into_matmul import FoldTransposeIntoMatmulPass
 
@@ -337,7 +338,9 @@ def test_python_constructors_infer_result_types() -> None:
     assert BroadcastToOp(v, [2, 3]).result.type == TensorType(f32, [2, 3])
     splat = ConstantOp.splat(0.5, [2, 2])
     assert splat.result.type == TensorType(f32, [2, 2])
-    assert splat.value.get_values() == (0.5,) * 4
+    # One element's bytes, as the parser keeps a splat; read as the whole tensor.
+    assert splat.value.get_values() == (0.5,)
+    assert dense_to_numpy(splat.value, np.dtype(np.float32)).tolist() == [[0.5, 0.5]] * 2
     with pytest.raises(
         VerifyException, match=r"adir\.matmul: inner dimensions 784 and 8 do not match"
     ):

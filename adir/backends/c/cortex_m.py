@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from adir.backends.c.cmsis import CMSIS_DSP_DEFINES, CMSIS_DSP_INCLUDES, CMSIS_DSP_SOURCES
+from adir.backends.c.size_limits import Limit, StaticBudget
 
 KIB = 1024
 
@@ -77,6 +78,21 @@ def parse_size(text: str) -> int:
     if not digits.isdigit() or int(digits) == 0:
         raise ValueError(f"{text!r} is not a size in bytes (e.g. 262144, 256K, 1M)")
     return int(digits) * scale
+
+
+def static_budget(board: Board, ram_bytes: int) -> StaticBudget:
+    """What the C's static data may take on `board` with a RAM budget of `ram_bytes`: the
+    parameters, optimizer state and arena (.data and .bss) share the budget with the stack and
+    the heap; the constant tables and initial values stay in flash. The C backend checks it,
+    so a model that would overflow a region is an error at the op that holds the most, not
+    the linker's "region `RAM' overflowed"."""
+    ram = ram_bytes - STACK_BYTES - HEAP_BYTES
+    flash = Limit(board.flash_bytes, f"{board.name}'s flash")
+    return StaticBudget(
+        total=Limit(ram + flash.size, f"{board.name}'s RAM budget and flash"),
+        ram=Limit(ram, f"RAM that --c-ram={ram_bytes} leaves after the stack and heap"),
+        flash=flash,
+    )
 
 
 def board_files(

@@ -44,10 +44,11 @@ from xdsl.ir import Operation, SSAValue
 from adir.backends.c.calls import CALL_EMITTERS, CallSite, c_float, c_type
 from adir.backends.c.cmsis import KERNEL_SETS, cmsis_dsp_call
 from adir.backends.c.cmsis_nn import CMSIS_NN_HEADER, cmsis_nn_call
+from adir.backends.c.size_limits import HOST, StaticBudget, check_sizes
 from adir.diagnostics import OpError
 from adir.dialects.kernel import KernelOp, ParamBufferOp
 from adir.dialects.tensor import params as p
-from adir.interpreter.arrays import dense_to_numpy
+from adir.interpreter.arrays import dense_to_numpy, splat_value
 from adir.interpreter.initializers import seed_of
 
 C_KEYWORDS = frozenset(
@@ -90,16 +91,33 @@ def bytes_of(type_: MemRefType) -> int:
     return size_of(type_) * type_.element_type.compile_time_size  # type: ignore[attr-defined]
 
 
+def c_literal(value: float | int, element_type: object) -> str:
+    return c_float(float(value)) if isinstance(element_type, Float32Type) else str(int(value))
+
+
 def literal_list(values: np.ndarray, element_type: object) -> str:
     """The elements of a constant as a C initializer list, 8 per line."""
     flat = values.reshape(-1)
-    if isinstance(element_type, Float32Type):
-        items = [c_float(float(v)) for v in flat]
-    else:
-        items = [str(int(v)) for v in flat]
+    items = [c_literal(v, element_type) for v in flat]
     if not items:
         items = ["0"]
     lines = [", ".join(items[i : i + 8]) for i in range(0, len(items), 8)]
+    return "{\n    " + ",\n    ".join(lines) + "\n}"
+
+
+def constant_initializer(value: DenseIntOrFPElementsAttr, count: int) -> str:
+    """The C initializer of a constant table of `count` elements. A splat of more than one
+    line is never expanded into numbers: all-zero bits is `{0}` (C zeroes the rest), another
+    splat repeats one printed line (the table stays `const`, in flash)."""
+    element_type = value.get_element_type()
+    splat = splat_value(value)
+    if splat is None or count <= 8:
+        return literal_list(dense_to_numpy(value, np.dtype(np.float32)), element_type)
+    item = c_literal(splat, element_type)
+    if not any(value.data.data):
+        return f"{{{item}}}"
+    line = ", ".join([item] * 8)
+    lines = [line] * (count // 8) + ([", ".join([item] * (count % 8))] if count % 8 else [])
     return "{\n    " + ",\n    ".join(lines) + "\n}"
 
 
@@ -331,7 +349,10 @@ class ModelPrinter:
             size = size_of(op.type)
             init = op.initial_value
             shape = tuple(op.type.get_shape())
-            if isinstance(init, DenseIntOrFPElementsAttr):
+            splat = splat_value(init) if isinstance(init, DenseIntOrFPElementsAttr) else None
+            if splat is not None:  # a fill, not a table of one number
+                lines.append(f"adir_init_fill({name}, {size}u, {c_float(float(splat))});")
+            elif isinstance(init, DenseIntOrFPElementsAttr):
                 lines.append(f"memcpy({name}, {name}_initial, sizeof {name});")
                 continue
             if not isinstance(init, p.InitializerAttr):
@@ -370,7 +391,7 @@ class ModelPrinter:
             size = size_of(op.type)
             out.append(f"static float {self.storage[op.sym_name.data]}[{max(size, 1)}];")
             init = op.initial_value
-            if isinstance(init, DenseIntOrFPElementsAttr):
+            if isinstance(init, DenseIntOrFPElementsAttr) and splat_value(init) is None:
                 values = dense_to_numpy(init, np.dtype(np.float32))
                 out.append(
                     f"static const float {self.storage[op.sym_name.data]}_initial"
@@ -383,11 +404,11 @@ class ModelPrinter:
             value = op.initial_value
             if not isinstance(value, DenseIntOrFPElementsAttr):
                 raise OpError(op, "C backend: a global without dense initial data")
-            values = dense_to_numpy(value, np.dtype(np.float32))
+            count = max(size_of(type_), 1)
             out.append(
                 f"static const {c_type(type_.element_type)} "
-                f"{self.constant_names[op.sym_name.data]}[{max(size_of(type_), 1)}] = "
-                f"{literal_list(values, type_.element_type)};"
+                f"{self.constant_names[op.sym_name.data]}[{count}] = "
+                f"{constant_initializer(value, count)};"
             )
         if self.tables:
             out += ["", "/* Shapes, strides; int8 multipliers and shifts. */"]
@@ -537,14 +558,18 @@ class ModelPrinter:
         return "\n".join(out) + "\n"
 
 
-def print_model(module: ModuleOp, prefix: str = "", kernels: str = "reference") -> CModel:
-    """The C of a planned module (raises `OpError` at the first op C cannot express), calling
-    CMSIS-DSP where legal with `kernels="cmsis-dsp"`."""
+def print_model(
+    module: ModuleOp, prefix: str = "", kernels: str = "reference", budget: StaticBudget = HOST
+) -> CModel:
+    """The C of a planned module (raises `OpError` at the first op C cannot express, or whose
+    sizes do not fit the C or the `budget`: `size_limits.py`), calling CMSIS-DSP where legal
+    with `kernels="cmsis-dsp"`."""
     if prefix and not IDENTIFIER.fullmatch(prefix):
         raise ValueError(f"C prefix {prefix!r} is not the start of a C identifier")
     if kernels not in KERNEL_SETS:
         raise ValueError(f"kernels={kernels!r} is not one of {', '.join(KERNEL_SETS)}")
     printer = ModelPrinter(module, prefix, kernels)
     arena_bytes = printer.arena_bytes()
+    check_sizes(module, arena_bytes if printer.uses_arena else 0, budget)
     source = printer.source(arena_bytes)  # also collects the prototypes for the header
     return CModel(prefix, printer.header(arena_bytes), source, kernels)

@@ -25,6 +25,7 @@ from typing import Self
 
 from xdsl.dialects.builtin import (
     I64,
+    BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float32Type,
@@ -280,8 +281,10 @@ class ConstantOp(TensorOp):
 
     @classmethod
     def splat(cls, value: float, shape: Sequence[int]) -> ConstantOp:
-        """A tensor of `shape` with every element `value`."""
-        return cls(DenseIntOrFPElementsAttr.from_list(TensorType(f32, shape), [value]))
+        """A tensor of `shape` with every element `value`, kept as one element's bytes (as the
+        parser keeps `dense<value>`: adir/dense_literals.py)."""
+        data = f32.pack([value]) if math.prod(shape) else b""
+        return cls(DenseIntOrFPElementsAttr(TensorType(f32, shape), BytesAttr(data)))
 
     def infer_result_types(self) -> Sequence[Attribute]:
         type_ = self.value.type

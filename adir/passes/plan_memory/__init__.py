@@ -17,6 +17,10 @@ share the arena) and `adir.persistent_size` (the bytes of every parameter and op
 `report=true` prints a table per function to stderr (buffers, sizes, intervals, offsets, arena
 vs lower bound vs naive, persistent, total); `svg=PATH` draws the plan. `verify-memory-plan`
 checks a plan independently.
+
+An arena larger than `max_bytes` (by default 2^31 - 1, the most static data a C build holds:
+`adir/limits.py`) is an error at the function's largest buffer, rather than a plan that no
+C compiler links; raise it (up to 2^63 - 1, the offsets are i64) to study a larger model.
 """
 
 from __future__ import annotations
@@ -30,14 +34,16 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from adir.diagnostics import PassOptionError
+from adir.diagnostics import OpError, PassOptionError
 from adir.dialects.tensor.params import ParamOp
+from adir.limits import MAX_STATIC_BYTES, human_bytes
 from adir.output_files import OutputError, write_file
 from adir.passes.plan_memory.liveness import byte_size, live_buffers, lower_bound
 from adir.passes.plan_memory.placement import ALGORITHMS, arena_size, naive
 from adir.passes.plan_memory.report import svg_report, text_report
 
 OFFSET = "adir.offset"
+MAX_I64 = 2**63 - 1
 
 
 def persistent_bytes(module: ModuleOp) -> int:
@@ -55,6 +61,7 @@ class PlanMemoryPass(ModulePass):
     alignment: int = 16
     report: bool = False
     svg: str | None = None
+    max_bytes: int = MAX_STATIC_BYTES
 
     def __post_init__(self) -> None:
         if self.algo not in ALGORITHMS:
@@ -64,6 +71,10 @@ class PlanMemoryPass(ModulePass):
         if self.alignment < 1 or self.alignment & (self.alignment - 1):
             raise PassOptionError(
                 self.name, "alignment", f"alignment must be a power of two, got {self.alignment}"
+            )
+        if not 0 <= self.max_bytes <= MAX_I64:
+            raise PassOptionError(
+                self.name, "max_bytes", f"max_bytes must be in [0, 2^63), got {self.max_bytes}"
             )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -76,6 +87,15 @@ class PlanMemoryPass(ModulePass):
             for buffer, offset in offsets.items():
                 buffer.alloc.attributes[OFFSET] = IntegerAttr(offset, i64)
             arena, bound = arena_size(offsets), lower_bound(buffers)
+            if arena > self.max_bytes:
+                biggest = max(buffers, key=lambda buffer: buffer.size)
+                raise OpError(
+                    biggest.alloc,
+                    f"plan-memory: the arena of @{function.sym_name.data} needs {arena} bytes "
+                    f"({human_bytes(arena)}), more than max_bytes={self.max_bytes} "
+                    f"({human_bytes(self.max_bytes)}, the most static data a C build holds); "
+                    f"this buffer takes {biggest.size}",
+                )
             naive_arena = arena_size(naive(buffers))
             for key, value in (
                 ("adir.arena_size", arena),

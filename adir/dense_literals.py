@@ -1,0 +1,100 @@
+"""Dense literals that are checked before they are built, and splats that stay one element.
+
+xDSL 0.74 parses `dense<1.0> : tensor<4000x4000xf32>` into a Python list of 16 million floats
+and then packs it (1.4 GB and 5 s for that one literal), and `dense<1.0> :
+tensor<2x99999999999xf32>` into a `MemoryError` before anything looks at the type. This
+parser checks the type first, against `MAX_DENSE_BYTES` (`adir/limits.py`), with an error
+located at the type, and keeps a splat as the bytes of its one element: a
+`DenseIntOrFPElementsAttr` whose data is shorter than its shape, as MLIR keeps splats. xDSL
+prints it back as a splat (`dense<1.0>`); `dense_to_numpy` and `splat_value`
+(`adir/interpreter/arrays.py`) read it; the C backend prints it as a fill.
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects.builtin import (
+    AnyDenseElement,
+    AnyFloat,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    IntegerType,
+    RankedStructure,
+)
+from xdsl.parser import Parser
+
+from adir.limits import MAX_DENSE_BYTES
+
+
+class DenseLiteralParser(Parser):
+    """xDSL's parser, with dense literals checked by size and splats kept compact."""
+
+    def check_dense_size(self, type_: RankedStructure[AnyDenseElement], start: int) -> None:
+        """A located error if a dense literal of `type_` would exceed MAX_DENSE_BYTES."""
+        shape = type_.get_shape()
+        width = type_.element_type.compile_time_size
+        count = math.prod(shape)
+        if count * width > MAX_DENSE_BYTES:
+            self.raise_error(
+                f"dense literal of type {type_} is too large: {count} elements of {width} "
+                f"bytes; adir takes at most {MAX_DENSE_BYTES} bytes of dense data",
+                start,
+                self.pos,
+            )
+
+    def _parse_dense_literal_type(self) -> RankedStructure[AnyDenseElement]:  # xDSL's hook
+        start = self.pos
+        type_ = super()._parse_dense_literal_type()
+        self.check_dense_size(type_, start)
+        return type_
+
+    def parse_dense_int_or_fp_elements_attr(
+        self, type: RankedStructure[AnyDenseElement] | None
+    ) -> DenseIntOrFPElementsAttr:
+        start = self.pos
+        if type is not None:
+            self.check_dense_size(type, start)
+        try:
+            splat = self.parse_optional_splat(type)
+            if splat is not None:
+                return splat
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        except ValueError as error:  # xDSL's packing: `dense<300> : tensor<2xi8>`
+            self.raise_error(f"dense literal: {error}", start, self.pos)
+
+    def parse_optional_splat(
+        self, type: RankedStructure[AnyDenseElement] | None
+    ) -> DenseIntOrFPElementsAttr | None:
+        """`<number>` and its type as one element's bytes, or None (and nothing consumed)
+        if the literal is not one real number or its type holds one element."""
+        start = self.pos
+        if self.parse_optional_punctuation("<") is None:
+            return None
+        scalar = self._parse_optional_bool_int_or_float()
+        if scalar is None or self.parse_optional_punctuation(">") is None:
+            self._resume_from(start)
+            return None
+        if type is None:
+            self.parse_punctuation(":", " in dense attribute")
+            type = self._parse_dense_literal_type()
+        element_type = type.element_type
+        count = math.prod(type.get_shape())
+        if count == 1 or not isinstance(element_type, IntegerType | AnyFloat):
+            self._resume_from(start)  # one element, or index or complex: xDSL's own path
+            return None
+        value, span = scalar
+        element = self._TensorLiteralElement(value < 0, value, span)
+        return splat(type, element.to_type(self, element_type))
+
+
+def splat(type_: RankedStructure[AnyDenseElement], value: float | int) -> DenseIntOrFPElementsAttr:
+    """`value` everywhere in `type_` (int or float elements), kept as one element's bytes:
+    what the parser makes of `dense<value> : type`, so that constants built by passes compare
+    equal to parsed ones (cse, the constant pool of bufferize)."""
+    element_type = type_.element_type
+    if isinstance(element_type, IntegerType):
+        value = element_type.get_normalized_value(int(value))
+    data = element_type.pack([value])  # type: ignore[arg-type]
+    # An empty tensor holds no element; anything larger keeps the one.
+    return DenseIntOrFPElementsAttr(type_, BytesAttr(data if math.prod(type_.get_shape()) else b""))
