@@ -349,11 +349,12 @@ class ModelPrinter:
             size = size_of(op.type)
             init = op.initial_value
             shape = tuple(op.type.get_shape())
-            splat = splat_value(init) if isinstance(init, DenseIntOrFPElementsAttr) else None
-            if splat is not None:  # a fill, not a table of one number
-                lines.append(f"adir_init_fill({name}, {size}u, {c_float(float(splat))});")
-            elif isinstance(init, DenseIntOrFPElementsAttr):
-                lines.append(f"memcpy({name}, {name}_initial, sizeof {name});")
+            if isinstance(init, DenseIntOrFPElementsAttr):
+                splat = splat_value(init)
+                if splat is not None:  # a fill, not a table of one number
+                    lines.append(f"adir_init_fill({name}, {size}u, {c_float(float(splat))});")
+                else:
+                    lines.append(f"memcpy({name}, {name}_initial, sizeof {name});")
                 continue
             if not isinstance(init, p.InitializerAttr):
                 raise OpError(op, f"C backend: no C initializer for {init}")
