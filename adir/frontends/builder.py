@@ -67,6 +67,7 @@ from adir.dialects.tensor.base import TensorOp
 from adir.dialects.tensor.elementwise import AddOp
 from adir.dialects.tensor.matmul_and_shape import ConstantOp, MatmulOp
 from adir.frontends.dense_data import dense_f32
+from adir.name_hints import name_hint_of
 from adir.frontends.initializers import (
     Init,
     fill,
@@ -157,7 +158,7 @@ class Function:
             names.append(arg_name)
         self.block = Block(arg_types=types)
         for arg, arg_name in zip(self.block.args, names, strict=True):
-            arg.name_hint = arg_name
+            arg.name_hint = name_hint_of(arg_name)
         self.op = FuncOp(name, (types, []), Region(self.block))
         if loss:
             self.op.attributes[LOSS_MARKER] = UnitAttr()
@@ -358,7 +359,7 @@ class ModelBuilder:
         self._insert(op)
         if name is not None:
             for result in op.results:
-                result.name_hint = name
+                result.name_hint = name_hint_of(name)
         if not op.results:
             return None
         return op.results[0] if len(op.results) == 1 else tuple(op.results)

@@ -49,6 +49,7 @@ from adir.dialects.tensor.matmul_and_shape import ConstantOp
 from adir.dialects.tensor.normalization import BatchnormOp
 from adir.dialects.tensor.optimizers import ParamUpdateOp
 from adir.dialects.tensor.params import LoadOp, StoreOp
+from adir.name_hints import name_hint_of
 
 # Grad ops whose output element i depends only on element i of each operand.
 ELEMENTWISE_GRADS = {
@@ -160,7 +161,7 @@ class FunctionBufferizer:
     def param_buffer(self, name: str, type_: Attribute, location: Attribute) -> SSAValue:
         if name not in self.param_buffers:
             op = self.emit(ParamBufferOp(name, memref_of(type_)), location)
-            op.results[0].name_hint = name
+            op.results[0].name_hint = name_hint_of(name)  # a symbol may be any string
             self.param_buffers[name] = op.results[0]
         return self.param_buffers[name]
 
