@@ -105,10 +105,22 @@ class ConstantPool:
     def __init__(self, module: ModuleOp):
         self.module = module
         self.globals: dict[DenseIntOrFPElementsAttr, str] = {}
+        # The module's own symbols (a param may be called `@__constant_0`) are not reused.
+        self.taken = {
+            name.data
+            for op in module.ops
+            if isinstance(name := op.properties.get("sym_name"), StringAttr)
+        }
+        self.count = 0
 
     def get(self, value: DenseIntOrFPElementsAttr) -> str:
         if value not in self.globals:
-            name = f"__constant_{len(self.globals)}"
+            name = f"__constant_{self.count}"
+            while name in self.taken:
+                self.count += 1
+                name = f"__constant_{self.count}"
+            self.count += 1
+            self.taken.add(name)
             type_ = memref_of(value.type)
             global_ = memref.GlobalOp.get(StringAttr(name), type_, value, constant=UnitAttr())
             Rewriter.insert_op(global_, InsertPoint.at_start(self.module.body.block))

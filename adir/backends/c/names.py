@@ -161,9 +161,12 @@ def where(op: Operation) -> str:
 
 def symbol_text(symbol: str) -> str:
     """A symbol as written in the IR: `@w1`, `@"my weight"`."""
-    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.-]*", symbol):
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", symbol):  # MLIR's bare identifier
         return f"@{symbol}"
-    return "@" + '"' + symbol.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    escaped = "".join(
+        f"\\{ord(c):02X}" if c in '"\\' or not c.isprintable() else c for c in symbol
+    )
+    return f'@"{escaped}"'
 
 
 @dataclass
@@ -281,7 +284,8 @@ def c_names(module: ModuleOp, prefix: str) -> CNames:
         names.argument_macros[symbol] = []
         for arg, argument in zip(_args(op), arguments, strict=True):
             size_macro = f"{macro}{upper}_{argument.upper()}_SIZE"
-            what = f"the size macro of argument #{arg.index} of {symbol_text(symbol)}"
+            named = f"%{arg.name_hint}" if arg.name_hint else f"#{arg.index}"
+            what = f"the size macro of argument {named} of {symbol_text(symbol)}"
             claims.claim(size_macro, op, what)
             names.argument_macros[symbol].append(size_macro)
     names.taken = set(claims.owners) - set(names.functions.values())
