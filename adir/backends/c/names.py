@@ -139,16 +139,16 @@ def is_table_name(prefix: str, name: str) -> bool:
 def local_base(hint: str | None, prefix: str) -> str:
     """The C name a value with this name hint would like: its spelling, moved off reserved
     names by a `_` suffix (`%int` -> `int_`) or else a `v_` prefix (`%_x` -> `v_x`)."""
-    base = spelling(hint) if hint else "t"
-    if not _local_ok(base, prefix):
-        base += "_"
-    if not _local_ok(base, prefix):
-        base = "v_" + base.lstrip("_")
-    return base
+    spelled = spelling(hint) if hint else "t"
+    for base in (spelled, spelled + "_", "v_" + spelled.lstrip("_")):
+        if _local_ok(base, prefix):
+            return base
+    return "t"
 
 
 def _local_ok(name: str, prefix: str) -> bool:
-    return reserved(name) is None and not is_table_name(prefix, name)
+    # `dims` is no base either: its suffixed forms `dims_1`, ... are all tables' names
+    return reserved(name) is None and not is_table_name(prefix, f"{name}_1")
 
 
 def where(op: Operation) -> str:
@@ -207,7 +207,7 @@ class LocalNames:
         name, n = base, self.suffixes.get(base, 0)
         if n:
             name = f"{base}_{n}"
-        while name in self.taken or not _local_ok(name, self.prefix):
+        while name in self.taken or reserved(name) is not None:  # (`M_SQRT1` -> `M_SQRT1_2`)
             n += 1
             name = f"{base}_{n}"
         self.suffixes[base] = n
