@@ -1,7 +1,7 @@
 """The C names of a module's symbols: one mapping, checked to be one-to-one over everything
 the C backend exports, with an error at the symbol where it cannot be.
 
-The rule (README, "The generated C"):
+The rule (also in README, "The generated C"):
 
 - A symbol's C name is the prefix (`--c-prefix`, `-t 'c{prefix=...}'`) and the symbol, each
   character that cannot be in a C identifier (anything but ASCII letters, digits and `_`)
@@ -10,14 +10,16 @@ The rule (README, "The generated C"):
   `PARAM_W1` (its index) and `W1_SIZE`; an argument of a function gives `<FUNC>_<ARG>_SIZE`
   (`TRAIN_STEP_X_SIZE`), the argument named as in the function's C parameters. Macros carry the
   upper-cased prefix (`NET_PARAM_W1`).
-- The compiler refuses, at the symbol's op, rather than print C that does not compile or means
-  something else:
+- Where that is not one-to-one, or not a name C lets the model have, the compiler refuses, with
+  an error at the symbol's op (exit code 1), rather than print C that does not compile or that
+  means something else:
   - two symbols that give one name or macro: `@"a b"` and `@a_b` (both `a_b`), `@w1` and
     `@W1` (both `PARAM_W1`: macros are upper case), a parameter `@f_x` and a function `@f` with
-    an argument `%x` (both `F_X_SIZE`); the error names both;
+    an argument `%x` (both `F_X_SIZE`); the error names both, and the line of the first;
   - a name C does not allow: one that starts with a digit (`@"1w"` without a prefix), one that
-    starts with `_` (C reserves those at file scope, and C libraries use them: newlib's `_read`),
-    a keyword of C or C++ (the header is C++-includable), a name ending in `_t` (POSIX's);
+    starts with `_` (C reserves those at file scope, and C libraries use them: newlib declares
+    `_read`, glibc `_exit`), a keyword of C or C++ (the header is C++-includable), a name ending
+    in `_t` (POSIX reserves those);
   - a name something else already means: the API's (`init`, `param_data`, `param_name`,
     `param_size`, `set_arena`, with the prefix), what the header or the source defines for
     itself (`ARENA_BYTES`, `dims_0`, `arena`), the runtime's (`adir_...`/`ADIR_...` in any
@@ -26,10 +28,14 @@ The rule (README, "The generated C"):
     `reserved_names.py`), and the names that `--c-main`'s `main.c`, the embedded program and
     the Cortex-M startup code define (`main`, `read_batch`, `Reset_Handler`, ...).
   Rename the symbol, or give a prefix (which moves every name away from the library's).
+  Refusing keeps ordinary names as they are written: an escape that made the mapping one-to-one
+  by construction would have to rewrite `_` in every name (`w1_grad`) too, and it still could
+  not keep `@w1` and `@W1` apart in upper-case macros.
 - Private symbols (the constants bufferize makes) are not exported: each gets the prefix and its
   name without leading `_` (`__constant_0` -> `constant_0`), with a `_N` suffix where that is
-  taken. Values get local names from their name hints in the same way (`%int` -> `int_`), never
-  a name above nor one of another value of the same function.
+  taken. Values (arguments, buffers) get local names from their name hints: the spelling, with
+  `_` after it where it is reserved (`%int` -> `int_`, `%NAN` -> `NAN_`) or else `v_` before it
+  (`%_q` -> `v_q`), and a `_N` suffix where another name of the file or of the function has it.
 """
 
 from __future__ import annotations
