@@ -134,7 +134,8 @@ def test_value_names_that_are_c_names_become_other_locals(tmp_path: Path) -> Non
     """Values named like a macro of <math.h> (`%NAN`), a C keyword, memcpy (which the body
     calls), a macro of the header (`%W_SIZE`, taken: a suffix), a table's (`%dims`), the arena,
     the runtime's, or with a leading `_` get other local names, and the C compiles."""
-    names = ["NAN", "int", "memcpy", "W_SIZE", "dims", "dims_1", "arena", "_q", "ADIR_INIT_SEED_STEP"]
+    names = ["NAN", "int", "memcpy", "W_SIZE", "dims", "dims_1", "arena", "_q"]
+    names.append("ADIR_INIT_SEED_STEP")
     lines = ["adir.param @w : tensor<4xf32> = #adir.fill<value = 0.5>"]
     lines.append("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {")
     lines.append("  %w0 = adir.load @w : tensor<4xf32>")
