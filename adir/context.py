@@ -87,6 +87,9 @@ def adir_context() -> Context:
 PLAIN_SHAPED_TYPE = re.compile(r"(?:tensor|memref)<(?:\*x|(?:[0-9]+x|\?x)*)[a-z]+[0-9]*>")
 
 
+STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
+
+
 class LocatedParser(DenseLiteralParser):
     """A parser that gives every op the `file:line:col` of its first token, and that parses
     each distinct plain tensor or memref type once: a model spells the same few types over
@@ -101,6 +104,10 @@ class LocatedParser(DenseLiteralParser):
         self._line_starts = [0, *accumulate(len(line) + 1 for line in text.split("\n"))]
         self._text = text
         self._types: dict[str, TypeAttribute] = {}
+        # xDSL 0.74's string-literal pattern nests `+` in `*`: on a `"` that is never closed it
+        # backtracks exponentially in the rest of the line (`adir.param @"w : tensor<...>`
+        # hung). Possessive quantifiers match the same strings and fail at once.
+        self.lexer._unescaped_characters_regex = STRING_LITERAL  # type: ignore[misc]
 
     def parse_optional_type(self) -> TypeAttribute | None:
         token = self._current_token

@@ -78,6 +78,7 @@ from adir.frontends.initializers import (
     zeros,
 )
 from adir.frontends.sites import BuildError, SourceSite, caller_site
+from adir.name_hints import name_hint_of
 
 """The attribute that marks a loss function for `autodiff` (as `attributes {adir.loss}`)."""
 
@@ -157,7 +158,7 @@ class Function:
             names.append(arg_name)
         self.block = Block(arg_types=types)
         for arg, arg_name in zip(self.block.args, names, strict=True):
-            arg.name_hint = arg_name
+            arg.name_hint = name_hint_of(arg_name)
         self.op = FuncOp(name, (types, []), Region(self.block))
         if loss:
             self.op.attributes[LOSS_MARKER] = UnitAttr()
@@ -358,7 +359,7 @@ class ModelBuilder:
         self._insert(op)
         if name is not None:
             for result in op.results:
-                result.name_hint = name
+                result.name_hint = name_hint_of(name)
         if not op.results:
             return None
         return op.results[0] if len(op.results) == 1 else tuple(op.results)

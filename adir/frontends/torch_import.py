@@ -350,23 +350,25 @@ def _state_name(target: str, prefix: str) -> str:
 
 
 def _identifier(name: str) -> str:
-    name = re.sub(r"\W", "_", name)
-    return name if re.match(r"[A-Za-z_]", name) else f"_{name}"
+    name = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return name if re.match(r"[A-Za-z]", name) else f"p{name}"
 
 
 def symbol_names(state_names: Sequence[str]) -> dict[str, str]:
-    """The symbol of each parameter or buffer: its name with `.` (and anything that is not a
-    letter, digit or `_`) as `_` (`layers.0.weight` -> `layers_0_weight`), made unique with a
-    suffix if two names collide, so that the C backend can use the symbols as identifiers."""
+    """The symbol of each parameter or buffer: its name with `.` (and anything that is not an
+    ASCII letter, digit or `_`) as `_` (`layers.0.weight` -> `layers_0_weight`), `p` before a
+    name that does not start with a letter (`0.bias` -> `p0_bias`: C reserves names that begin
+    with `_`), made unique with a suffix if two names collide, ignoring case, so that the C
+    backend can use the symbols as identifiers and upper-case them in macros."""
     symbols: dict[str, str] = {}
     taken: set[str] = set()
     for name in state_names:
         symbol = base = _identifier(name)
         suffix = 1
-        while symbol in taken:
+        while symbol.lower() in taken:
             symbol, suffix = f"{base}_{suffix}", suffix + 1
         symbols[name] = symbol
-        taken.add(symbol)
+        taken.add(symbol.lower())
     return symbols
 
 

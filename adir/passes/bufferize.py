@@ -49,6 +49,7 @@ from adir.dialects.tensor.base import TensorOp
 from adir.dialects.tensor.matmul_and_shape import ConstantOp
 from adir.dialects.tensor.params import LoadOp, StoreOp
 from adir.dialects.tensor.traits import InPlaceOperands
+from adir.name_hints import name_hint_of
 
 
 def in_place_operands(op: Operation, result: int) -> list[int]:
@@ -85,10 +86,22 @@ class ConstantPool:
     def __init__(self, module: ModuleOp):
         self.module = module
         self.globals: dict[DenseIntOrFPElementsAttr, str] = {}
+        # The module's own symbols (a param may be called `@__constant_0`) are not reused.
+        self.taken = {
+            name.data
+            for op in module.ops
+            if isinstance(name := op.properties.get("sym_name"), StringAttr)
+        }
+        self.count = 0
 
     def get(self, value: DenseIntOrFPElementsAttr) -> str:
         if value not in self.globals:
-            name = f"__constant_{len(self.globals)}"
+            name = f"__constant_{self.count}"
+            while name in self.taken:
+                self.count += 1
+                name = f"__constant_{self.count}"
+            self.count += 1
+            self.taken.add(name)
             type_ = memref_of(value.type)
             global_ = memref.GlobalOp.get(StringAttr(name), type_, value, constant=UnitAttr())
             Rewriter.insert_op(global_, InsertPoint.at_start(self.module.body.block))
@@ -147,7 +160,7 @@ class FunctionBufferizer:
     def param_buffer(self, name: str, type_: Attribute, location: Attribute) -> SSAValue:
         if name not in self.param_buffers:
             op = self.emit(ParamBufferOp(name, memref_of(type_)), location)
-            op.results[0].name_hint = name
+            op.results[0].name_hint = name_hint_of(name)  # a symbol may be any string
             self.param_buffers[name] = op.results[0]
         return self.param_buffers[name]
 

@@ -163,8 +163,10 @@ def shell(command: str) -> subprocess.CompletedProcess[str]:
 # adir-opt prints the IR; adir-run prints the loss (it was an internal error too, exit 2).
 PRINTING_COMMANDS = {
     "adir-opt": [*ADIR_OPT, str(EXAMPLE)],
-    "adir-run": [sys.executable, "-m", "adir.tools.adir_run", str(EXAMPLE), "--func", "loss"]
-    + ["--random-inputs", "0"],
+    "adir-run": [
+        *(sys.executable, "-m", "adir.tools.adir_run", str(EXAMPLE)),
+        *("--func", "loss", "--random-inputs", "0"),
+    ],
 }
 
 

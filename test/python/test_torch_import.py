@@ -167,14 +167,14 @@ def test_loss_module_frozen_params_and_no_loss() -> None:
     target = torch.randn(5, 2)
     module = import_module(model, (x,), loss=nn.MSELoss(reduction="sum"))
     text = module_to_text(module)
-    assert "adir.param @_0_bias : tensor<4xf32> = dense<" in text
-    assert "{trainable = false}" in text.split("@_0_bias")[1].splitlines()[0]
+    assert "adir.param @p0_bias : tensor<4xf32> = dense<" in text
+    assert "{trainable = false}" in text.split("@p0_bias")[1].splitlines()[0]
     assert "adir.mse %" in text and '{reduction = "sum"}' in text
     loss, grads, _ = adir_loss_and_gradients(module, x.numpy(), target.numpy())
-    weights = {k: v for k, v in weights_of(model).items() if k != "_0_bias"}
-    h = torch.tanh(F.linear(x, weights["_0_weight"], model[0].bias))
+    weights = {k: v for k, v in weights_of(model).items() if k != "p0_bias"}
+    h = torch.tanh(F.linear(x, weights["p0_weight"], model[0].bias))
     expected = F.mse_loss(
-        F.linear(h, weights["_2_weight"], weights["_2_bias"]), target, reduction="sum"
+        F.linear(h, weights["p2_weight"], weights["p2_bias"]), target, reduction="sum"
     )
     expected.backward()
     assert loss == pytest.approx(expected.item(), rel=1e-6)
@@ -326,8 +326,10 @@ def test_unknown_loss_name_is_an_error() -> None:
 
 
 def test_symbol_names_are_identifiers_and_unique() -> None:
-    assert symbol_names(["layers.0.weight", "layers_0.weight", "0.bias"]) == {
+    assert symbol_names(["layers.0.weight", "layers_0.weight", "0.bias", "W", "w"]) == {
         "layers.0.weight": "layers_0_weight",
         "layers_0.weight": "layers_0_weight_1",
-        "0.bias": "_0_bias",
+        "0.bias": "p0_bias",  # not `_0_bias`: C reserves names that begin with `_`
+        "W": "W",
+        "w": "w_1",  # `w` and `W` would both give the C macro PARAM_W
     }

@@ -20,11 +20,9 @@ interpreter's `Session(module, seed=seed)`.
 
 from __future__ import annotations
 
-import keyword
 import math
 import os
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func, memref
@@ -39,24 +37,25 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 
 from adir.backends.c.calls import CALL_EMITTERS, CallSite, c_float, c_type
 from adir.backends.c.cmsis import KERNEL_SETS, cmsis_dsp_call
 from adir.backends.c.cmsis_nn import CMSIS_NN_HEADER, cmsis_nn_call
+from adir.backends.c.names import (
+    IDENTIFIER,
+    c_comment,
+    c_names,
+    c_string,
+    reserved,
+    table_name,
+)
 from adir.backends.c.size_limits import HOST, StaticBudget, check_sizes
 from adir.diagnostics import OpError
 from adir.dialects.kernel import KernelOp, ParamBufferOp
 from adir.dialects.tensor import params as p
 from adir.interpreter.arrays import dense_to_numpy, splat_value
 from adir.interpreter.initializers import seed_of
-
-C_KEYWORDS = frozenset(
-    "auto break case char const continue default do double else enum extern float for goto if "
-    "inline int long register restrict return short signed sizeof static struct switch typedef "
-    "union unsigned void volatile while _Bool _Complex _Imaginary arena main errno".split()
-)
-IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass
@@ -75,12 +74,6 @@ class CModel:
     @property
     def source_name(self) -> str:
         return f"{self.prefix}model.c"
-
-
-def c_identifier(text: str) -> str:
-    """`text` as a C identifier: other characters become `_`."""
-    name = re.sub(r"[^A-Za-z0-9_]", "_", text)
-    return name if IDENTIFIER.fullmatch(name) else "_" + name
 
 
 def size_of(type_: MemRefType | TensorType) -> int:
@@ -121,34 +114,6 @@ def constant_initializer(value: DenseIntOrFPElementsAttr, count: int) -> str:
     return "{\n    " + ",\n    ".join(lines) + "\n}"
 
 
-@dataclass
-class FunctionNames:
-    """C names of one function's values: name hints where they are valid and unique."""
-
-    taken: set[str]
-    names: dict[SSAValue, str] = field(default_factory=dict[SSAValue, str])
-    # The last suffix tried for each base: names are only ever added to `taken`, so the search
-    # for a free `base_n` resumes there (starting from 1 each time was quadratic).
-    suffixes: dict[str, int] = field(default_factory=dict[str, int])
-
-    def fresh(self, hint: str | None) -> str:
-        base = c_identifier(hint) if hint else "t"
-        if base in C_KEYWORDS or keyword.iskeyword(base):
-            base += "_"
-        name, n = base, self.suffixes.get(base, 0)
-        if n:
-            name = f"{base}_{n}"
-        while name in self.taken:
-            n += 1
-            name = f"{base}_{n}"
-        self.suffixes[base] = n
-        self.taken.add(name)
-        return name
-
-    def bind(self, value: SSAValue, name: str) -> None:
-        self.names[value] = name
-
-
 class ModelPrinter:
     """Builds the header and the source of one planned module."""
 
@@ -168,12 +133,9 @@ class ModelPrinter:
             op for op in module.ops if isinstance(op, memref.GlobalOp) and op.sym_name.data in read
         ]
         self.functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
-        self.storage: dict[str, str] = {
-            op.sym_name.data: f"{prefix}{c_identifier(op.sym_name.data)}" for op in self.params
-        }
-        self.constant_names: dict[str, str] = {
-            op.sym_name.data: f"{prefix}{c_identifier(op.sym_name.data)}" for op in self.globals
-        }
+        self.names = c_names(module, prefix)  # raises at a symbol C cannot name (names.py)
+        self.storage = self.names.params
+        self.constant_names = self.names.constants
         self.tables: dict[tuple[int, ...], str] = {}
         self.uses_arena = any(
             isinstance(inner, memref.AllocOp) for f in self.functions for inner in f.walk()
@@ -206,17 +168,17 @@ class ModelPrinter:
         key = tuple(values)
         if key not in self.tables:
             # Tables are shared by value, so the name says only that it holds dimensions.
-            self.tables[key] = f"{self.prefix}dims_{len(self.tables)}"
+            self.tables[key] = table_name(self.prefix, len(self.tables))
         return self.tables[key]
 
     def function(self, op: func.FuncOp) -> list[str]:
-        names = FunctionNames(taken=set(self.storage.values()) | set(self.constant_names.values()))
+        names = self.names.local_names()
         block = op.body.block
         parameters = []
-        for arg in block.args:
+        for arg, name in zip(block.args, self.names.arguments[op.sym_name.data], strict=True):
             if not isinstance(arg.type, MemRefType):
                 raise OpError(op, f"C backend: argument of type {arg.type} is not a buffer")
-            name = names.fresh(arg.name_hint or f"arg{arg.index}")
+            names.taken.add(name)
             names.bind(arg, name)
             parameters.append(f"const {c_type(arg.type.element_type)} *{name}")
         outputs = list(op.function_type.outputs.data)
@@ -236,7 +198,7 @@ class ModelPrinter:
                 parameters.append(f"{c_type(type_.element_type)} *{name}")
         result = "float" if returns_scalar else "void"
         signature = (
-            f"{result} {self.prefix}{c_identifier(op.sym_name.data)}"
+            f"{result} {self.names.functions[op.sym_name.data]}"
             f"({', '.join(parameters) or 'void'})"
         )
         self.prototypes.append((self.function_doc(op, returns_scalar), signature))
@@ -327,7 +289,7 @@ class ModelPrinter:
         return text
 
     def function_doc(self, op: func.FuncOp, returns_scalar: bool) -> str:
-        name = op.sym_name.data
+        name = c_comment(op.sym_name.data)
         if "adir.optimizer" in op.attributes:
             what = (
                 "One training step: forward, backward and the parameter update; returns the loss."
@@ -472,7 +434,7 @@ class ModelPrinter:
         pre = self.prefix
         count = len(self.params)
         data = ", ".join(self.storage[op.sym_name.data] for op in self.params)
-        names = ", ".join(f'"{op.sym_name.data}"' for op in self.params)
+        names = ", ".join(c_string(op.sym_name.data) for op in self.params)
         sizes = ", ".join(f"{size_of(op.type)}u" for op in self.params)
         if count == 0:
             return [
@@ -522,15 +484,13 @@ class ModelPrinter:
             f"#define {m}NUM_PARAMS {len(self.params)}",
         ]
         for index, op in enumerate(self.params):
-            upper = c_identifier(op.sym_name.data).upper()
-            size = size_of(op.type)
-            out.append(f"#define {m}PARAM_{upper} {index}")
-            out.append(f"#define {m}{upper}_SIZE {size}")
+            index_macro, size_macro = self.names.param_macros[op.sym_name.data]
+            out.append(f"#define {index_macro} {index}")
+            out.append(f"#define {size_macro} {size_of(op.type)}")
         for op in self.functions:
-            block = op.body.block
-            for arg in block.args:
-                upper = c_identifier(f"{op.sym_name.data}_{arg.name_hint or arg.index}").upper()
-                out.append(f"#define {m}{upper}_SIZE {size_of(arg.type)}")  # type: ignore[arg-type]
+            macros = self.names.argument_macros[op.sym_name.data]
+            for arg, size_macro in zip(op.body.block.args, macros, strict=True):
+                out.append(f"#define {size_macro} {size_of(arg.type)}")  # type: ignore[arg-type]
         out += [
             "",
             "#ifdef __cplusplus",
@@ -567,6 +527,10 @@ def print_model(
     with `kernels="cmsis-dsp"`."""
     if prefix and not IDENTIFIER.fullmatch(prefix):
         raise ValueError(f"C prefix {prefix!r} is not the start of a C identifier")
+    if prefix and (why := reserved(f"{prefix}init")):
+        raise OpError(
+            module, f"C backend: the prefix {prefix!r} gives C names such as `{prefix}init`: {why}"
+        )
     if kernels not in KERNEL_SETS:
         raise ValueError(f"kernels={kernels!r} is not one of {', '.join(KERNEL_SETS)}")
     printer = ModelPrinter(module, prefix, kernels)

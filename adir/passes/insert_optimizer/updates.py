@@ -102,7 +102,8 @@ class BiasCorrections:
     def at(b: TensorBuilder, t: SSAValue, beta1: float, beta2: float) -> BiasCorrections:
         first = name_value(b.emit(BiasCorrectionOp(t, beta1)), "bias_correction1")
         second = name_value(b.emit(BiasCorrectionOp(t, beta2)), "bias_correction2")
-        return BiasCorrections(first, name_value(b.emit(ew.SqrtOp(second)), "bias_correction2_sqrt"))
+        second_sqrt = name_value(b.emit(ew.SqrtOp(second)), "bias_correction2_sqrt")
+        return BiasCorrections(first, second_sqrt)
 
 
 def adam_arithmetic(

@@ -17,7 +17,7 @@
 // CHECK-NEXT:    arm_add_f32(m3, fc1_b, m3, 120u);  /* adir_kernel.add at lenet5.mlir:43 */
 // CHECK:         ADIR_CROSS_ENTROPY_I32(
 // CHECK:         adir_cmsis_matmul(logits_grad, fc3_w, a4_grad, 1, 1, 84, 10, 1);  /* adir_kernel.matmul at lenet5.mlir:52 */
-// CHECK-NEXT:    adir_cmsis_matmul_sgd_update(fc3_w, logits_grad, m4, [[LR:__constant_[0-9]+]], fc3_w, 10, 84, 1);  /* adir_kernel.matmul_sgd_update {transpose_a} at lenet5.mlir:52 */
+// CHECK-NEXT:    adir_cmsis_matmul_sgd_update(fc3_w, logits_grad, m4, [[LR:constant_[0-9]+]], fc3_w, 10, 84, 1);  /* adir_kernel.matmul_sgd_update {transpose_a} at lenet5.mlir:52 */
 // CHECK-NEXT:    ADIR_RELU_GRAD(m4, a4_grad, m4, 84u);
 // CHECK:         adir_cmsis_matmul_sgd_update(fc1_w, m3, flat, [[LR]], fc1_w, 120, 256, 1);
 // CHECK:         ADIR_RELU_GRAD(c2,
