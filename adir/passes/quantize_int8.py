@@ -63,6 +63,8 @@ from adir.dialects.tensor import quantized as q
 from adir.dialects.tensor.normalization import BatchnormEvalOp
 from adir.dialects.tensor.params import LoadOp
 from adir.interpreter import Session
+from adir.interpreter.arrays import exact_cast
+from adir.interpreter.npy_files import read_npy
 from adir.interpreter.params import initial_params
 from adir.interpreter.quantized import (
     dequantize,
@@ -511,8 +513,8 @@ class QuantizeInt8Pass(ModulePass):
             rng = np.random.default_rng(self.seed)
             return rng.standard_normal((self.samples, *shape)).astype(np.float32)
         try:
-            data = np.load(self.calibration, allow_pickle=False)
-        except (OSError, ValueError) as error:
+            data = exact_cast(read_npy(self.calibration), np.dtype(np.float32))
+        except ValueError as error:
             raise OpError(
                 source, f"quantize-int8: cannot read calibration file {self.calibration}: {error}"
             ) from error
@@ -523,4 +525,4 @@ class QuantizeInt8Pass(ModulePass):
                 f"quantize-int8: calibration data of shape {data.shape} is not a stack of "
                 f"inputs of shape {shape}",
             )
-        return data.astype(np.float32).reshape(-1, *shape)
+        return data.reshape(-1, *shape)

@@ -42,6 +42,7 @@ from adir.backends.c.model import print_model
 from adir.backends.c.target import CTarget
 from adir.context import DIALECTS, LocatedParser
 from adir.diagnostics import OpWarning
+from adir.function_structure import check_single_blocks
 from adir.passes import ADIR_PASSES
 from adir.tools.diagnostics import (
     DiagnosticError,
@@ -272,6 +273,11 @@ class AdirOptMain(xDSLOptMain):
             raise pipeline_error(self.args.passes, error, self.available_passes) from error
         self.timer = StageTimer()
         self.pipeline = PassPipeline(self.pipeline.passes, self.between_passes)
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        if self.pipeline.passes:  # every pass reads a function as its one block
+            check_single_blocks(prog)
+        super().apply_passes(prog)
 
     def between_passes(
         self, previous: ModulePass | None, module: ModuleOp, next_pass: ModulePass | None

@@ -209,6 +209,16 @@ def test_calibration_file_gives_the_same_function_as_the_same_inputs(tmp_path: P
             "derive-predict,quantize-int8{samples=0}",
             "error: quantize-int8: samples must be positive",
         ),
+        # numpy's EOFError on an empty file was an internal error (exit 2).
+        (
+            'derive-predict,quantize-int8{calibration="/dev/null"}',
+            "error: quantize-int8: cannot read calibration file /dev/null: the file is empty, "
+            "not a .npy array",
+        ),
+        (
+            'derive-predict,quantize-int8{calibration="README.md"}',
+            "error: quantize-int8: cannot read calibration file README.md: not a .npy file",
+        ),
     ],
 )
 def test_bad_input_is_a_located_error(pipeline: str, message: str) -> None:
