@@ -29,8 +29,8 @@ from typing import IO, NoReturn
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
-from xdsl.utils.arg_spec import ArgSpecParseError, parse_spec
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.arg_spec import parse_spec
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from adir.backends.c.cmsis import KERNEL_SETS
@@ -46,11 +46,15 @@ from adir.function_structure import check_single_blocks
 from adir.passes import ADIR_PASSES
 from adir.tools.diagnostics import (
     DiagnosticError,
+    at_pipeline,
+    caret_lines,
     format_parse_error,
     locate_failure,
     op_location,
     pipeline_error,
+    repeated_option,
     report_errors,
+    spec_syntax_error,
 )
 from adir.tools.files import decode, write_atomically
 from adir.tools.pass_timing import StageTimer
@@ -91,6 +95,9 @@ class AdirOptMain(xDSLOptMain):
         # A bad command line is exit code 1 like every other error, not argparse's 2.
         arg_parser.error = _command_line_error  # type: ignore[method-assign]
         super().register_all_arguments(arg_parser)
+        # xDSL declares -t as a plain string and parses it after argparse, where a syntax
+        # error escapes as a traceback: check it as argparse reads it.
+        arg_parser._option_string_actions["--target"].type = self.target_spec
         arg_parser.add_argument(
             "--debug", action="store_true", help="show Python tracebacks on errors"
         )
@@ -174,16 +181,28 @@ class AdirOptMain(xDSLOptMain):
             "dataset files (needs --optimizer and --predict)",
         )
 
-    def check_target(self) -> None:
-        """A bad `-t` option is a diagnostic before anything runs, not an error after."""
-        spec_text = self.args.target
+    def target_spec(self, text: str) -> str:
+        """`-t`'s argparse type: a malformed or contradictory target spec is a diagnostic
+        before anything runs (xDSL would raise its parse error as a traceback)."""
+
+        def error(message: str, column: int | None = None) -> DiagnosticError:
+            context = caret_lines(text, column) if column is not None else []
+            return DiagnosticError("adir-opt", f"-t {text}: {message}", context)
+
         try:
-            spec = parse_spec(spec_text)
-            factory = self.available_targets.get(spec.name)
-            if factory is not None and spec.parameters:
-                factory().from_spec(spec)
-        except (ValueError, ArgSpecParseError) as error:
-            raise DiagnosticError("adir-opt", f"-t {spec_text}: {error}") from error
+            spec = parse_spec(text)
+        except ArgSpecParseError as parse_error:
+            column, message = spec_syntax_error(parse_error)
+            raise error(f"malformed target: {message}", column) from None
+        if (repeated := repeated_option(text)) is not None:
+            raise error(f"option '{repeated[0]}' is given twice", repeated[1])
+        factory = self.available_targets.get(spec.name)
+        if factory is not None and spec.parameters:
+            try:
+                factory().from_spec(spec)  # type: ignore[operator, union-attr]
+            except ValueError as bad_value:
+                raise error(str(bad_value)) from bad_value
+        return text
 
     def shortcut_passes(self) -> list[str]:
         """The pass specs the shortcut flags ask for, in the canonical order."""
@@ -238,7 +257,9 @@ class AdirOptMain(xDSLOptMain):
         return [wanted[name][0] for name in SHORTCUT_ORDER if name in wanted]
 
     def setup_pipeline(self) -> None:
-        self.check_target()
+        if self.args.passes and (repeated := repeated_option(self.args.passes)) is not None:
+            name, column = repeated
+            raise at_pipeline(self.args.passes, column, f"option '{name}' is given twice")
         if self.args.c_main and self.args.emit_c is None:
             raise DiagnosticError("adir-opt", "--c-main needs --emit-c=DIR")
         if self.args.c_kernels != "reference" and self.args.emit_c is None:

@@ -13,8 +13,8 @@ from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.ir import Operation
 from xdsl.irdl import IRDLOperation, VerificationContext
 from xdsl.passes import ModulePass
-from xdsl.utils.arg_spec import ArgSpecParseError, parse_pipeline
-from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.arg_spec import PipelineLexer, SpecTokenKind, parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError, ParseError, VerifyException
 
 from adir.diagnostics import OpError, PassOptionError
 
@@ -159,21 +159,18 @@ def pipeline_error(
 ) -> DiagnosticError:
     """A bad `-p` pipeline, located at the pass it concerns within the pipeline text."""
     if isinstance(error, ArgSpecParseError):
-        # xDSL's text is "...:\npass-pipeline:1:COL\n<spec>\n<caret>\n<message>".
-        lines = str(error).strip().splitlines()
-        column = int(lines[1].rsplit(":", 1)[1]) if len(lines) > 1 else 1
-        message = lines[-1].strip() if len(lines) > 4 else first_line(error)
-        return _at_pipeline(spec, column, f"malformed pass pipeline: {message}")
+        column, message = spec_syntax_error(error)
+        return at_pipeline(spec, column, f"malformed pass pipeline: {message}")
     if isinstance(error, PassOptionError):
         start = max(spec.find(error.pass_name), 0)
         column = spec.find(f"{error.option}=", start) + 1 or start + 1
-        return _at_pipeline(spec, column, str(error))
+        return at_pipeline(spec, column, str(error))
     position = 0
     for arg_spec in parse_pipeline(spec):
         column = spec.find(arg_spec.name, position) + 1
         position = max(column, position)
         if arg_spec.name not in passes:
-            return _at_pipeline(
+            return at_pipeline(
                 spec,
                 column,
                 f"unknown pass '{arg_spec.name}' (available: {', '.join(sorted(passes))})",
@@ -182,13 +179,47 @@ def pipeline_error(
         for key in arg_spec.normalize_parameter_names().parameters:
             if key not in options:
                 takes = ", ".join(options) if options else "none"
-                return _at_pipeline(
+                return at_pipeline(
                     spec,
                     column,
                     f"pass '{arg_spec.name}' has no option '{key}' (its options: {takes})",
                 )
-    return _at_pipeline(spec, 1, f"bad pass pipeline: {first_line(error)}")
+    return at_pipeline(spec, 1, f"bad pass pipeline: {first_line(error)}")
 
 
-def _at_pipeline(spec: str, column: int, message: str) -> DiagnosticError:
+def spec_syntax_error(error: ArgSpecParseError) -> tuple[int, str]:
+    """The column and the message of xDSL's error about a `name{key=value}` spec."""
+    # xDSL's text is "...:\npass-pipeline:1:COL\n<spec>\n<caret>\n<message>".
+    lines = str(error).strip().splitlines()
+    column = int(lines[1].rsplit(":", 1)[1]) if len(lines) > 1 else 1
+    message = lines[-1].strip() if len(lines) > 4 else first_line(error)
+    return column, message
+
+
+def repeated_option(spec: str) -> tuple[str, int] | None:
+    """The first option given twice to one pass or target of `spec` and the column of its
+    second use. xDSL keeps the last value without a word, so `c{prefix="a" prefix="b"}` would
+    silently mean "b"."""
+    lexer = PipelineLexer(spec)
+    seen: set[str] | None = None  # the keys inside the current braces
+    expect_key = False
+    while (token := lexer.lex()).kind is not SpecTokenKind.EOF:
+        if token.kind is SpecTokenKind.L_BRACE:
+            seen, expect_key = set(), True
+        elif token.kind is SpecTokenKind.R_BRACE:
+            seen = None
+        elif token.kind is SpecTokenKind.SPACE:
+            expect_key = seen is not None
+        elif token.kind is SpecTokenKind.IDENT and expect_key and seen is not None:
+            key = token.span.text.replace("-", "_")  # xDSL's normalisation of option names
+            if key in seen:
+                return token.span.text, token.span.start + 1
+            seen.add(key)
+            expect_key = False
+        else:
+            expect_key = False
+    return None
+
+
+def at_pipeline(spec: str, column: int, message: str) -> DiagnosticError:
     return DiagnosticError(f"<pass-pipeline>:1:{column}", message, caret_lines(spec, column))

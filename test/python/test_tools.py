@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -255,6 +257,9 @@ def test_adir_run_reports_unreadable_npy_files(
     assert err.startswith(f"{path}: error: cannot read a .npy array: {message}"), err
 
 
+@pytest.mark.skipif(
+    not stat.S_ISCHR(os.stat("/dev/null").st_mode), reason="/dev/null is not a device here"
+)
 def test_adir_run_reads_dev_null_as_an_empty_npy(capsys: pytest.CaptureFixture[str]) -> None:
     """/dev/null was numpy's EOFError, an internal error (exit 2)."""
     code, _, err = run_adir_run(capsys, str(EXAMPLE), "--func", "loss", "/dev/null", "/dev/null")
