@@ -15,6 +15,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import UNKNOWN_LOC, FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Dialect, Operation, TypeAttribute
 from xdsl.parser import Parser
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 
 def _builtin() -> Dialect:
@@ -116,6 +117,13 @@ class LocatedParser(Parser):
             return known
         self._resume_from(plain.end())
         return known
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        # An input of nothing but blanks and comments is an empty module, as mlir-opt reads
+        # it (xDSL: "Could not parse entire input!").
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            return ModuleOp([])
+        return super().parse_module(allow_implicit_module)
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start

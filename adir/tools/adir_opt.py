@@ -20,6 +20,7 @@ import argparse
 import contextlib
 import dataclasses
 import gc
+import math
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
@@ -123,7 +124,7 @@ class AdirOptMain(xDSLOptMain):
             choices=["sgd", "adam", "adamw"],
             help="insert this optimizer and produce the training step",
         )
-        group.add_argument("--lr", type=float, help="learning rate for --optimizer")
+        group.add_argument("--lr", type=learning_rate, help="learning rate for --optimizer")
         group.add_argument(
             "--recompute",
             action="store_true",
@@ -209,7 +210,7 @@ class AdirOptMain(xDSLOptMain):
         args = self.args
         wanted: dict[str, tuple[str, str]] = {}  # pass name -> (spec, the flag that wants it)
         if args.optimizer is not None:
-            lr = "" if args.lr is None else f" lr={args.lr!r}"
+            lr = "" if args.lr is None else f" lr={pipeline_float(args.lr)}"
             spec = f"insert-optimizer{{kind={args.optimizer}{lr}}}"
             wanted["insert-optimizer"] = (spec, "--optimizer")
         elif args.lr is not None:
@@ -422,6 +423,29 @@ def write_c_output(directory: str, files: dict[str, str]) -> None:
         write_c_files(directory, files)
     except OSError as error:
         raise DiagnosticError(directory, f"cannot write the C output: {error.strerror}") from error
+
+
+def learning_rate(text: str) -> float:
+    """`--lr`'s argparse type. nan, inf and what overflows to inf (1e400) are refused here: the
+    pipeline syntax that carries the rate to insert-optimizer has no spelling for them, and
+    its error would point into a pipeline the user did not write."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise DiagnosticError("adir-opt", f"--lr {text}: not a number") from None
+    if not math.isfinite(value):
+        raise DiagnosticError("adir-opt", f"--lr {text}: the learning rate must be finite")
+    return value
+
+
+def pipeline_float(value: float) -> str:
+    """`value` as xDSL's pipeline syntax reads it back exactly: its numbers need a point
+    before an exponent (`1e-05` would lex as a name, `1.0e-05` is a number)."""
+    text = repr(value)
+    mantissa, e, exponent = text.partition("e")
+    if e and "." not in mantissa:
+        text = f"{mantissa}.0e{exponent}"
+    return text
 
 
 def _command_line_error(message: str) -> NoReturn:

@@ -9,7 +9,7 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.irdl import IRDLOperation, VerificationContext
 from xdsl.passes import ModulePass
@@ -73,14 +73,20 @@ def format_parse_error(error: ParseError) -> DiagnosticError:
         line_text = line_text.decode("utf-8", "replace")
     column, length = where.col, max(1, min(span.end, end_of_line) - span.start)
     message = error.msg.strip().splitlines()[0] if error.msg.strip() else "parse error"
+    line = where.line
     if match := _UNREGISTERED.fullmatch(message):
-        # xDSL points after the op name; point at the name itself, and say it plainly.
+        # xDSL points after the op name, past the blanks that follow it (on the next line for
+        # junk at the end of a line); point at the name itself, and say it plainly.
         name = match.group(1)
         message = f"unknown op '{name}' (no registered dialect defines it)"
-        if (index := line_text.find(name)) >= 0:
-            column, length = index + 1, len(name)
+        content = span.input.content
+        if (index := content.rfind(name, 0, span.end)) >= 0:
+            line -= content.count("\n", index, span.start)
+            start_of_line = span.input.get_start_of_line(index)
+            line_text = content[start_of_line : span.input.get_end_of_line(index)]
+            column, length = index - start_of_line + 1, len(name)
     return DiagnosticError(
-        f"{where.file}:{where.line}:{column}", message, caret_lines(line_text, column, length)
+        f"{where.file}:{line}:{column}", message, caret_lines(line_text, column, length)
     )
 
 
@@ -148,10 +154,36 @@ def locate_failure(
         op, message = found
     if op is None:
         return DiagnosticError(input_name, message)
+    if (redefined := _REDEFINITION.search(message)) is not None and op.regions:
+        return redefinition_error(op, redefined.group(1), input_name, source_lines)
     if not isinstance(error, OpError) and not message.startswith(op.name):
         message = f"{op.name}: {message}"  # a verifier message that does not name its op
     location, context = op_location(op, input_name, source_lines)
     return DiagnosticError(location, message, context)
+
+
+_REDEFINITION = re.compile(r'Redefinition of symbol "(.*)"')
+
+
+def redefinition_error(
+    table: Operation, name: str, input_name: str, source_lines: Sequence[str]
+) -> DiagnosticError:
+    """xDSL reports a symbol defined twice at the symbol table (the whole module, no line);
+    this points at the second definition and notes the first."""
+    defining = [
+        op
+        for op in table.regions[0].ops
+        if isinstance(sym := op.get_attr_or_prop("sym_name"), StringAttr) and sym.data == name
+    ]
+    if len(defining) < 2:
+        return DiagnosticError(input_name, f"redefinition of symbol @{name}")
+    location, context = op_location(defining[1], input_name, source_lines)
+    first, _ = op_location(defining[0], input_name, source_lines)
+    return DiagnosticError(
+        location,
+        f"redefinition of symbol @{name}",
+        [*context, f"{first}: note: @{name} is first defined here"],
+    )
 
 
 def pipeline_error(
