@@ -8,6 +8,11 @@ Random arguments: floats are standard normal; integer arguments used as class la
 `adir.nll` or `adir.cross_entropy` are uniform over the class count of that op's input (else
 over `--num-classes`). Parameters start from their initializers and persist across `--repeat`
 calls. `--save out.npz` stores the results and the final parameters (written atomically).
+
+A `.npy` argument is converted to its argument's type only where no value changes (int64
+labels that fit an i32 argument, integral floats as labels); a value that would change is an
+error naming the file, the argument and the value. Float arguments take floats of any width
+and integers, rounded to the model's float type.
 """
 
 from __future__ import annotations
@@ -35,11 +40,17 @@ LABEL_CONSUMERS = ("adir.nll", "adir.cross_entropy")
 
 def argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="adir-run", description="Run a function of an adir model in the interpreter."
+        prog="adir-run",
+        description="Run a function of an adir model in the interpreter.",
+        epilog="A .npy argument is converted to its argument's type only where no value "
+        "changes (int64 labels that fit i32, integral float labels); floats of any width "
+        "for a float argument are rounded to the model's float type.",
     )
     parser.error = _command_line_error  # type: ignore[method-assign]
     parser.add_argument("input_file", help="the model (.mlir); - for stdin")
-    parser.add_argument("inputs", nargs="*", help="one .npy file per function argument")
+    parser.add_argument(
+        "inputs", nargs="*", help="one .npy file per function argument (see below)"
+    )
     parser.add_argument("--func", default=None, help="the function to call (default: the only one)")
     parser.add_argument(
         "--random-inputs", type=int, metavar="SEED", help="draw the arguments from this seed"
