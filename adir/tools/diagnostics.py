@@ -216,6 +216,10 @@ def pipeline_error(
                     column,
                     f"pass '{arg_spec.name}' has no option '{key}' (its options: {takes})",
                 )
+        try:  # a value of the wrong type: point at its pass, not at the pipeline's start
+            passes[arg_spec.name]().from_spec(arg_spec)
+        except ValueError as bad_value:
+            return at_pipeline(spec, column, f"pass '{arg_spec.name}': {first_line(bad_value)}")
     return at_pipeline(spec, 1, f"bad pass pipeline: {first_line(error)}")
 
 
