@@ -98,7 +98,7 @@ def random_arguments(function: FuncOp, seed: int, num_classes: int) -> list[np.n
     arguments = []
     for argument in function.body.block.args:
         type_ = argument.type
-        if not isinstance(type_, TensorType) or not type_.has_static_shape():
+        if not isinstance(type_, TensorType | MemRefType) or not type_.has_static_shape():
             raise DiagnosticError(
                 "adir-run",
                 f"--random-inputs needs static shapes; argument #{argument.index} is {type_}",

@@ -265,3 +265,20 @@ def test_adir_run_reads_dev_null_as_an_empty_npy(capsys: pytest.CaptureFixture[s
     code, _, err = run_adir_run(capsys, str(EXAMPLE), "--func", "loss", "/dev/null", "/dev/null")
     assert code == 1
     assert err.startswith("/dev/null: error: cannot read a .npy array: the file is empty"), err
+
+
+def test_adir_run_draws_random_buffers_for_a_planned_module(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """After --plan-memory the arguments are memrefs; --random-inputs refused them ("needs
+    static shapes; argument #0 is memref<1x784xf32>"). The same seed draws the same values
+    (labels over the example's 10 classes either way), so the loss is the tensor level's."""
+    planned = run_tool("adir-opt", "--plan-memory", str(EXAMPLE))
+    assert planned.returncode == 0, planned.stderr
+    (tmp_path / "planned.mlir").write_text(planned.stdout)
+    planned_path = str(tmp_path / "planned.mlir")
+    code, buffers, err = run_adir_run(capsys, planned_path, "--random-inputs", "0")
+    assert code == 0, err
+    code, tensors, err = run_adir_run(capsys, str(EXAMPLE), "--func", "loss", "--random-inputs=0")
+    assert code == 0, err
+    assert buffers == tensors
