@@ -510,8 +510,17 @@ class QuantizeInt8Pass(ModulePass):
                 raise OpError(
                     source, f"quantize-int8: samples must be positive, got {self.samples}"
                 )
-            rng = np.random.default_rng(self.seed)
-            return rng.standard_normal((self.samples, *shape)).astype(np.float32)
+            if self.seed < 0:  # numpy's seeds are non-negative
+                raise OpError(source, f"quantize-int8: seed must not be negative, got {self.seed}")
+            try:
+                rng = np.random.default_rng(self.seed)
+                return rng.standard_normal((self.samples, *shape)).astype(np.float32)
+            except (ValueError, MemoryError) as error:  # more samples than memory holds
+                raise OpError(
+                    source,
+                    f"quantize-int8: cannot draw {self.samples} samples of shape {shape}: "
+                    f"{str(error) or type(error).__name__}",
+                ) from error
         try:
             data = exact_cast(read_npy(self.calibration), np.dtype(np.float32))
         except ValueError as error:

@@ -209,6 +209,15 @@ def test_calibration_file_gives_the_same_function_as_the_same_inputs(tmp_path: P
             "derive-predict,quantize-int8{samples=0}",
             "error: quantize-int8: samples must be positive",
         ),
+        # numpy's ValueErrors for these were internal errors (exit 2).
+        (
+            "derive-predict,quantize-int8{seed=-1}",
+            "error: quantize-int8: seed must not be negative, got -1",
+        ),
+        (
+            "derive-predict,quantize-int8{samples=99999999999999999999}",
+            "error: quantize-int8: cannot draw 99999999999999999999 samples of shape (1, 784)",
+        ),
         (
             'derive-predict,quantize-int8{calibration="README.md"}',
             "error: quantize-int8: cannot read calibration file README.md: not a .npy file",
