@@ -14,6 +14,7 @@ from itertools import accumulate
 from xdsl.context import Context
 from xdsl.dialects.builtin import UNKNOWN_LOC, FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Dialect, Operation, TypeAttribute
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from adir.dense_literals import DenseLiteralParser
 
@@ -124,6 +125,13 @@ class LocatedParser(DenseLiteralParser):
             return known
         self._resume_from(plain.end())
         return known
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        # An input of nothing but blanks and comments is an empty module, as mlir-opt reads
+        # it (xDSL: "Could not parse entire input!").
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            return ModuleOp([])
+        return super().parse_module(allow_implicit_module)
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start

@@ -71,3 +71,30 @@ def splat_value(attr: DenseIntOrFPElementsAttr) -> float | int | None:
         if not (rows == rows[0]).all():
             return None
     return attr.get_element_type().unpack(data[:width], 1)[0]  # type: ignore[return-value]
+
+
+def exact_cast(array: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """`array` as `dtype` when no value changes (int64 labels that fit i32, integral floats as
+    labels), and floats or integers of any width as the interpreter's float type, a rounding
+    that users expect of f32 models fed float64 data. A ValueError names the first value that
+    would change (int64 2^32+1 is 1 in i32, a float label 0.9 is 0), or a dtype that is not
+    a number."""
+    if array.dtype == dtype:
+        return array
+    kind = array.dtype.kind
+    if kind not in "biuf":
+        raise ValueError(f"holds {array.dtype} values, not numbers")
+    if dtype.kind == "f":
+        return array.astype(dtype)
+    with np.errstate(invalid="ignore", over="ignore"):  # what the check below reports
+        converted = array.astype(dtype)
+    changed = converted != array  # numpy compares across dtypes by value
+    if kind == "f":
+        changed |= ~np.isfinite(array)
+    if changed.any():
+        index = tuple(int(i) for i in np.argwhere(changed)[0])
+        value = array[index].item()
+        integral = kind != "f" or value == np.floor(value)
+        why = f"does not fit {dtype.name}" if integral else f"is not an integer ({dtype.name})"
+        raise ValueError(f"value {value!r} at index {index} {why}")
+    return converted

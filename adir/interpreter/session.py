@@ -8,8 +8,9 @@ from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter
 from xdsl.interpreters.func import FuncFunctions
 
+from adir.function_structure import check_no_recursion, check_single_blocks
 from adir.interpreter.activations import ActivationsFunctions
-from adir.interpreter.arrays import to_numpy_dtype
+from adir.interpreter.arrays import exact_cast, to_numpy_dtype
 from adir.interpreter.conv_and_pool import ConvAndPoolFunctions
 from adir.interpreter.elementwise import ElementwiseFunctions
 from adir.interpreter.family import FamilyFunctions
@@ -43,7 +44,9 @@ class Session:
     ):
         """Parameters start from their initializers; `seed` shifts every initializer's stream
         as the generated C's `init(seed)` does (0: the streams written in the IR)."""
+        check_single_blocks(module)
         self.module = module
+        self._acyclic: set[str] = set()  # functions checked to reach no call cycle
         self.float_dtype = np.dtype(float_dtype)
         self.params: dict[str, np.ndarray] = initial_params(module, self.float_dtype, seed)
         self._interpreter = Interpreter(module)
@@ -68,6 +71,9 @@ class Session:
     def call(self, name: str, *args: np.ndarray | float | int) -> tuple[np.ndarray, ...]:
         """Call `@name` with numpy arguments; returns its results as numpy arrays."""
         func = self.function(name)
+        if name not in self._acyclic:
+            check_no_recursion(self.module, name)
+            self._acyclic.add(name)
         inputs = func.function_type.inputs.data
         if len(args) != len(inputs):
             raise TypeError(f"@{name} takes {len(inputs)} arguments, got {len(args)}")
@@ -89,7 +95,10 @@ class Session:
                 raise ValueError(
                     f"@{func} argument #{index}: expected shape {expected}, got {array.shape}"
                 )
-        return array.astype(dtype, copy=False)
+        try:
+            return exact_cast(array, dtype)
+        except ValueError as error:
+            raise ValueError(f"@{func} argument #{index} ({type_}): {error}") from error
 
 
 def run(

@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     UnitAttr,
+    UnrankedTensorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -49,6 +50,7 @@ from adir.dialects.tensor.base import TensorOp
 from adir.dialects.tensor.matmul_and_shape import ConstantOp
 from adir.dialects.tensor.params import LoadOp, StoreOp
 from adir.dialects.tensor.traits import InPlaceOperands
+from adir.function_structure import check_single_blocks
 from adir.name_hints import name_hint_of
 
 
@@ -75,9 +77,51 @@ class BufferizePass(ModulePass):
     name = "bufferize"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_single_blocks(op)
+        functions = [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]
+        for function in functions:  # all checked before any changes: all or nothing
+            check_tensor_level(function)
         constants = ConstantPool(op)
-        for function in [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]:
+        for function in functions:
             FunctionBufferizer(function, constants).run()
+
+
+def check_tensor_level(function: func.FuncOp) -> None:
+    """Every value of `function` is a tensor of static shape, else an error at the value's op:
+    bufferize needs each buffer's size, and runs once (on buffers, it has nothing to do)."""
+    name = function.sym_name.data
+    for arg in function.body.block.args:
+        if isinstance(arg.type, MemRefType):
+            raise OpError(
+                function,
+                f"bufferize: @{name} takes buffers already (argument #{arg.index} is "
+                f"{arg.type}); bufferize runs once, on tensors",
+            )
+        if isinstance(arg.type, TensorType | UnrankedTensorType) and not is_static(arg.type):
+            raise OpError(
+                function,
+                f"bufferize: argument #{arg.index} of @{name} is {arg.type}: static shapes "
+                "only (run infer-shapes)",
+            )
+    for op in function.body.block.ops:
+        if any(isinstance(v.type, MemRefType) for v in (*op.operands, *op.results)):
+            raise OpError(
+                op,
+                f"bufferize: {op.name} works on buffers already; bufferize runs once, on tensors",
+            )
+        for result in op.results:
+            if isinstance(result.type, TensorType | UnrankedTensorType) and not is_static(
+                result.type
+            ):
+                raise OpError(
+                    op,
+                    f"bufferize: {op.name} result #{result.index} is {result.type}: static "
+                    "shapes only (run infer-shapes)",
+                )
+
+
+def is_static(type_: Attribute) -> bool:
+    return isinstance(type_, TensorType) and type_.has_static_shape()
 
 
 class ConstantPool:

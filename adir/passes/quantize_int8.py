@@ -68,6 +68,8 @@ from adir.dialects.tensor.normalization import BatchnormEvalOp
 from adir.dialects.tensor.params import LoadOp
 from adir.dialects.tensor.traits import Int8Lookup
 from adir.interpreter import Session
+from adir.interpreter.arrays import exact_cast
+from adir.interpreter.npy_files import read_npy
 from adir.interpreter.params import initial_params
 from adir.interpreter.quantized import (
     dequantize,
@@ -527,11 +529,20 @@ class QuantizeInt8Pass(ModulePass):
                 raise OpError(
                     source, f"quantize-int8: samples must be positive, got {self.samples}"
                 )
-            rng = np.random.default_rng(self.seed)
-            return rng.standard_normal((self.samples, *shape)).astype(np.float32)
+            if self.seed < 0:  # numpy's seeds are non-negative
+                raise OpError(source, f"quantize-int8: seed must not be negative, got {self.seed}")
+            try:
+                rng = np.random.default_rng(self.seed)
+                return rng.standard_normal((self.samples, *shape)).astype(np.float32)
+            except (ValueError, MemoryError) as error:  # more samples than memory holds
+                raise OpError(
+                    source,
+                    f"quantize-int8: cannot draw {self.samples} samples of shape {shape}: "
+                    f"{str(error) or type(error).__name__}",
+                ) from error
         try:
-            data = np.load(self.calibration, allow_pickle=False)
-        except (OSError, ValueError) as error:
+            data = exact_cast(read_npy(self.calibration), np.dtype(np.float32))
+        except ValueError as error:
             raise OpError(
                 source, f"quantize-int8: cannot read calibration file {self.calibration}: {error}"
             ) from error
@@ -542,4 +553,4 @@ class QuantizeInt8Pass(ModulePass):
                 f"quantize-int8: calibration data of shape {data.shape} is not a stack of "
                 f"inputs of shape {shape}",
             )
-        return data.astype(np.float32).reshape(-1, *shape)
+        return data.reshape(-1, *shape)

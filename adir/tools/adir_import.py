@@ -17,11 +17,13 @@ code 1; `-o` is written only on success, as `adir-opt -o` is (`adir.output_files
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
+import logging
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from adir.output_files import STDOUT, write_file
@@ -112,18 +114,34 @@ def _in_file(path: str, call: Any, doing: str) -> Any:
     try:
         return call()
     except Exception as error:
-        frames = [
-            f
-            for f in traceback.extract_tb(error.__traceback__)
-            if os.path.abspath(f.filename) == os.path.abspath(path)
-        ]
-        location = f"{path}:{frames[-1].lineno}" if frames else path
-        context = [f"    {frames[-1].line}"] if frames and frames[-1].line else []
-        raise DiagnosticError(
-            location,
-            f"{type(error).__name__} while {doing}: {first_line(error)}",
-            context,
-        ) from error
+        raise _at_model_line(path, error, doing) from error
+
+
+def _at_model_line(path: str, error: Exception, doing: str) -> DiagnosticError:
+    """`error` as a diagnostic at the last line of the model file its traceback passes."""
+    frames = [
+        f
+        for f in traceback.extract_tb(error.__traceback__)
+        if os.path.abspath(f.filename) == os.path.abspath(path)
+    ]
+    location = f"{path}:{frames[-1].lineno}" if frames else path
+    context = [f"    {frames[-1].line}"] if frames and frames[-1].line else []
+    return DiagnosticError(
+        location, f"{type(error).__name__} while {doing}: {first_line(error)}", context
+    )
+
+
+@contextlib.contextmanager
+def torch_logging_silenced() -> Iterator[None]:
+    """No log records while torch traces the model: on an input of the wrong shape, torch
+    logs its own traceback ("failed while attempting to run meta for aten.mm") through
+    `logging` before it raises the error that this tool reports."""
+    previous = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logging.disable(previous)
 
 
 def run(argv: Sequence[str]) -> None:
@@ -153,13 +171,21 @@ def run(argv: Sequence[str]) -> None:
         else torch.zeros(dims, dtype=dtypes[dtype])
         for dims, dtype in shapes
     ]
+    path = args.model.rpartition(":")[0]
+    with_shapes = f"{args.model} with --input-shape {' '.join(args.input_shape)}"
     try:
-        module = import_module(
-            model, inputs, loss=args.loss, label_shape=label_shape, func_name=args.func
-        )
+        with torch_logging_silenced():
+            module = import_module(
+                model, inputs, loss=args.loss, label_shape=label_shape, func_name=args.func
+            )
     except TorchImportError as error:
-        location = str(error.site) if error.site else args.model.rpartition(":")[0]
-        raise DiagnosticError(location, error.message, [f"  {d}" for d in error.details]) from error
+        location = str(error.site) if error.site else path
+        message = error.message
+        if error.__cause__ is not None:  # torch failed on these inputs: say which they were
+            message = f"{message} (importing {with_shapes})"
+        raise DiagnosticError(location, message, [f"  {d}" for d in error.details]) from error
+    except Exception as error:  # the model's own code failed on the inputs (outside export)
+        raise _at_model_line(path, error, f"running {with_shapes}") from error
     text = module_to_text(module)
     write_file(args.output or STDOUT, text)
 

@@ -26,6 +26,7 @@ import argparse
 import contextlib
 import dataclasses
 import gc
+import math
 import os
 import sys
 import warnings
@@ -36,8 +37,8 @@ from typing import IO, NoReturn
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
-from xdsl.utils.arg_spec import ArgSpecParseError, parse_spec
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.arg_spec import parse_spec
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from adir.backends.c.cmsis import KERNEL_SETS
@@ -50,15 +51,20 @@ from adir.backends.c.size_limits import HOST
 from adir.backends.c.target import CTarget
 from adir.context import DIALECTS, LocatedParser
 from adir.diagnostics import OpWarning
+from adir.function_structure import check_single_blocks
 from adir.output_files import STDOUT, write_directory, write_file
 from adir.passes import ADIR_PASSES
 from adir.tools.diagnostics import (
     DiagnosticError,
+    at_pipeline,
+    caret_lines,
     format_parse_error,
     locate_failure,
     op_location,
     pipeline_error,
+    repeated_option,
     report_errors,
+    spec_syntax_error,
 )
 from adir.tools.files import decode
 from adir.tools.pass_timing import StageTimer
@@ -104,6 +110,9 @@ class AdirOptMain(xDSLOptMain):
             "write the output here on success (- is stdout): a regular file is replaced "
             "atomically, a symbolic link is followed, a device or FIFO is written in place"
         )
+        # xDSL declares -t as a plain string and parses it after argparse, where a syntax
+        # error escapes as a traceback: check it as argparse reads it.
+        arg_parser._option_string_actions["--target"].type = self.target_spec
         arg_parser.add_argument(
             "--debug", action="store_true", help="show Python tracebacks on errors"
         )
@@ -129,7 +138,7 @@ class AdirOptMain(xDSLOptMain):
             choices=["sgd", "adam", "adamw"],
             help="insert this optimizer and produce the training step",
         )
-        group.add_argument("--lr", type=float, help="learning rate for --optimizer")
+        group.add_argument("--lr", type=learning_rate, help="learning rate for --optimizer")
         group.add_argument(
             "--recompute",
             action="store_true",
@@ -188,23 +197,35 @@ class AdirOptMain(xDSLOptMain):
             "dataset files (needs --optimizer and --predict)",
         )
 
-    def check_target(self) -> None:
-        """A bad `-t` option is a diagnostic before anything runs, not an error after."""
-        spec_text = self.args.target
+    def target_spec(self, text: str) -> str:
+        """`-t`'s argparse type: a malformed or contradictory target spec is a diagnostic
+        before anything runs (xDSL would raise its parse error as a traceback)."""
+
+        def error(message: str, column: int | None = None) -> DiagnosticError:
+            context = caret_lines(text, column) if column is not None else []
+            return DiagnosticError("adir-opt", f"-t {text}: {message}", context)
+
         try:
-            spec = parse_spec(spec_text)
-            factory = self.available_targets.get(spec.name)
-            if factory is not None and spec.parameters:
-                factory().from_spec(spec)
-        except (ValueError, ArgSpecParseError) as error:
-            raise DiagnosticError("adir-opt", f"-t {spec_text}: {error}") from error
+            spec = parse_spec(text)
+        except ArgSpecParseError as parse_error:
+            column, message = spec_syntax_error(parse_error)
+            raise error(f"malformed target: {message}", column) from None
+        if (repeated := repeated_option(text)) is not None:
+            raise error(f"option '{repeated[0]}' is given twice", repeated[1])
+        factory = self.available_targets.get(spec.name)
+        if factory is not None and spec.parameters:
+            try:
+                factory().from_spec(spec)  # type: ignore[operator, union-attr]
+            except ValueError as bad_value:
+                raise error(str(bad_value)) from bad_value
+        return text
 
     def shortcut_passes(self) -> list[str]:
         """The pass specs the shortcut flags ask for, in the canonical order."""
         args = self.args
         wanted: dict[str, tuple[str, str]] = {}  # pass name -> (spec, the flag that wants it)
         if args.optimizer is not None:
-            lr = "" if args.lr is None else f" lr={args.lr!r}"
+            lr = "" if args.lr is None else f" lr={pipeline_float(args.lr)}"
             spec = f"insert-optimizer{{kind={args.optimizer}{lr}}}"
             wanted["insert-optimizer"] = (spec, "--optimizer")
         elif args.lr is not None:
@@ -252,7 +273,9 @@ class AdirOptMain(xDSLOptMain):
         return [wanted[name][0] for name in SHORTCUT_ORDER if name in wanted]
 
     def setup_pipeline(self) -> None:
-        self.check_target()
+        if self.args.passes and (repeated := repeated_option(self.args.passes)) is not None:
+            name, column = repeated
+            raise at_pipeline(self.args.passes, column, f"option '{name}' is given twice")
         if self.args.c_main and self.args.emit_c is None:
             raise DiagnosticError("adir-opt", "--c-main needs --emit-c=DIR")
         if self.args.c_kernels != "reference" and self.args.emit_c is None:
@@ -289,6 +312,11 @@ class AdirOptMain(xDSLOptMain):
             raise pipeline_error(self.args.passes, error, self.available_passes) from error
         self.timer = StageTimer()
         self.pipeline = PassPipeline(self.pipeline.passes, self.between_passes)
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        if self.pipeline.passes:  # every pass reads a function as its one block
+            check_single_blocks(prog)
+        super().apply_passes(prog)
 
     def between_passes(
         self, previous: ModulePass | None, module: ModuleOp, next_pass: ModulePass | None
@@ -411,6 +439,29 @@ def write_c_output(directory: str, files: dict[str, str]) -> None:
     for name in write_directory(directory, files):
         path = os.path.join(directory, name)
         print(f"{path}: note: replaced the existing file (its content differed)", file=sys.stderr)
+
+
+def learning_rate(text: str) -> float:
+    """`--lr`'s argparse type. nan, inf and what overflows to inf (1e400) are refused here: the
+    pipeline syntax that carries the rate to insert-optimizer has no spelling for them, and
+    its error would point into a pipeline the user did not write."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise DiagnosticError("adir-opt", f"--lr {text}: not a number") from None
+    if not math.isfinite(value):
+        raise DiagnosticError("adir-opt", f"--lr {text}: the learning rate must be finite")
+    return value
+
+
+def pipeline_float(value: float) -> str:
+    """`value` as xDSL's pipeline syntax reads it back exactly: its numbers need a point
+    before an exponent (`1e-05` would lex as a name, `1.0e-05` is a number)."""
+    text = repr(value)
+    mantissa, e, exponent = text.partition("e")
+    if e and "." not in mantissa:
+        text = f"{mantissa}.0e{exponent}"
+    return text
 
 
 def _command_line_error(message: str) -> NoReturn:

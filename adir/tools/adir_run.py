@@ -9,6 +9,11 @@ that `ReadsClassLabels`: `adir.nll`, `adir.cross_entropy` and their gradients) a
 the class count of that op's input (else over `--num-classes`). Parameters start from their
 initializers and persist across `--repeat` calls. `--save out.npz` stores the results and the
 final parameters (written only on success, as `adir-opt -o` is: `adir.output_files`).
+
+A `.npy` argument is converted to its argument's type only where no value changes (int64
+labels that fit an i32 argument, integral floats as labels); a value that would change is an
+error naming the file, the argument and the value. Float arguments take floats of any width
+and integers, rounded to the model's float type.
 """
 
 from __future__ import annotations
@@ -19,25 +24,40 @@ import sys
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerType, MemRefType, ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import BlockArgument
 
 from adir.diagnostics import OpError
 from adir.dialects.tensor.traits import ReadsClassLabels
+from adir.function_structure import check_no_recursion, check_single_blocks
 from adir.interpreter import Session
+from adir.interpreter.arrays import exact_cast, to_numpy_dtype
+from adir.interpreter.npy_files import read_npy
 from adir.output_files import write_file, write_stdout
-from adir.tools.diagnostics import DiagnosticError, first_line, op_location, report_errors
+from adir.tools.diagnostics import (
+    DiagnosticError,
+    first_line,
+    locate_failure,
+    op_location,
+    report_errors,
+)
 from adir.tools.files import load_module
 
 
 def argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="adir-run", description="Run a function of an adir model in the interpreter."
+        prog="adir-run",
+        description="Run a function of an adir model in the interpreter.",
+        epilog="A .npy argument is converted to its argument's type only where no value "
+        "changes (int64 labels that fit i32, integral float labels); floats of any width "
+        "for a float argument are rounded to the model's float type.",
     )
     parser.error = _command_line_error  # type: ignore[method-assign]
     parser.add_argument("input_file", help="the model (.mlir); - for stdin")
-    parser.add_argument("inputs", nargs="*", help="one .npy file per function argument")
+    parser.add_argument(
+        "inputs", nargs="*", help="one .npy file per function argument (see below)"
+    )
     parser.add_argument("--func", default=None, help="the function to call (default: the only one)")
     parser.add_argument(
         "--random-inputs", type=int, metavar="SEED", help="draw the arguments from this seed"
@@ -86,7 +106,7 @@ def random_arguments(function: FuncOp, seed: int, num_classes: int) -> list[np.n
     arguments = []
     for argument in function.body.block.args:
         type_ = argument.type
-        if not isinstance(type_, TensorType) or not type_.has_static_shape():
+        if not isinstance(type_, TensorType | MemRefType) or not type_.has_static_shape():
             raise DiagnosticError(
                 "adir-run",
                 f"--random-inputs needs static shapes; argument #{argument.index} is {type_}",
@@ -100,13 +120,31 @@ def random_arguments(function: FuncOp, seed: int, num_classes: int) -> list[np.n
     return arguments
 
 
-def load_arguments(paths: Sequence[str]) -> list[np.ndarray]:
+def load_arguments(
+    paths: Sequence[str], function: FuncOp, float_dtype: np.dtype
+) -> list[np.ndarray]:
+    """One array per argument of `function`, each of its argument's shape and dtype, or a
+    diagnostic naming the file: only exact casts (see `exact_cast`)."""
+    name = function.sym_name.data
+    types = function.function_type.inputs.data
+    if len(paths) != len(types):
+        raise DiagnosticError(
+            "adir-run", f"@{name} takes {len(types)} arguments, got {len(paths)} .npy files"
+        )
     arrays = []
-    for path in paths:
+    for index, (path, type_) in enumerate(zip(paths, types, strict=True)):
         try:
-            arrays.append(np.load(path, allow_pickle=False))
-        except (OSError, ValueError) as error:
-            raise DiagnosticError(path, f"cannot read a .npy array: {first_line(error)}") from error
+            array = read_npy(path)
+        except ValueError as error:
+            raise DiagnosticError(path, f"cannot read a .npy array: {error}") from error
+        where = f"argument #{index} of @{name} ({type_})"
+        if isinstance(type_, TensorType | MemRefType) and type_.has_static_shape():
+            if array.shape != tuple(type_.get_shape()):
+                raise DiagnosticError(path, f"{where}: the array has shape {array.shape}")
+        try:
+            arrays.append(exact_cast(array, to_numpy_dtype(type_, float_dtype)))
+        except (TypeError, ValueError) as error:
+            raise DiagnosticError(path, f"{where}: {error}") from error
     return arrays
 
 
@@ -118,18 +156,32 @@ def format_result(index: int, value: np.ndarray) -> str:
 
 
 def run(argv: Sequence[str]) -> None:
-    args = argument_parser().parse_args(argv)
-    module = load_module(args.input_file)
+    # Intermixed: `.npy` files may follow the options (`--func loss x.npy y.npy`).
+    args = argument_parser().parse_intermixed_args(argv)
+    for flag, value, least in (
+        ("--random-inputs", args.random_inputs, 0),
+        ("--repeat", args.repeat, 1),
+        ("--num-classes", args.num_classes, 1),
+    ):
+        if value is not None and value < least:
+            raise DiagnosticError("adir-run", f"{flag} {value}: must be at least {least}")
+    module, source_name, source_lines = load_module(args.input_file)
     function = select_function(module, args.func)
     name = function.sym_name.data
+    float_dtype = np.dtype(np.float64 if args.float64 else np.float32)
+    try:
+        check_single_blocks(module)
+        check_no_recursion(module, name)
+    except OpError as error:
+        raise locate_failure(error, module, source_name, source_lines) from error
     if args.random_inputs is not None:
         if args.inputs:
             raise DiagnosticError("adir-run", "give either .npy inputs or --random-inputs")
         arguments = random_arguments(function, args.random_inputs, args.num_classes)
     else:
-        arguments = load_arguments(args.inputs)
+        arguments = load_arguments(args.inputs, function, float_dtype)
     try:
-        session = Session(module, np.float64 if args.float64 else np.float32)
+        session = Session(module, float_dtype.type)
     except OpError as error:  # a parameter too large to hold
         location, _ = op_location(error.op, args.input_file, [])
         raise DiagnosticError(location, error.message) from error

@@ -9,12 +9,12 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.irdl import IRDLOperation, VerificationContext
 from xdsl.passes import ModulePass
-from xdsl.utils.arg_spec import ArgSpecParseError, parse_pipeline
-from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.arg_spec import PipelineLexer, SpecTokenKind, parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError, ParseError, VerifyException
 
 from adir.diagnostics import OpError, PassOptionError
 from adir.output_files import OutputError, flush_stdout
@@ -78,14 +78,20 @@ def format_parse_error(error: ParseError) -> DiagnosticError:
         line_text = line_text.decode("utf-8", "replace")
     column, length = where.col, max(1, min(span.end, end_of_line) - span.start)
     message = error.msg.strip().splitlines()[0] if error.msg.strip() else "parse error"
+    line = where.line
     if match := _UNREGISTERED.fullmatch(message):
-        # xDSL points after the op name; point at the name itself, and say it plainly.
+        # xDSL points after the op name, past the blanks that follow it (on the next line for
+        # junk at the end of a line); point at the name itself, and say it plainly.
         name = match.group(1)
         message = f"unknown op '{name}' (no registered dialect defines it)"
-        if (index := line_text.find(name)) >= 0:
-            column, length = index + 1, len(name)
+        content = span.input.content
+        if (index := content.rfind(name, 0, span.end)) >= 0:
+            line -= content.count("\n", index, span.start)
+            start_of_line = span.input.get_start_of_line(index)
+            line_text = content[start_of_line : span.input.get_end_of_line(index)]
+            column, length = index - start_of_line + 1, len(name)
     return DiagnosticError(
-        f"{where.file}:{where.line}:{column}", message, caret_lines(line_text, column, length)
+        f"{where.file}:{line}:{column}", message, caret_lines(line_text, column, length)
     )
 
 
@@ -153,10 +159,36 @@ def locate_failure(
         op, message = found
     if op is None:
         return DiagnosticError(input_name, message)
+    if (redefined := _REDEFINITION.search(message)) is not None and op.regions:
+        return redefinition_error(op, redefined.group(1), input_name, source_lines)
     if not isinstance(error, OpError) and not message.startswith(op.name):
         message = f"{op.name}: {message}"  # a verifier message that does not name its op
     location, context = op_location(op, input_name, source_lines)
     return DiagnosticError(location, message, context)
+
+
+_REDEFINITION = re.compile(r'Redefinition of symbol "(.*)"')
+
+
+def redefinition_error(
+    table: Operation, name: str, input_name: str, source_lines: Sequence[str]
+) -> DiagnosticError:
+    """xDSL reports a symbol defined twice at the symbol table (the whole module, no line);
+    this points at the second definition and notes the first."""
+    defining = [
+        op
+        for op in table.regions[0].ops
+        if isinstance(sym := op.get_attr_or_prop("sym_name"), StringAttr) and sym.data == name
+    ]
+    if len(defining) < 2:
+        return DiagnosticError(input_name, f"redefinition of symbol @{name}")
+    location, context = op_location(defining[1], input_name, source_lines)
+    first, _ = op_location(defining[0], input_name, source_lines)
+    return DiagnosticError(
+        location,
+        f"redefinition of symbol @{name}",
+        [*context, f"{first}: note: @{name} is first defined here"],
+    )
 
 
 def pipeline_error(
@@ -164,21 +196,18 @@ def pipeline_error(
 ) -> DiagnosticError:
     """A bad `-p` pipeline, located at the pass it concerns within the pipeline text."""
     if isinstance(error, ArgSpecParseError):
-        # xDSL's text is "...:\npass-pipeline:1:COL\n<spec>\n<caret>\n<message>".
-        lines = str(error).strip().splitlines()
-        column = int(lines[1].rsplit(":", 1)[1]) if len(lines) > 1 else 1
-        message = lines[-1].strip() if len(lines) > 4 else first_line(error)
-        return _at_pipeline(spec, column, f"malformed pass pipeline: {message}")
+        column, message = spec_syntax_error(error)
+        return at_pipeline(spec, column, f"malformed pass pipeline: {message}")
     if isinstance(error, PassOptionError):
         start = max(spec.find(error.pass_name), 0)
         column = spec.find(f"{error.option}=", start) + 1 or start + 1
-        return _at_pipeline(spec, column, str(error))
+        return at_pipeline(spec, column, str(error))
     position = 0
     for arg_spec in parse_pipeline(spec):
         column = spec.find(arg_spec.name, position) + 1
         position = max(column, position)
         if arg_spec.name not in passes:
-            return _at_pipeline(
+            return at_pipeline(
                 spec,
                 column,
                 f"unknown pass '{arg_spec.name}' (available: {', '.join(sorted(passes))})",
@@ -187,13 +216,51 @@ def pipeline_error(
         for key in arg_spec.normalize_parameter_names().parameters:
             if key not in options:
                 takes = ", ".join(options) if options else "none"
-                return _at_pipeline(
+                return at_pipeline(
                     spec,
                     column,
                     f"pass '{arg_spec.name}' has no option '{key}' (its options: {takes})",
                 )
-    return _at_pipeline(spec, 1, f"bad pass pipeline: {first_line(error)}")
+        try:  # a value of the wrong type: point at its pass, not at the pipeline's start
+            passes[arg_spec.name]().from_spec(arg_spec)
+        except ValueError as bad_value:
+            return at_pipeline(spec, column, f"pass '{arg_spec.name}': {first_line(bad_value)}")
+    return at_pipeline(spec, 1, f"bad pass pipeline: {first_line(error)}")
 
 
-def _at_pipeline(spec: str, column: int, message: str) -> DiagnosticError:
+def spec_syntax_error(error: ArgSpecParseError) -> tuple[int, str]:
+    """The column and the message of xDSL's error about a `name{key=value}` spec."""
+    # xDSL's text is "...:\npass-pipeline:1:COL\n<spec>\n<caret>\n<message>".
+    lines = str(error).strip().splitlines()
+    column = int(lines[1].rsplit(":", 1)[1]) if len(lines) > 1 else 1
+    message = lines[-1].strip() if len(lines) > 4 else first_line(error)
+    return column, message
+
+
+def repeated_option(spec: str) -> tuple[str, int] | None:
+    """The first option given twice to one pass or target of `spec` and the column of its
+    second use. xDSL keeps the last value without a word, so `c{prefix="a" prefix="b"}` would
+    silently mean "b"."""
+    lexer = PipelineLexer(spec)
+    seen: set[str] | None = None  # the keys inside the current braces
+    expect_key = False
+    while (token := lexer.lex()).kind is not SpecTokenKind.EOF:
+        if token.kind is SpecTokenKind.L_BRACE:
+            seen, expect_key = set(), True
+        elif token.kind is SpecTokenKind.R_BRACE:
+            seen = None
+        elif token.kind is SpecTokenKind.SPACE:
+            expect_key = seen is not None
+        elif token.kind is SpecTokenKind.IDENT and expect_key and seen is not None:
+            key = token.span.text.replace("-", "_")  # xDSL's normalisation of option names
+            if key in seen:
+                return token.span.text, token.span.start + 1
+            seen.add(key)
+            expect_key = False
+        else:
+            expect_key = False
+    return None
+
+
+def at_pipeline(spec: str, column: int, message: str) -> DiagnosticError:
     return DiagnosticError(f"<pass-pipeline>:1:{column}", message, caret_lines(spec, column))

@@ -36,10 +36,12 @@ def read_bytes(path: str | None) -> tuple[bytes, str]:
         raise DiagnosticError(path, f"cannot read the input: {error.strerror}") from error
 
 
-def load_module(path: str | None) -> ModuleOp:
-    """Parse and verify a model file; every failure is a located `DiagnosticError`."""
+def load_module(path: str | None) -> tuple[ModuleOp, str, list[str]]:
+    """Parse and verify a model file: the module, the name it is reported under and its
+    source lines (to locate later errors); every failure is a located `DiagnosticError`."""
     data, name = read_bytes(path)
     text = decode(data, name)
+    lines = text.split("\n")
     try:
         module = parse_module(text, name, adir_context())
     except ParseError as error:
@@ -47,6 +49,6 @@ def load_module(path: str | None) -> ModuleOp:
     try:
         module.verify()
     except DiagnosticException as error:
-        raise locate_failure(error, module, name, text.split("\n")) from error
-    return module
+        raise locate_failure(error, module, name, lines) from error
+    return module, name, lines
 

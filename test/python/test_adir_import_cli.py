@@ -15,6 +15,7 @@ from adir.frontends.builder import module_to_text
 from adir.tools.adir_import import main
 
 ADIR_OPT = str(Path(sys.executable).parent / "adir-opt")
+ADIR_IMPORT = str(Path(sys.executable).parent / "adir-import")
 
 MODEL_FILE = """\
 import torch
@@ -128,3 +129,37 @@ def test_missing_model_file_is_an_error(tmp_path, capsys) -> None:
     assert capsys.readouterr().err == (
         f"{tmp_path}/nope.py: error: cannot read the model file: no such file\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        # torch.export fails; torch first logged its own "Traceback (most recent call last)".
+        (
+            [],
+            "{file}:12: error: torch.export cannot trace the model: a and b must have same "
+            "reduction dim, but got [1, 3] X [784, 32]. (importing {file}:make_model with "
+            "--input-shape 1,3)",
+        ),
+        # The label's shape comes from running the model, outside torch.export.
+        (
+            ["--loss", "mse"],
+            "{file}:12: error: RuntimeError while running {file}:make_model with --input-shape "
+            "1,3: mat1 and mat2 shapes cannot be multiplied (1x3 and 784x32)",
+        ),
+    ],
+)
+def test_a_wrong_input_shape_is_one_diagnostic_naming_model_and_shape(
+    model_file: Path, flags: list[str], message: str
+) -> None:
+    """A user's process, not this one: torch's log handlers write to the real stderr."""
+    result = subprocess.run(
+        [ADIR_IMPORT, f"{model_file}:make_model", "--input-shape", "1,3", *flags],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.splitlines()[0] == message.format(file=model_file), result.stderr
+    assert "Traceback" not in result.stderr
+    assert "fake_tensor" not in result.stderr  # torch's log lines name their source file

@@ -209,6 +209,19 @@ def test_calibration_file_gives_the_same_function_as_the_same_inputs(tmp_path: P
             "derive-predict,quantize-int8{samples=0}",
             "error: quantize-int8: samples must be positive",
         ),
+        # numpy's ValueErrors for these were internal errors (exit 2).
+        (
+            "derive-predict,quantize-int8{seed=-1}",
+            "error: quantize-int8: seed must not be negative, got -1",
+        ),
+        (
+            "derive-predict,quantize-int8{samples=99999999999999999999}",
+            "error: quantize-int8: cannot draw 99999999999999999999 samples of shape (1, 784)",
+        ),
+        (
+            'derive-predict,quantize-int8{calibration="README.md"}',
+            "error: quantize-int8: cannot read calibration file README.md: not a .npy file",
+        ),
     ],
 )
 def test_bad_input_is_a_located_error(pipeline: str, message: str) -> None:
@@ -216,3 +229,16 @@ def test_bad_input_is_a_located_error(pipeline: str, message: str) -> None:
     assert result.returncode == 1
     assert message in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_an_empty_calibration_file_is_a_located_error(tmp_path: Path) -> None:
+    """An empty file (the issue's /dev/null) was numpy's EOFError, an internal error (exit 2)."""
+    empty = tmp_path / "empty.npy"
+    empty.write_bytes(b"")
+    pipeline = f'derive-predict,quantize-int8{{calibration="{empty}"}}'
+    result = run_opt(str(ROOT / "examples" / "mnist_mlp.mlir"), "-p", pipeline)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith(
+        f"{ROOT}/examples/mnist_mlp.mlir:15:1: error: quantize-int8: cannot read calibration "
+        f"file {empty}: the file is empty, not a .npy array"
+    ), result.stderr

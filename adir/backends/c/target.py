@@ -20,7 +20,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
-from adir.backends.c.model import print_model
+from adir.backends.c.cmsis import KERNEL_SETS
+from adir.backends.c.model import IDENTIFIER, print_model
 from adir.diagnostics import OpError
 
 FILES = ("source", "header")
@@ -34,9 +35,21 @@ class CTarget(Target):
     file: str = "source"
     kernels: str = "reference"
 
-    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+    def __post_init__(self) -> None:
+        """Options are checked when the spec is read, before any pass runs."""
         if self.file not in FILES:
-            raise OpError(module, f"C target: file={self.file!r} is not one of {', '.join(FILES)}")
+            raise ValueError(f"C target: file={self.file!r} is not one of {', '.join(FILES)}")
+        if self.kernels not in KERNEL_SETS:
+            raise ValueError(
+                f"C target: kernels={self.kernels!r} is not one of {', '.join(KERNEL_SETS)}"
+            )
+        if self.prefix and not IDENTIFIER.fullmatch(self.prefix):
+            raise ValueError(
+                f"C target: prefix={self.prefix!r} is not the start of a C identifier "
+                "(it begins every name and file the backend writes)"
+            )
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         try:
             model = print_model(module, self.prefix, self.kernels)
         except ValueError as error:

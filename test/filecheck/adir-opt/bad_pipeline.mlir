@@ -2,6 +2,8 @@
 // RUN: not adir-opt %s -p 'infer-shapes{bogus=1}' 2>&1 | filecheck %s --check-prefix=OPTION
 // RUN: not adir-opt %s -p 'cse,frobnicate' 2>&1 | filecheck %s --check-prefix=PASS
 // RUN: not adir-opt %s -p 'infer-shapes{' 2>&1 | filecheck %s --check-prefix=SYNTAX
+// A value of the wrong type is located at its pass (it was at column 1 of the pipeline).
+// RUN: not adir-opt %s -p 'cse,insert-optimizer{kind=sgd lr=nan}' 2>&1 | filecheck %s --check-prefix=VALUE
 
 func.func @f() {
   func.return
@@ -11,3 +13,4 @@ func.func @f() {
 // PASS-NEXT: cse,frobnicate
 // PASS-NEXT: {{^    \^}}
 // SYNTAX: <pass-pipeline>:1:14: error: malformed pass pipeline: Expected argument name here
+// VALUE: <pass-pipeline>:1:5: error: pass 'insert-optimizer': Incompatible types: given ('nan',), expected <class 'float'>

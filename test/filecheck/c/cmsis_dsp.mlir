@@ -31,4 +31,4 @@
 // REFERENCE:     ADIR_MATMUL(flat, fc1_w, m3, 1, 1, 120, 256, 0, 1, 1);
 // REFERENCE:     ADIR_MATMUL_SGD_UPDATE(fc1_w, m3, flat, {{.*}}, fc1_w, 120, 256, 1, 1, 0);
 
-// BAD: lenet5.mlir: error: C target: kernels='cmsis' is not one of reference, cmsis-dsp
+// BAD: adir-opt: error: -t c{kernels="cmsis"}: C target: kernels='cmsis' is not one of reference, cmsis-dsp

@@ -8,7 +8,7 @@
 
 // NOPLAN: errors.mlir: error: C backend: the module has no memory plan; run the C target after `plan-memory`
 // OPTION: adir-opt: error: -t c{bogus=1}: Provided arguments ["bogus"] not found in expected arguments ["prefix", "file", "kernels"]
-// FILE: errors.mlir: error: C target: file='both' is not one of source, header
+// FILE: adir-opt: error: -t c{file="both"}: C target: file='both' is not one of source, header
 // PREFIX: adir-opt: error: --c-prefix '9lives' is not the start of a C identifier
 // MAIN: adir-opt: error: --c-main needs --emit-c=DIR
 // HARNESS: errors.mlir: error: C harness: the module has no @train_step (add --optimizer=...)
