@@ -30,7 +30,7 @@ func.func @f(%x: tensor<1x4000xf32>, %a: tensor<3x3xf32>) -> (tensor<1x4000xf32>
 // CHECK-NEXT: static const float v_initial[9] = {
 // CHECK-NEXT:     1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f,
 // CHECK-NEXT:     9.0f
-// CHECK:      static const int32_t __constant_2[10] = {
+// CHECK:      static const int32_t constant_2[10] = {
 // CHECK-NEXT:     -7, -7, -7, -7, -7, -7, -7, -7,
 // CHECK-NEXT:     -7, -7
 // CHECK-NEXT: };
