@@ -48,10 +48,41 @@
 /* The target's ADIR_LANES_INNERMOST, where it applies: under gcc. */
 #define ADIR_GCC_LANES_INNERMOST (ADIR_LANES_INNERMOST && ADIR_GCC)
 
-/* The GEMM micro-kernel: one full MR x NR tile of a product, k steps:
- * c[i * c_row + j * c_col] (+)= the sum over p < k of a[i * a_row + p * a_col] *
- * b[p * b_row + j], for i < ADIR_GEMM_MR and j < ADIR_GEMM_NR, added to c when accumulate, else
- * stored. The sum over p runs in order, one ADIR_FMA per step. c overlaps neither a nor b. */
+/* The GEMM micro-kernel: acc[i][j] = the sum over p < k of a[i * a_row + p * a_col] *
+ * b[p * b_row + j], for i < ADIR_GEMM_MR and j < ADIR_GEMM_NR, p in order, one ADIR_FMA per
+ * step. Inlined into each tile that uses it (matmul's adir_gemm_tile, the fused SGD update's
+ * tile), so the accumulators stay in registers through the tile's store or update. */
+static ADIR_INLINE void adir_gemm_sums(const float *restrict a, size_t a_row, size_t a_col,
+                                       const float *restrict b, size_t b_row, int32_t k,
+                                       float acc[ADIR_GEMM_MR][ADIR_GEMM_NR])
+{
+    int32_t i, j, p;
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            acc[i][j] = 0.0f;
+        }
+    }
+    for (p = 0; p < k; ++p) {
+        const float *restrict b_p = b + (size_t)p * b_row;
+        float x[ADIR_GEMM_MR];
+        ADIR_UNROLL
+        for (i = 0; i < ADIR_GEMM_MR; ++i) {
+            x[i] = a[(size_t)i * a_row + (size_t)p * a_col];
+        }
+        /* Rows innermost: so gcc, too, keeps the tile in registers on every target. */
+        ADIR_UNROLL
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            const float y = b_p[j];
+            ADIR_UNROLL
+            for (i = 0; i < ADIR_GEMM_MR; ++i) {
+                acc[i][j] = ADIR_FMA(x[i], y, acc[i][j]);
+            }
+        }
+    }
+}
+
+/* One full tile of a product by the micro-kernel, stored: c[i * c_row + j * c_col] (+)= acc[i][j]
+ * (added to c when accumulate, else stored). c overlaps neither a nor b. */
 void adir_gemm_tile(const float *a, size_t a_row, size_t a_col, const float *b, size_t b_row,
                     float *c, size_t c_row, size_t c_col, int32_t k, int accumulate);
 

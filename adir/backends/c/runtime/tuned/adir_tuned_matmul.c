@@ -23,35 +23,14 @@
 #include "adir_tuned.h"
 
 
-/* The GEMM micro-kernel (see adir_tuned.h). */
+/* A full tile by the GEMM micro-kernel (see adir_tuned.h), stored. */
 ADIR_NOINLINE void adir_gemm_tile(const float *restrict a, size_t a_row, size_t a_col,
                                   const float *restrict b, size_t b_row, float *restrict c,
                                   size_t c_row, size_t c_col, int32_t k, int accumulate)
 {
     float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
-    int32_t i, j, p;
-    for (i = 0; i < ADIR_GEMM_MR; ++i) {
-        for (j = 0; j < ADIR_GEMM_NR; ++j) {
-            acc[i][j] = 0.0f;
-        }
-    }
-    for (p = 0; p < k; ++p) {
-        const float *restrict b_p = b + (size_t)p * b_row;
-        float x[ADIR_GEMM_MR];
-        ADIR_UNROLL
-        for (i = 0; i < ADIR_GEMM_MR; ++i) {
-            x[i] = a[(size_t)i * a_row + (size_t)p * a_col];
-        }
-        /* Rows innermost: so gcc, too, keeps the tile in registers on every target. */
-        ADIR_UNROLL
-        for (j = 0; j < ADIR_GEMM_NR; ++j) {
-            const float y = b_p[j];
-            ADIR_UNROLL
-            for (i = 0; i < ADIR_GEMM_MR; ++i) {
-                acc[i][j] = ADIR_FMA(x[i], y, acc[i][j]);
-            }
-        }
-    }
+    int32_t i, j;
+    adir_gemm_sums(a, a_row, a_col, b, b_row, k, acc);
     for (i = 0; i < ADIR_GEMM_MR; ++i) {
         for (j = 0; j < ADIR_GEMM_NR; ++j) {
             float *out = c + (size_t)i * c_row + (size_t)j * c_col;

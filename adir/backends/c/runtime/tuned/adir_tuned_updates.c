@@ -17,40 +17,19 @@
  * GEMM micro-kernel's. */
 
 /* out[i * n + j] = param[i * n + j] - rate * (the sum over p < k of a[i * a_row + p * a_col] *
- * b[p * n + j]) for i < MR, j < NR: one full tile. */
+ * b[p * n + j]) for i < MR, j < NR: one full tile, its sums by the GEMM micro-kernel. */
 ADIR_NOINLINE static void adir_sgd_tile(const float *param, const float *restrict a,
                                        size_t a_row, size_t a_col, const float *restrict b,
                                        float *out, size_t n, int32_t k, float rate)
 {
-    float acc[ADIR_GEMM_MR][ADIR_GEMM_NR], updated[ADIR_GEMM_MR][ADIR_GEMM_NR];
-    int32_t i, j, p;
-    for (i = 0; i < ADIR_GEMM_MR; ++i) {
-        for (j = 0; j < ADIR_GEMM_NR; ++j) {
-            acc[i][j] = 0.0f;
-        }
-    }
-    for (p = 0; p < k; ++p) {
-        const float *restrict b_p = b + (size_t)p * n;
-        float x[ADIR_GEMM_MR];
-        ADIR_UNROLL
-        for (i = 0; i < ADIR_GEMM_MR; ++i) {
-            x[i] = a[(size_t)i * a_row + (size_t)p * a_col];
-        }
-        /* Rows innermost: so gcc, too, keeps the tile in registers on every target. */
-        ADIR_UNROLL
-        for (j = 0; j < ADIR_GEMM_NR; ++j) {
-            const float y = b_p[j];
-            ADIR_UNROLL
-            for (i = 0; i < ADIR_GEMM_MR; ++i) {
-                acc[i][j] = ADIR_FMA(x[i], y, acc[i][j]);
-            }
-        }
-    }
+    float sums[ADIR_GEMM_MR][ADIR_GEMM_NR], updated[ADIR_GEMM_MR][ADIR_GEMM_NR];
+    int32_t i, j;
+    adir_gemm_sums(a, a_row, a_col, b, n, k, sums);
     /* The whole tile of param is read before any of out is written (out may be param): so
      * the compiler need not fear that a store changes a later load. */
     for (i = 0; i < ADIR_GEMM_MR; ++i) {
         for (j = 0; j < ADIR_GEMM_NR; ++j) {
-            const float step = rate * acc[i][j];
+            const float step = rate * sums[i][j];
             updated[i][j] = param[(size_t)i * n + (size_t)j] - step;
         }
     }
