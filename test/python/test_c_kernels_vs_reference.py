@@ -11,6 +11,7 @@ What each kernel promises is in docs/numerics.md ("Tuned kernels and their refer
 
 from __future__ import annotations
 
+import importlib.resources
 import re
 import subprocess
 import tempfile
@@ -148,3 +149,14 @@ def test_tuned_kernels_match_their_references_on_cortex_m4f(tmp_path: Path) -> N
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     check(completed.stdout, "cortex-m4f")
+
+
+def test_runtime_file_names_are_unique_across_its_folders() -> None:
+    """A build gets the runtime's files side by side (`cc DIR/*.c`): two files of one name in
+    reference/, tuned/ or targets/ would overwrite each other."""
+    root = Path(str(importlib.resources.files("adir.backends.c") / "runtime"))
+    on_disk = [path.name for path in root.rglob("*") if path.suffix in (".h", ".c")]
+    assert len(on_disk) == len(set(on_disk))
+    assert set(runtime_files("cmsis-dsp")) == set(on_disk)
+    # The folders the runtime is read in (every kernel family has its reference source).
+    assert {path.parent.name for path in root.rglob("*.c")} == {"runtime", "reference", "tuned"}
