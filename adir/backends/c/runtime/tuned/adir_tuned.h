@@ -50,8 +50,9 @@
 
 /* The GEMM micro-kernel: acc[i][j] = the sum over p < k of a[i * a_row + p * a_col] *
  * b[p * b_row + j], for i < ADIR_GEMM_MR and j < ADIR_GEMM_NR, p in order, one ADIR_FMA per
- * step. Inlined into each tile that uses it (matmul's adir_gemm_tile, the fused SGD update's
- * tile), so the accumulators stay in registers through the tile's store or update. */
+ * step. Inlined into each tile that uses it (matmul's adir_gemm_tile, the fused updates'
+ * adir_sgd_tile and adir_gradient_tile), so the accumulators stay in registers through the
+ * tile's own store or update. */
 static ADIR_INLINE void adir_gemm_sums(const float *restrict a, size_t a_row, size_t a_col,
                                        const float *restrict b, size_t b_row, int32_t k,
                                        float acc[ADIR_GEMM_MR][ADIR_GEMM_NR])
@@ -80,10 +81,5 @@ static ADIR_INLINE void adir_gemm_sums(const float *restrict a, size_t a_row, si
         }
     }
 }
-
-/* One full tile of a product by the micro-kernel, stored: c[i * c_row + j * c_col] (+)= acc[i][j]
- * (added to c when accumulate, else stored). c overlaps neither a nor b. */
-void adir_gemm_tile(const float *a, size_t a_row, size_t a_col, const float *b, size_t b_row,
-                    float *c, size_t c_row, size_t c_col, int32_t k, int accumulate);
 
 #endif /* ADIR_TUNED_H */

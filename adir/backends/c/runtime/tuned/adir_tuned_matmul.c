@@ -1,16 +1,16 @@
 /* adir_tuned_matmul.c: the tuned adir_matmul (reference: adir_ref_matmul in
- * reference/adir_matmul_and_shape.c), and the GEMM micro-kernel it shares with the fused
- * weight-gradient updates (adir_tuned_updates.c).
+ * reference/adir_matmul_and_shape.c).
  *
  * Register-blocked loops in portable C99 that gcc and clang vectorize (at -O3, and with
  * -march=native for the widest vectors). No transpose is materialised: each layout gets the loop
  * nest whose innermost loop runs over contiguous memory.
  *
  * - Plain b, c = op_a(a) b: outer products. An MR x NR tile of c stays in registers while p runs
- *   (adir_gemm_tile); each step multiplies MR elements of column p of op_a(a) by a contiguous
- *   run of NR elements of row p of b (NR spans one or two vectors). k is cut into blocks of KC,
- *   so that the KC x NR panel of b stays in the L1 cache while every tile of c below it reuses
- *   it. Rows left below the last tile (all of them for a batch of one) stream over b row by row.
+ *   (adir_gemm_tile, on the GEMM micro-kernel that the fused updates share); each step
+ *   multiplies MR elements of column p of op_a(a) by a contiguous run of NR elements of row p
+ *   of b (NR spans one or two vectors). k is cut into blocks of KC, so that the KC x NR panel of
+ *   b stays in the L1 cache while every tile of c below it reuses it. Rows left below the last
+ *   tile (all of them for a batch of one) stream over b row by row.
  * - transpose_b alone, c = a b^T (a linear layer's forward pass): dot products of rows of a
  *   with rows of b, both contiguous, ROWS x COLS of them at once. Each sum is split into LANES
  *   interleaved partial sums (one vector) added up at the end: a compiler may not reorder a
@@ -23,10 +23,13 @@
 #include "adir_tuned.h"
 
 
-/* A full tile by the GEMM micro-kernel (see adir_tuned.h), stored. */
-ADIR_NOINLINE void adir_gemm_tile(const float *restrict a, size_t a_row, size_t a_col,
-                                  const float *restrict b, size_t b_row, float *restrict c,
-                                  size_t c_row, size_t c_col, int32_t k, int accumulate)
+/* One full MR x NR tile of the product by the GEMM micro-kernel (adir_gemm_sums, adir_tuned.h):
+ * c[i * c_row + j * c_col] (+)= the sum over p < k of a[i * a_row + p * a_col] *
+ * b[p * b_row + j], added to c when accumulate, else stored. */
+ADIR_NOINLINE static void adir_gemm_tile(const float *restrict a, size_t a_row, size_t a_col,
+                                         const float *restrict b, size_t b_row,
+                                         float *restrict c, size_t c_row, size_t c_col,
+                                         int32_t k, int accumulate)
 {
     float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
     int32_t i, j;

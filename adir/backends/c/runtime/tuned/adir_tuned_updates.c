@@ -331,11 +331,12 @@ void adir_adam_update(const float *param, const float *exp_avg, const float *exp
 /* -- the updates of a weight-gradient matmul --------------------------------------------------
  *
  * The gradient op_a(a) op_b(b) is computed a panel of MR rows and up to ADIR_UPDATE_CHUNK
- * columns at a time, on the stack, by the GEMM micro-kernel (adir_gemm_tile, matmul's, with k not
- * blocked, so each element's sum is whole); then each row of the panel is updated as a chunk. Panels, not single tiles: the update of a tile would
- * read one cache line from each of its MR rows of the parameter and of each state buffer, more
- * streams at once than the hardware prefetches; a panel's rows are runs of several lines. With
- * a transposed b (a rare layout) the elements are plain dot products. */
+ * columns at a time, on the stack, by the GEMM micro-kernel (adir_gemm_sums, matmul's, with k
+ * not blocked, so each element's sum is whole); then each row of the panel is updated as a chunk.
+ * Panels, not single tiles: the update of a tile would read one cache line from each of its MR rows
+ * of the parameter and of each state buffer, more streams at once than the hardware prefetches; a
+ * panel's rows are runs of several lines. With a transposed b (a rare layout) the elements are
+ * plain dot products. */
 
 #if ADIR_UPDATE_CHUNK % ADIR_GEMM_NR != 0
 #error "ADIR_UPDATE_CHUNK must be a multiple of ADIR_GEMM_NR"
@@ -348,6 +349,24 @@ struct adir_gradient_panel {
     size_t n;
     int32_t rows, cols;
 };
+
+/* One full tile of a plain b into grad (rows ADIR_UPDATE_CHUNK apart): the GEMM micro-kernel's
+ * sums, stored with constant strides (whole vectors; at a batch of one, k = 1, the stores are
+ * most of the tile's work). */
+ADIR_NOINLINE static void adir_gradient_tile(const float *restrict a, size_t a_row,
+                                             size_t a_col, const float *restrict b, size_t n,
+                                             int32_t k,
+                                             float (*restrict grad)[ADIR_UPDATE_CHUNK])
+{
+    float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
+    int32_t i, j;
+    adir_gemm_sums(a, a_row, a_col, b, n, k, acc);
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            grad[i][j] = acc[i][j];
+        }
+    }
+}
 
 /* The same for a tile at the bottom or right edge (rows <= MR, cols <= NR), or of a transposed
  * b (stored n x k: one dot product per element). */
@@ -413,9 +432,7 @@ static void adir_gradient_panels(const float *a, const float *b, int32_t m, int3
                     panel.cols - j < ADIR_GEMM_NR ? panel.cols - j : ADIR_GEMM_NR;
                 float(*grad)[ADIR_UPDATE_CHUNK] = (float(*)[ADIR_UPDATE_CHUNK]) & panel.grad[0][j];
                 if (!transpose_b && panel.rows == ADIR_GEMM_MR && cols == ADIR_GEMM_NR) {
-                    /* The GEMM micro-kernel, into the panel (rows CHUNK apart). */
-                    adir_gemm_tile(a_tile, a_row, a_col, b_tile, panel.n, &grad[0][0],
-                                   ADIR_UPDATE_CHUNK, 1u, k, 0);
+                    adir_gradient_tile(a_tile, a_row, a_col, b_tile, panel.n, k, grad);
                 } else {
                     adir_gradient_edge(a_tile, a_row, a_col, b_tile, panel.n, k, transpose_b,
                                        panel.rows, cols, grad);
