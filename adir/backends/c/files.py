@@ -1,5 +1,9 @@
 """The files a C build needs: the generated pair and the runtime (`runtime/`). Writing them is
-`adir.output_files.write_directory` (all or nothing)."""
+`adir.output_files.write_directory` (all or nothing).
+
+The runtime's folders (`reference/` the plain kernels, `tuned/` the fast ones, `targets/` one
+settings header per target) are for people reading it; a build gets every file side by side in
+one directory, so that `cc -std=c99 -O2 DIR/*.c -lm` builds it."""
 
 from __future__ import annotations
 
@@ -15,13 +19,15 @@ CMSIS_DSP_RUNTIME = ("adir_cmsis_dsp.h", "adir_cmsis_dsp.c")
 
 
 def runtime_files(kernels: str = "reference") -> dict[str, str]:
-    """The runtime's headers and kernel sources, by file name, for a build with `kernels`."""
-    return {
-        path.name: path.read_text()
-        for path in sorted(RUNTIME.iterdir())
+    """The runtime's headers and kernel sources, by file name (names are unique across its
+    folders), for a build with `kernels`."""
+    paths = [
+        path
+        for path in RUNTIME.rglob("*")
         if path.suffix in (".h", ".c")
         and (kernels == "cmsis-dsp" or path.name not in CMSIS_DSP_RUNTIME)
-    }
+    ]
+    return {path.name: path.read_text() for path in sorted(paths, key=lambda path: path.name)}
 
 
 def c_files(model: CModel) -> dict[str, str]:

@@ -1,4 +1,4 @@
-/* adir_activations.h: the reference kernels of the activations family (see adir_kernels.h).
+/* adir_activations.h: the kernels of the activations family (see adir_kernels.h).
  *
  * The elementwise activations read x and write y, n elements; y may be x (in place). Their
  * gradients read the value the forward op saved (its input x or its output y, as named) and

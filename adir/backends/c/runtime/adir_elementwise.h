@@ -1,4 +1,4 @@
-/* adir_elementwise.h: the reference kernels of the elementwise family (see adir_kernels.h).
+/* adir_elementwise.h: the kernels of the elementwise family (see adir_kernels.h).
  *
  * Each operation has a flat kernel, for operands of the output's shape (n elements each), and
  * a _broadcast kernel for numpy broadcasting. A broadcast is described over the output's dims:

@@ -1,14 +1,21 @@
-/* adir_kernels.h: the reference kernels that adir's generated C calls, one family per file.
+/* adir_kernels.h: the kernels that adir's generated C calls, one family per header.
+ *
+ * Two layers: reference/adir_<family>.c states each kernel's semantics in its plainest loops;
+ * tuned/adir_tuned_*.c holds fast versions of the kernels that pay for it (matmul, the
+ * convolutions, max pooling, the updates), sized by the target's settings header (targets/).
+ * A tuned kernel is adir_<kernel> and its reference adir_ref_<kernel>, same arguments; a kernel
+ * without a tuned version is its own reference.
  *
  * Generated code never calls a kernel function by name: it calls a macro, ADIR_<KERNEL>, that
- * this header defines as the reference kernel adir_<kernel> unless it is already defined. To
+ * this header defines as adir_<kernel> (the tuned kernel where there is one) unless it is
+ * already defined (-DADIR_MATMUL=adir_ref_matmul runs the reference). To
  * bring your own kernel (a faster matmul, a vendor library), define the macro before this
  * header is read, without editing generated code:
  *
  *     cc -DADIR_MATMUL=my_matmul ...                  one kernel
  *     cc -DADIR_USER_KERNELS='"my_kernels.h"' ...     a header of #define ADIR_<KERNEL> lines
  *
- * A replacement takes the reference kernel's arguments, in the same order.
+ * A replacement takes the kernel's arguments, in the same order.
  *
  * Conventions of every kernel: pointers first (the inputs, then the outputs), then sizes and
  * attributes. Tensors are dense and row-major. An output may be the same buffer as an input

@@ -1,4 +1,4 @@
-/* adir_losses.h: the reference kernels of the losses family (see adir_kernels.h).
+/* adir_losses.h: the kernels of the losses family (see adir_kernels.h).
  *
  * `reduction` is one of the ADIR_REDUCTION_ values below: with NONE the kernel writes one
  * loss per term (per element for mse, bce and bce_with_logits; per sample for nll and

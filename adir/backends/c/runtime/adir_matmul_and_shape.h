@@ -1,5 +1,4 @@
-/* adir_matmul_and_shape.h: the reference kernels of the matmul_and_shape family (see
- * adir_kernels.h). */
+/* adir_matmul_and_shape.h: the kernels of the matmul_and_shape family (see adir_kernels.h). */
 #ifndef ADIR_MATMUL_AND_SHAPE_H
 #define ADIR_MATMUL_AND_SHAPE_H
 
@@ -15,6 +14,9 @@ void adir_matmul(const float *a, const float *b, float *c, int32_t batch, int32_
 #ifndef ADIR_MATMUL
 #define ADIR_MATMUL adir_matmul
 #endif
+/* The same, as the naive loop (reference/): what adir_matmul (tuned/) must compute. */
+void adir_ref_matmul(const float *a, const float *b, float *c, int32_t batch, int32_t m,
+                     int32_t n, int32_t k, int transpose_a, int transpose_b, int shared_b);
 
 /* y = x, `count` elements: reshape and flatten (same elements, same row-major order). y does
  * not overlap x. */

@@ -1,4 +1,4 @@
-/* adir_normalization.h: the reference kernels of the normalization family (see adir_kernels.h).
+/* adir_normalization.h: the kernels of the normalization family (see adir_kernels.h).
  *
  * Batch normalisation sees its input `[N, C, *]` as `batch` x `channels` x `spatial` (spatial
  * is the product of the dims after the channel's, 1 for `[N, C]`); the statistics of channel c

@@ -1,4 +1,4 @@
-/* adir_optimizers.h: the reference kernels of the optimizers family (see adir_kernels.h).
+/* adir_optimizers.h: the kernels of the optimizers family (see adir_kernels.h).
  *
  * The learning-rate schedules and Adam's bias correction are scalars of the step count `t`
  * (a float holding a whole number) that PyTorch computes in double precision on the host: so
@@ -49,6 +49,10 @@ void adir_matmul_sgd_update(const float *param, const float *a, const float *b, 
 #ifndef ADIR_MATMUL_SGD_UPDATE
 #define ADIR_MATMUL_SGD_UPDATE adir_matmul_sgd_update
 #endif
+/* The same, one element at a time (reference/): what the tuned kernel must compute. */
+void adir_ref_matmul_sgd_update(const float *param, const float *a, const float *b, const float *lr,
+                                float *out, int32_t m, int32_t n, int32_t k, int transpose_a,
+                                int transpose_b);
 
 /* -- parameter updates: adir.sgd_update, adir.momentum_update, adir.adam_update ------------
  *
@@ -68,6 +72,9 @@ void adir_sgd_update(const float *param, const float *grad, const float *lr, flo
 #ifndef ADIR_SGD_UPDATE
 #define ADIR_SGD_UPDATE adir_sgd_update
 #endif
+/* The same, one element at a time (reference/): what the tuned kernel must compute. */
+void adir_ref_sgd_update(const float *param, const float *grad, const float *lr, float *param_out,
+                         size_t n, float weight_decay, float clip_value);
 
 /* g = regularized grad; buf_out = buf * momentum + g; param_out = param - lr * d, with
  * d = g + momentum * buf_out when nesterov, else d = buf_out. */
@@ -77,6 +84,10 @@ void adir_momentum_update(const float *param, const float *buf, const float *gra
 #ifndef ADIR_MOMENTUM_UPDATE
 #define ADIR_MOMENTUM_UPDATE adir_momentum_update
 #endif
+/* The same, one element at a time (reference/): what the tuned kernel must compute. */
+void adir_ref_momentum_update(const float *param, const float *buf, const float *grad,
+                              const float *lr, float *param_out, float *buf_out, size_t n,
+                              float momentum, float weight_decay, float clip_value, int nesterov);
 
 /* Adam at step t, given bias_correction1 = 1 - beta1^t and bias_correction2_sqrt =
  * sqrt(1 - beta2^t) (the betas in double: 1 - beta is taken in double, rounded to float once):
@@ -92,6 +103,12 @@ void adir_adam_update(const float *param, const float *exp_avg, const float *exp
 #ifndef ADIR_ADAM_UPDATE
 #define ADIR_ADAM_UPDATE adir_adam_update
 #endif
+/* The same, one element at a time (reference/): what the tuned kernel must compute. */
+void adir_ref_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
+                          const float *grad, const float *lr, const float *bias_correction1,
+                          const float *bias_correction2_sqrt, float *param_out, float *exp_avg_out,
+                          float *exp_avg_sq_out, size_t n, double beta1, double beta2, float eps,
+                          float weight_decay, float clip_value, int decoupled_weight_decay);
 
 /* -- the same updates of a weight-gradient matmul: adir.matmul_*_update --------------------
  *
@@ -109,6 +126,11 @@ void adir_matmul_sgd_update_general(const float *param, const float *a, const fl
 #ifndef ADIR_MATMUL_SGD_UPDATE_GENERAL
 #define ADIR_MATMUL_SGD_UPDATE_GENERAL adir_matmul_sgd_update_general
 #endif
+/* The same, one element at a time (reference/): what the tuned kernel must compute. */
+void adir_ref_matmul_sgd_update_general(const float *param, const float *a, const float *b,
+                                        const float *lr, float *param_out, int32_t m, int32_t n,
+                                        int32_t k, int transpose_a, int transpose_b,
+                                        float weight_decay, float clip_value);
 
 /* adir_momentum_update of the product. */
 void adir_matmul_momentum_update(const float *param, const float *buf, const float *a,
@@ -119,6 +141,12 @@ void adir_matmul_momentum_update(const float *param, const float *buf, const flo
 #ifndef ADIR_MATMUL_MOMENTUM_UPDATE
 #define ADIR_MATMUL_MOMENTUM_UPDATE adir_matmul_momentum_update
 #endif
+/* The same, one element at a time (reference/): what the tuned kernel must compute. */
+void adir_ref_matmul_momentum_update(const float *param, const float *buf, const float *a,
+                                     const float *b, const float *lr, float *param_out,
+                                     float *buf_out, int32_t m, int32_t n, int32_t k,
+                                     int transpose_a, int transpose_b, float momentum,
+                                     float weight_decay, float clip_value, int nesterov);
 
 /* adir_adam_update of the product. */
 void adir_matmul_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
@@ -131,5 +159,13 @@ void adir_matmul_adam_update(const float *param, const float *exp_avg, const flo
 #ifndef ADIR_MATMUL_ADAM_UPDATE
 #define ADIR_MATMUL_ADAM_UPDATE adir_matmul_adam_update
 #endif
+/* The same, one element at a time (reference/): what the tuned kernel must compute. */
+void adir_ref_matmul_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
+                                 const float *a, const float *b, const float *lr,
+                                 const float *bias_correction1, const float *bias_correction2_sqrt,
+                                 float *param_out, float *exp_avg_out, float *exp_avg_sq_out,
+                                 int32_t m, int32_t n, int32_t k, int transpose_a, int transpose_b,
+                                 double beta1, double beta2, float eps, float weight_decay,
+                                 float clip_value, int decoupled_weight_decay);
 
 #endif /* ADIR_OPTIMIZERS_H */

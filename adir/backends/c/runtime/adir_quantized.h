@@ -1,4 +1,4 @@
-/* adir_quantized.h: the reference kernels of the quantized family (see adir_kernels.h).
+/* adir_quantized.h: the kernels of the quantized family (see adir_kernels.h).
  *
  * int8 inference with TFLite's arithmetic (adir/interpreter/quantized.py is the same in numpy,
  * bit for bit). A real value r is held as q with r = scale * (q - zero_point). Images are NHWC:

@@ -1,4 +1,4 @@
-/* adir_reductions.h: the reference kernels of the reductions family (see adir_kernels.h).
+/* adir_reductions.h: the kernels of the reductions family (see adir_kernels.h).
  *
  * A reduction over a run of adjacent axes sees its input as outer x reduced x inner (the
  * products of the dims before, in and after the run) and writes outer x inner elements:

@@ -1,114 +1,41 @@
-/* adir_matmul_and_shape.c: the reference kernels of the matmul_and_shape family (declared in
- * adir_matmul_and_shape.h). */
-#include <math.h>
-#include <string.h>
-
-#include "adir_kernels.h"
-
-/* --- matmul ---------------------------------------------------------------------------------
+/* adir_tuned_matmul.c: the tuned adir_matmul (reference: adir_ref_matmul in
+ * reference/adir_matmul_and_shape.c).
  *
  * Register-blocked loops in portable C99 that gcc and clang vectorize (at -O3, and with
  * -march=native for the widest vectors). No transpose is materialised: each layout gets the loop
  * nest whose innermost loop runs over contiguous memory.
  *
- * - Plain b, c = op_a(a) b: outer products. An MR x NR tile of c stays in registers while p runs;
- *   each step multiplies MR elements of column p of op_a(a) by a contiguous run of NR elements
- *   of row p of b (NR spans one or two vectors). k is cut into blocks of KC, so that the
- *   KC x NR panel of b stays in the L1 cache while every tile of c below it reuses it. Rows
- *   left below the last tile (all of them for a batch of one) stream over b row by row.
+ * - Plain b, c = op_a(a) b: outer products. An MR x NR tile of c stays in registers while p runs
+ *   (adir_gemm_tile, on the GEMM micro-kernel that the fused updates share); each step
+ *   multiplies MR elements of column p of op_a(a) by a contiguous run of NR elements of row p
+ *   of b (NR spans one or two vectors). k is cut into blocks of KC, so that the KC x NR panel of
+ *   b stays in the L1 cache while every tile of c below it reuses it. Rows left below the last
+ *   tile (all of them for a batch of one) stream over b row by row.
  * - transpose_b alone, c = a b^T (a linear layer's forward pass): dot products of rows of a
  *   with rows of b, both contiguous, ROWS x COLS of them at once. Each sum is split into LANES
  *   interleaved partial sums (one vector) added up at the end: a compiler may not reorder a
  *   float sum by itself, so one running sum would not vectorize.
  * - Both transposed: c^T = b a is the plain-b case with a and b swapped, stored transposed.
  *
- * The sums run in another order than the naive loop's (blocked over k, interleaved), as in any
- * BLAS; with a fast fused multiply-add (C99's FP_FAST_FMAF, e.g. -march=native on x86-64) each
- * step rounds once. Tile sizes follow the vector width the compiler targets. */
+ * The sums run in another order than the reference's (blocked over k, interleaved), as in any
+ * BLAS; with a fast fused multiply-add each step rounds once. Tile sizes come from the target's
+ * settings header (targets/). */
+#include "adir_tuned.h"
 
-#if defined(FP_FAST_FMAF)
-#define ADIR_FMA(x, y, acc) fmaf(x, y, acc)
-#else
-#define ADIR_FMA(x, y, acc) ((acc) + (x) * (y))
-#endif
 
-/* The tiles are compiled on their own, not inlined into the loops over tiles: inlined, clang
- * vectorizes those outer loops instead and loses the tile's registers. */
-#if defined(__GNUC__)
-#define ADIR_MM_NOINLINE __attribute__((noinline))
-#else
-#define ADIR_MM_NOINLINE
-#endif
-
-/* gcc below -O3 unrolls no loop that grows the code, and without AVX it would then leave an
- * outer-product tile in memory: it is told to unroll the tile's loops (a no-op elsewhere). */
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__AVX__)
-#define ADIR_MM_UNROLL _Pragma("GCC unroll 16")
-#else
-#define ADIR_MM_UNROLL
-#endif
-
-/* Tile sizes by the vector registers the compiler targets (define ADIR_MM_MR and the rest to
- * choose others): an outer-product tile is MR x NR, NR two vectors or one wide one; a dot tile
- * is ROWS x COLS sums of LANES partial sums each. Their accumulators, and what one step loads,
- * fill most of the registers without spilling: 32 vector registers with AVX-512, 16 else. */
-#ifndef ADIR_MM_MR
-#if defined(__AVX512F__)
-/* A dot tile of one 16-float vector per sum: half the loads per multiply-add of 8 lanes, which
- * bound the 8-lane tile (a 32 x 784 by 784 x 256 product: 20% faster on Zen 4). */
-#define ADIR_MM_MR 8
-#define ADIR_MM_NR 16
-#define ADIR_DOT_ROWS 4
-#define ADIR_DOT_COLS 4
-#define ADIR_DOT_LANES 16
-#elif defined(__AVX__)
-#define ADIR_MM_MR 4
-#define ADIR_MM_NR 16
-#define ADIR_DOT_ROWS 4
-#define ADIR_DOT_COLS 2
-#define ADIR_DOT_LANES 8
-#else
-#define ADIR_MM_MR 4
-#define ADIR_MM_NR 8
-#define ADIR_DOT_ROWS 4
-#define ADIR_DOT_COLS 2
-#define ADIR_DOT_LANES 8
-#endif
-#define ADIR_MM_KC 256
-#endif
-
-/* One full tile of the outer-product form, k steps: c[i * c_row + j * c_col] (+)= the sum over
- * p of a[i * a_row + p * a_col] * b[p * b_row + j], for i < MR and j < NR. */
-ADIR_MM_NOINLINE static void adir_outer_tile(const float *restrict a, size_t a_row, size_t a_col,
-                            const float *restrict b, size_t b_row, float *restrict c,
-                            size_t c_row, size_t c_col, int32_t k, int accumulate)
+/* One full MR x NR tile of the product by the GEMM micro-kernel (adir_gemm_sums, adir_tuned.h):
+ * c[i * c_row + j * c_col] (+)= the sum over p < k of a[i * a_row + p * a_col] *
+ * b[p * b_row + j], added to c when accumulate, else stored. */
+ADIR_NOINLINE static void adir_gemm_tile(const float *restrict a, size_t a_row, size_t a_col,
+                                         const float *restrict b, size_t b_row,
+                                         float *restrict c, size_t c_row, size_t c_col,
+                                         int32_t k, int accumulate)
 {
-    float acc[ADIR_MM_MR][ADIR_MM_NR];
-    int32_t i, j, p;
-    for (i = 0; i < ADIR_MM_MR; ++i) {
-        for (j = 0; j < ADIR_MM_NR; ++j) {
-            acc[i][j] = 0.0f;
-        }
-    }
-    for (p = 0; p < k; ++p) {
-        const float *restrict b_p = b + (size_t)p * b_row;
-        float x[ADIR_MM_MR];
-        ADIR_MM_UNROLL
-        for (i = 0; i < ADIR_MM_MR; ++i) {
-            x[i] = a[(size_t)i * a_row + (size_t)p * a_col];
-        }
-        /* Rows innermost: so gcc, too, keeps the tile in registers on every target. */
-        ADIR_MM_UNROLL
-        for (j = 0; j < ADIR_MM_NR; ++j) {
-            const float y = b_p[j];
-            ADIR_MM_UNROLL
-            for (i = 0; i < ADIR_MM_MR; ++i) {
-                acc[i][j] = ADIR_FMA(x[i], y, acc[i][j]);
-            }
-        }
-    }
-    for (i = 0; i < ADIR_MM_MR; ++i) {
-        for (j = 0; j < ADIR_MM_NR; ++j) {
+    float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
+    int32_t i, j;
+    adir_gemm_sums(a, a_row, a_col, b, b_row, k, acc);
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
             float *out = c + (size_t)i * c_row + (size_t)j * c_col;
             *out = accumulate ? *out + acc[i][j] : acc[i][j];
         }
@@ -116,28 +43,28 @@ ADIR_MM_NOINLINE static void adir_outer_tile(const float *restrict a, size_t a_r
 }
 
 /* The same for a tile at the right edge: MR rows, cols < NR. */
-ADIR_MM_NOINLINE static void adir_outer_edge(const float *restrict a, size_t a_row, size_t a_col,
+ADIR_NOINLINE static void adir_outer_edge(const float *restrict a, size_t a_row, size_t a_col,
                                              const float *restrict b, size_t b_row,
                                              float *restrict c, size_t c_row, size_t c_col,
                                              int32_t cols, int32_t k, int accumulate)
 {
-    float acc[ADIR_MM_MR][ADIR_MM_NR];
+    float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
     int32_t i, j, p;
-    for (i = 0; i < ADIR_MM_MR; ++i) {
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
         for (j = 0; j < cols; ++j) {
             acc[i][j] = 0.0f;
         }
     }
     for (p = 0; p < k; ++p) {
         const float *restrict b_p = b + (size_t)p * b_row;
-        for (i = 0; i < ADIR_MM_MR; ++i) {
+        for (i = 0; i < ADIR_GEMM_MR; ++i) {
             const float x = a[(size_t)i * a_row + (size_t)p * a_col];
             for (j = 0; j < cols; ++j) {
                 acc[i][j] = ADIR_FMA(x, b_p[j], acc[i][j]);
             }
         }
     }
-    for (i = 0; i < ADIR_MM_MR; ++i) {
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
         for (j = 0; j < cols; ++j) {
             float *out = c + (size_t)i * c_row + (size_t)j * c_col;
             *out = accumulate ? *out + acc[i][j] : acc[i][j];
@@ -171,7 +98,7 @@ static void adir_outer_stream(const float *restrict a, size_t a_col, const float
     }
 }
 
-/* The m x n product of the outer-product form (see adir_outer_tile for the strides). */
+/* The m x n product of the outer-product form (see adir_gemm_tile for the strides). */
 static void adir_outer_product(const float *a, size_t a_row, size_t a_col, const float *b,
                                size_t b_row, float *c, size_t c_row, size_t c_col, int32_t m,
                                int32_t n, int32_t k)
@@ -185,16 +112,16 @@ static void adir_outer_product(const float *a, size_t a_row, size_t a_col, const
         }
         return;
     }
-    for (j = 0; j < n; j += ADIR_MM_NR) {
-        const int32_t cols = n - j < ADIR_MM_NR ? n - j : ADIR_MM_NR;
-        for (p = 0; p < k; p += ADIR_MM_KC) {
-            const int32_t depth = k - p < ADIR_MM_KC ? k - p : ADIR_MM_KC;
-            for (i = 0; i + ADIR_MM_MR <= m; i += ADIR_MM_MR) {
+    for (j = 0; j < n; j += ADIR_GEMM_NR) {
+        const int32_t cols = n - j < ADIR_GEMM_NR ? n - j : ADIR_GEMM_NR;
+        for (p = 0; p < k; p += ADIR_GEMM_KC) {
+            const int32_t depth = k - p < ADIR_GEMM_KC ? k - p : ADIR_GEMM_KC;
+            for (i = 0; i + ADIR_GEMM_MR <= m; i += ADIR_GEMM_MR) {
                 const float *a_tile = a + (size_t)i * a_row + (size_t)p * a_col;
                 const float *b_tile = b + (size_t)p * b_row + (size_t)j;
                 float *c_tile = c + (size_t)i * c_row + (size_t)j * c_col;
-                if (cols == ADIR_MM_NR) {
-                    adir_outer_tile(a_tile, a_row, a_col, b_tile, b_row, c_tile, c_row, c_col,
+                if (cols == ADIR_GEMM_NR) {
+                    adir_gemm_tile(a_tile, a_row, a_col, b_tile, b_row, c_tile, c_row, c_col,
                                     depth, p > 0);
                 } else {
                     adir_outer_edge(a_tile, a_row, a_col, b_tile, b_row, c_tile, c_row, c_col,
@@ -203,7 +130,7 @@ static void adir_outer_product(const float *a, size_t a_row, size_t a_col, const
             }
         }
     }
-    for (i = m - m % ADIR_MM_MR; i < m; ++i) {
+    for (i = m - m % ADIR_GEMM_MR; i < m; ++i) {
         adir_outer_stream(a + (size_t)i * a_row, a_col, b, b_row, c + (size_t)i * c_row, c_col,
                           n, k);
     }
@@ -214,9 +141,9 @@ static void adir_outer_product(const float *a, size_t a_row, size_t a_col, const
  * A tile at the bottom or right edge computes the full tile on repeated rows (the last one) and
  * stores only its own: the loops keep their constant bounds, and the accumulators stay in
  * registers. */
-ADIR_MM_NOINLINE static void adir_dot_tile(const float *restrict a, size_t a_row, const float *restrict b,
-                          size_t b_row, float *restrict c, size_t n, int32_t rows, int32_t cols,
-                          int32_t k)
+ADIR_NOINLINE static void adir_dot_tile(const float *restrict a, size_t a_row,
+                                       const float *restrict b, size_t b_row, float *restrict c,
+                                       size_t n, int32_t rows, int32_t cols, int32_t k)
 {
     float acc[ADIR_DOT_ROWS][ADIR_DOT_COLS][ADIR_DOT_LANES];
     const float *a_i[ADIR_DOT_ROWS];
@@ -234,7 +161,7 @@ ADIR_MM_NOINLINE static void adir_dot_tile(const float *restrict a, size_t a_row
         b_j[j] = b + (size_t)(j < cols ? j : cols - 1) * b_row;
     }
     for (p = 0; p + ADIR_DOT_LANES <= k; p += ADIR_DOT_LANES) {
-#if defined(__AVX__) || defined(__clang__) || !defined(__GNUC__)
+#if !ADIR_GCC_LANES_INNERMOST
         /* Lanes outermost: unrolled whole (-O3, clang), the tile stays in registers. */
         for (l = 0; l < ADIR_DOT_LANES; ++l) {
             for (i = 0; i < ADIR_DOT_ROWS; ++i) {
@@ -352,100 +279,5 @@ void adir_matmul(const float *a, const float *b, float *c, int32_t batch, int32_
     for (i = 0; i < batch; ++i) {
         adir_matmul_one(a + i * a_size, b + i * b_size, c + i * c_size, m, n, k, transpose_a,
                         transpose_b);
-    }
-}
-
-void adir_copy(const float *x, float *y, size_t count)
-{
-    memcpy(y, x, count * sizeof *y);
-}
-
-/* How many runs of the innermost dim a walk over `shape` makes: the product of the other
- * dims, or 0 if any dim (the innermost too) is 0. */
-static size_t adir_runs(int32_t rank, const int32_t *shape)
-{
-    size_t runs = shape[rank - 1] > 0 ? 1u : 0u;
-    int32_t d;
-    for (d = 0; d < rank - 1; ++d) {
-        runs *= (size_t)shape[d];
-    }
-    return runs;
-}
-
-/* Moves the odometer `index` over the outer dims of `shape` (all but the innermost) to the
- * next run, and the position `at` along `strides` with it. Strides are non-negative; `at`
- * is unsigned, so stepping back over a finished dim wraps correctly. */
-static void adir_next_run(int32_t rank, const int32_t *shape, const int32_t *strides,
-                          int32_t *index, size_t *at)
-{
-    int32_t d;
-    for (d = rank - 2; d >= 0; --d) {
-        *at += (size_t)strides[d];
-        if (++index[d] < shape[d]) {
-            return;
-        }
-        index[d] = 0;
-        *at -= (size_t)shape[d] * (size_t)strides[d];
-    }
-}
-
-void adir_strided_gather(const float *x, float *y, int32_t rank, const int32_t *shape,
-                         const int32_t *x_strides, size_t x_offset)
-{
-    int32_t index[ADIR_MAX_RANK] = {0};
-    const size_t inner = (size_t)shape[rank - 1];
-    const size_t inner_stride = (size_t)x_strides[rank - 1];
-    const size_t runs = adir_runs(rank, shape);
-    size_t run, j, at = x_offset;
-    for (run = 0; run < runs; ++run) {
-        const float *from = x + at;
-        if (inner_stride == 1u) {
-            memcpy(y, from, inner * sizeof *y);
-        } else {
-            for (j = 0; j < inner; ++j) {
-                y[j] = from[j * inner_stride];
-            }
-        }
-        y += inner;
-        adir_next_run(rank, shape, x_strides, index, &at);
-    }
-}
-
-void adir_strided_scatter(const float *x, float *y, size_t y_size, float fill, int32_t rank,
-                          const int32_t *shape, const int32_t *y_strides, size_t y_offset)
-{
-    int32_t index[ADIR_MAX_RANK] = {0};
-    const size_t inner = (size_t)shape[rank - 1];
-    const size_t inner_stride = (size_t)y_strides[rank - 1];
-    const size_t runs = adir_runs(rank, shape);
-    size_t run, j, at = y_offset;
-    for (j = 0; j < y_size; ++j) {
-        y[j] = fill;
-    }
-    for (run = 0; run < runs; ++run) {
-        float *to = y + at;
-        if (inner_stride == 1u) {
-            memcpy(to, x, inner * sizeof *x);
-        } else {
-            for (j = 0; j < inner; ++j) {
-                to[j * inner_stride] = x[j];
-            }
-        }
-        x += inner;
-        adir_next_run(rank, shape, y_strides, index, &at);
-    }
-}
-
-void adir_concat(const float *const *xs, float *y, int32_t count, const int32_t *axis_sizes,
-                 size_t outer, size_t inner)
-{
-    size_t o;
-    int32_t j;
-    for (o = 0; o < outer; ++o) {
-        for (j = 0; j < count; ++j) {
-            const size_t run = (size_t)axis_sizes[j] * inner;
-            memcpy(y, xs[j] + o * run, run * sizeof *y);
-            y += run;
-        }
     }
 }

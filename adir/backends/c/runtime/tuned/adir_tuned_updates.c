@@ -1,54 +1,11 @@
-/* adir_optimizers.c: the reference kernels of the optimizers family (declared in
- * adir_optimizers.h). */
-#include <math.h>
+/* adir_tuned_updates.c: the tuned updates of the optimizers family: adir_sgd_update,
+ * adir_momentum_update, adir_adam_update and their fusions with a weight-gradient matmul
+ * (references: adir_ref_sgd_update, ... in reference/adir_optimizers.c). Bit for bit the
+ * references' results where the gradient's sums are exact; else they differ only by the order
+ * of those sums (and a fused multiply-add's single rounding). */
 #include <string.h>
 
-#include "adir_kernels.h"
-
-/* The double nearest pi (C99's math.h has no M_PI). */
-#define ADIR_PI 3.141592653589793
-
-/* The step count: t rounded to a whole number, ties to even (Python's round). */
-static double adir_step_count(const float *t)
-{
-    return nearbyint((double)t[0]);
-}
-
-/* floor(t / d) of whole numbers, exactly (a rounded quotient could round up to the next
- * integer): t minus its remainder is a multiple of d. */
-static double adir_floor_divide(double t, double d)
-{
-    const double remainder = fmod(t, d);
-    double quotient = (t - remainder) / d;
-    if (remainder < 0.0) {
-        quotient -= 1.0;
-    }
-    return quotient;
-}
-
-void adir_step_lr(const float *lr, const float *t, float *out, int64_t step_size, float gamma)
-{
-    const double epochs = adir_floor_divide(adir_step_count(t), (double)step_size);
-    out[0] = (float)((double)lr[0] * pow((double)gamma, epochs));
-}
-
-void adir_exponential_lr(const float *lr, const float *t, float *out, float gamma)
-{
-    out[0] = (float)((double)lr[0] * pow((double)gamma, adir_step_count(t)));
-}
-
-void adir_cosine_lr(const float *lr, const float *t, float *out, int64_t t_max, float eta_min)
-{
-    const double angle = ADIR_PI * adir_step_count(t) / (double)t_max;
-    const double low = (double)eta_min;
-    const double above = ((double)lr[0] - low) * (1.0 + cos(angle)) / 2.0;
-    out[0] = (float)(low + above);
-}
-
-void adir_bias_correction(const float *t, float *out, double beta)
-{
-    out[0] = (float)(1.0 - pow(beta, adir_step_count(t)));
-}
+#include "adir_tuned.h"
 
 /* --- adir_matmul_sgd_update -------------------------------------------------------------------
  *
@@ -56,94 +13,40 @@ void adir_bias_correction(const float *t, float *out, double beta)
  * elements of the product, each a sum of outer products over p as in adir_matmul, then updated
  * at once, so the product is never stored. k (a batch) is not blocked: each tile's sums are
  * whole before lr multiplies them. With a fast fused multiply-add (C99's FP_FAST_FMAF) each
- * step of the sums rounds once. Tile sizes follow the vector registers the compiler targets. */
-
-#if defined(FP_FAST_FMAF)
-#define ADIR_SGD_FMA(x, y, acc) fmaf(x, y, acc)
-#else
-#define ADIR_SGD_FMA(x, y, acc) ((acc) + (x) * (y))
-#endif
-
-/* The tiles are compiled on their own, not inlined into the loops over tiles: inlined, clang
- * vectorizes those outer loops instead and loses the tile's registers. */
-#if defined(__GNUC__)
-#define ADIR_SGD_NOINLINE __attribute__((noinline))
-#else
-#define ADIR_SGD_NOINLINE
-#endif
-
-/* gcc below -O3 unrolls no loop that grows the code, and without AVX it would then leave the
- * tile in memory: it is told to unroll the tile's loops (a no-op elsewhere). */
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__AVX__)
-#define ADIR_SGD_UNROLL _Pragma("GCC unroll 16")
-#else
-#define ADIR_SGD_UNROLL
-#endif
-
-#ifndef ADIR_SGD_MR
-#if defined(__AVX512F__)
-#define ADIR_SGD_MR 8
-#define ADIR_SGD_NR 16
-#elif defined(__AVX__)
-#define ADIR_SGD_MR 4
-#define ADIR_SGD_NR 16
-#else
-#define ADIR_SGD_MR 4
-#define ADIR_SGD_NR 8
-#endif
-#endif
+ * step of the sums rounds once. Tile sizes come from the target's settings header (targets/): the
+ * GEMM micro-kernel's. */
 
 /* out[i * n + j] = param[i * n + j] - rate * (the sum over p < k of a[i * a_row + p * a_col] *
- * b[p * n + j]) for i < MR, j < NR: one full tile. */
-ADIR_SGD_NOINLINE static void adir_sgd_tile(const float *param, const float *restrict a, size_t a_row,
-                          size_t a_col, const float *restrict b, float *out, size_t n, int32_t k,
-                          float rate)
+ * b[p * n + j]) for i < MR, j < NR: one full tile, its sums by the GEMM micro-kernel. */
+ADIR_NOINLINE static void adir_sgd_tile(const float *param, const float *restrict a,
+                                       size_t a_row, size_t a_col, const float *restrict b,
+                                       float *out, size_t n, int32_t k, float rate)
 {
-    float acc[ADIR_SGD_MR][ADIR_SGD_NR], updated[ADIR_SGD_MR][ADIR_SGD_NR];
-    int32_t i, j, p;
-    for (i = 0; i < ADIR_SGD_MR; ++i) {
-        for (j = 0; j < ADIR_SGD_NR; ++j) {
-            acc[i][j] = 0.0f;
-        }
-    }
-    for (p = 0; p < k; ++p) {
-        const float *restrict b_p = b + (size_t)p * n;
-        float x[ADIR_SGD_MR];
-        ADIR_SGD_UNROLL
-        for (i = 0; i < ADIR_SGD_MR; ++i) {
-            x[i] = a[(size_t)i * a_row + (size_t)p * a_col];
-        }
-        /* Rows innermost: so gcc, too, keeps the tile in registers on every target. */
-        ADIR_SGD_UNROLL
-        for (j = 0; j < ADIR_SGD_NR; ++j) {
-            const float y = b_p[j];
-            ADIR_SGD_UNROLL
-            for (i = 0; i < ADIR_SGD_MR; ++i) {
-                acc[i][j] = ADIR_SGD_FMA(x[i], y, acc[i][j]);
-            }
-        }
-    }
+    float sums[ADIR_GEMM_MR][ADIR_GEMM_NR], updated[ADIR_GEMM_MR][ADIR_GEMM_NR];
+    int32_t i, j;
+    adir_gemm_sums(a, a_row, a_col, b, n, k, sums);
     /* The whole tile of param is read before any of out is written (out may be param): so
      * the compiler need not fear that a store changes a later load. */
-    for (i = 0; i < ADIR_SGD_MR; ++i) {
-        for (j = 0; j < ADIR_SGD_NR; ++j) {
-            const float step = rate * acc[i][j];
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            const float step = rate * sums[i][j];
             updated[i][j] = param[(size_t)i * n + (size_t)j] - step;
         }
     }
-    for (i = 0; i < ADIR_SGD_MR; ++i) {
-        for (j = 0; j < ADIR_SGD_NR; ++j) {
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
             out[(size_t)i * n + (size_t)j] = updated[i][j];
         }
     }
 }
 
 /* The same for a tile at the bottom or right edge: rows <= MR, cols <= NR. */
-ADIR_SGD_NOINLINE static void adir_sgd_edge(const float *param, const float *restrict a, size_t a_row,
-                          size_t a_col, const float *restrict b, float *out, size_t n,
-                          int32_t rows, int32_t cols, int32_t k, float rate)
+ADIR_NOINLINE static void adir_sgd_edge(const float *param, const float *restrict a,
+                                       size_t a_row, size_t a_col, const float *restrict b,
+                                       float *out, size_t n, int32_t rows, int32_t cols,
+                                       int32_t k, float rate)
 {
-    float acc[ADIR_SGD_MR][ADIR_SGD_NR];
+    float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
     int32_t i, j, p;
     for (i = 0; i < rows; ++i) {
         for (j = 0; j < cols; ++j) {
@@ -155,7 +58,7 @@ ADIR_SGD_NOINLINE static void adir_sgd_edge(const float *param, const float *res
         for (i = 0; i < rows; ++i) {
             const float x = a[(size_t)i * a_row + (size_t)p * a_col];
             for (j = 0; j < cols; ++j) {
-                acc[i][j] = ADIR_SGD_FMA(x, b_p[j], acc[i][j]);
+                acc[i][j] = ADIR_FMA(x, b_p[j], acc[i][j]);
             }
         }
     }
@@ -194,13 +97,13 @@ void adir_matmul_sgd_update(const float *param, const float *a, const float *b, 
         }
         return;
     }
-    for (j = 0; j < n; j += ADIR_SGD_NR) {
-        const int32_t cols = n - j < ADIR_SGD_NR ? n - j : ADIR_SGD_NR;
-        for (i = 0; i < m; i += ADIR_SGD_MR) {
-            const int32_t rows = m - i < ADIR_SGD_MR ? m - i : ADIR_SGD_MR;
+    for (j = 0; j < n; j += ADIR_GEMM_NR) {
+        const int32_t cols = n - j < ADIR_GEMM_NR ? n - j : ADIR_GEMM_NR;
+        for (i = 0; i < m; i += ADIR_GEMM_MR) {
+            const int32_t rows = m - i < ADIR_GEMM_MR ? m - i : ADIR_GEMM_MR;
             const size_t at = (size_t)i * sn + (size_t)j;
             const float *a_tile = a + (size_t)i * a_row;
-            if (rows == ADIR_SGD_MR && cols == ADIR_SGD_NR) {
+            if (rows == ADIR_GEMM_MR && cols == ADIR_GEMM_NR) {
                 adir_sgd_tile(param + at, a_tile, a_row, a_col, b + j, out + at, sn, k, rate);
             } else {
                 adir_sgd_edge(param + at, a_tile, a_row, a_col, b + j, out + at, sn, rows, cols,
@@ -428,58 +331,38 @@ void adir_adam_update(const float *param, const float *exp_avg, const float *exp
 /* -- the updates of a weight-gradient matmul --------------------------------------------------
  *
  * The gradient op_a(a) op_b(b) is computed a panel of MR rows and up to ADIR_UPDATE_CHUNK
- * columns at a time, on the stack, from register tiles of MR x NR elements (as
- * adir_matmul_sgd_update computes them, k not blocked, so each element's sum is whole); then each
- * row of the panel is updated as a chunk. Panels, not single tiles: the update of a tile would
- * read one cache line from each of its MR rows of the parameter and of each state buffer, more
- * streams at once than the hardware prefetches; a panel's rows are runs of several lines. With
- * a transposed b (a rare layout) the elements are plain dot products. */
+ * columns at a time, on the stack, by the GEMM micro-kernel (adir_gemm_sums, matmul's, with k
+ * not blocked, so each element's sum is whole); then each row of the panel is updated as a chunk.
+ * Panels, not single tiles: the update of a tile would read one cache line from each of its MR rows
+ * of the parameter and of each state buffer, more streams at once than the hardware prefetches; a
+ * panel's rows are runs of several lines. With a transposed b (a rare layout) the elements are
+ * plain dot products. */
 
-#if ADIR_UPDATE_CHUNK % ADIR_SGD_NR != 0
-#error "ADIR_UPDATE_CHUNK must be a multiple of ADIR_SGD_NR"
+#if ADIR_UPDATE_CHUNK % ADIR_GEMM_NR != 0
+#error "ADIR_UPDATE_CHUNK must be a multiple of ADIR_GEMM_NR"
 #endif
 
 /* The gradient panel at row i, column j of the product (rows <= MR, cols <= CHUNK). */
 struct adir_gradient_panel {
-    float grad[ADIR_SGD_MR][ADIR_UPDATE_CHUNK];
+    float grad[ADIR_GEMM_MR][ADIR_UPDATE_CHUNK];
     size_t at; /* i * n + j: where the panel's first element lies in param and its state */
     size_t n;
     int32_t rows, cols;
 };
 
-/* One full tile of a plain b into grad (rows ADIR_UPDATE_CHUNK apart): the sum over p < k of
- * a[i * a_row + p * a_col] * b[p * n + j] for i < MR, j < NR. */
-ADIR_SGD_NOINLINE static void adir_gradient_tile(const float *restrict a, size_t a_row,
-                                                 size_t a_col, const float *restrict b, size_t n,
-                                                 int32_t k,
-                                                 float (*restrict grad)[ADIR_UPDATE_CHUNK])
+/* One full tile of a plain b into grad (rows ADIR_UPDATE_CHUNK apart): the GEMM micro-kernel's
+ * sums, stored with constant strides (whole vectors; at a batch of one, k = 1, the stores are
+ * most of the tile's work). */
+ADIR_NOINLINE static void adir_gradient_tile(const float *restrict a, size_t a_row,
+                                             size_t a_col, const float *restrict b, size_t n,
+                                             int32_t k,
+                                             float (*restrict grad)[ADIR_UPDATE_CHUNK])
 {
-    float acc[ADIR_SGD_MR][ADIR_SGD_NR];
-    int32_t i, j, p;
-    for (i = 0; i < ADIR_SGD_MR; ++i) {
-        for (j = 0; j < ADIR_SGD_NR; ++j) {
-            acc[i][j] = 0.0f;
-        }
-    }
-    for (p = 0; p < k; ++p) {
-        const float *restrict b_p = b + (size_t)p * n;
-        float x[ADIR_SGD_MR];
-        ADIR_SGD_UNROLL
-        for (i = 0; i < ADIR_SGD_MR; ++i) {
-            x[i] = a[(size_t)i * a_row + (size_t)p * a_col];
-        }
-        /* Rows innermost: so gcc, too, keeps the tile in registers on every target. */
-        ADIR_SGD_UNROLL
-        for (j = 0; j < ADIR_SGD_NR; ++j) {
-            const float y = b_p[j];
-            ADIR_SGD_UNROLL
-            for (i = 0; i < ADIR_SGD_MR; ++i) {
-                acc[i][j] = ADIR_SGD_FMA(x[i], y, acc[i][j]);
-            }
-        }
-    }
-    for (i = 0; i < ADIR_SGD_MR; ++i) {
-        for (j = 0; j < ADIR_SGD_NR; ++j) {
+    float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
+    int32_t i, j;
+    adir_gemm_sums(a, a_row, a_col, b, n, k, acc);
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
             grad[i][j] = acc[i][j];
         }
     }
@@ -515,7 +398,7 @@ static void adir_gradient_edge(const float *a, size_t a_row, size_t a_col, const
         for (i = 0; i < rows; ++i) {
             const float x = a[(size_t)i * a_row + (size_t)p * a_col];
             for (j = 0; j < cols; ++j) {
-                grad[i][j] = ADIR_SGD_FMA(x, b_p[j], grad[i][j]);
+                grad[i][j] = ADIR_FMA(x, b_p[j], grad[i][j]);
             }
         }
     }
@@ -535,20 +418,20 @@ static void adir_gradient_panels(const float *a, const float *b, int32_t m, int3
     const size_t a_col = transpose_a ? (size_t)m : 1u;
     int32_t i, start, j;
     panel.n = (size_t)n;
-    for (i = 0; i < m; i += ADIR_SGD_MR) {
+    for (i = 0; i < m; i += ADIR_GEMM_MR) {
         const float *a_tile = a + (size_t)i * a_row;
-        panel.rows = m - i < ADIR_SGD_MR ? m - i : ADIR_SGD_MR;
+        panel.rows = m - i < ADIR_GEMM_MR ? m - i : ADIR_GEMM_MR;
         for (start = 0; start < n; start += ADIR_UPDATE_CHUNK) {
             panel.cols = n - start < ADIR_UPDATE_CHUNK ? n - start : ADIR_UPDATE_CHUNK;
             panel.at = (size_t)i * panel.n + (size_t)start;
-            for (j = 0; j < panel.cols; j += ADIR_SGD_NR) {
+            for (j = 0; j < panel.cols; j += ADIR_GEMM_NR) {
                 /* Column start + j of op_b(b): in row start + j of b when transposed. */
                 const size_t column = (size_t)(start + j);
                 const float *b_tile = transpose_b ? b + column * (size_t)k : b + column;
                 const int32_t cols =
-                    panel.cols - j < ADIR_SGD_NR ? panel.cols - j : ADIR_SGD_NR;
+                    panel.cols - j < ADIR_GEMM_NR ? panel.cols - j : ADIR_GEMM_NR;
                 float(*grad)[ADIR_UPDATE_CHUNK] = (float(*)[ADIR_UPDATE_CHUNK]) & panel.grad[0][j];
-                if (!transpose_b && panel.rows == ADIR_SGD_MR && cols == ADIR_SGD_NR) {
+                if (!transpose_b && panel.rows == ADIR_GEMM_MR && cols == ADIR_GEMM_NR) {
                     adir_gradient_tile(a_tile, a_row, a_col, b_tile, panel.n, k, grad);
                 } else {
                     adir_gradient_edge(a_tile, a_row, a_col, b_tile, panel.n, k, transpose_b,

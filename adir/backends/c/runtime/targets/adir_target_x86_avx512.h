@@ -1,0 +1,31 @@
+/* adir_target_x86_avx512.h: the tuned kernels' settings for x86-64 with AVX-512 (chosen when the
+ * compiler predefines __AVX512F__, e.g. -march=native on Zen 4 or Skylake-X): 32 vector
+ * registers of 16 floats. */
+#ifndef ADIR_TARGET_SETTINGS_H
+#define ADIR_TARGET_SETTINGS_H
+
+#define ADIR_TARGET_NAME "x86-avx512"
+
+/* GEMM tile: 8 x 16, one 16-float vector per row (8 accumulators). */
+#define ADIR_GEMM_MR 8
+#define ADIR_GEMM_NR 16
+#define ADIR_GEMM_KC 256
+
+/* A dot tile of one 16-float vector per sum: half the loads per multiply-add of 8 lanes, which
+ * bound the 8-lane tile (a 32 x 784 by 784 x 256 product: 20% faster on Zen 4). */
+#define ADIR_DOT_ROWS 4
+#define ADIR_DOT_COLS 4
+#define ADIR_DOT_LANES 16
+
+/* A weight-gradient tile of 4 x 5 sums takes 9 loads per 20 multiply-adds (4 x 4: 8 per 16), a
+ * 5-wide kernel row at once, and its 20 accumulators and 9 operands fit in 32 registers. */
+#define ADIR_CONV_OB 8
+#define ADIR_CONV_RB 2
+#define ADIR_CONV_QB 8
+#define ADIR_CONV_WB 4
+#define ADIR_CONV_TB 5
+
+#define ADIR_UNROLL_TILES 0
+#define ADIR_LANES_INNERMOST 0
+
+#endif /* ADIR_TARGET_SETTINGS_H */

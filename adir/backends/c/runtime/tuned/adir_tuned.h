@@ -1,0 +1,85 @@
+/* adir_tuned.h: what the tuned kernels (tuned/adir_tuned_*.c) share: the target's settings
+ * (targets/adir_target.h), the compiler's spellings of what they ask of it, and the GEMM
+ * micro-kernel. Not part of the API: generated code includes adir_kernels.h only. */
+#ifndef ADIR_TUNED_H
+#define ADIR_TUNED_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "adir_kernels.h"
+#include "adir_target.h"
+
+/* gcc proper (clang defines __GNUC__ too, and is told apart where the two differ). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define ADIR_GCC 1
+#else
+#define ADIR_GCC 0
+#endif
+
+/* A fused multiply-add rounds once; where it is slow (a library call) a multiply and an add. */
+#ifndef ADIR_FMA
+#if defined(FP_FAST_FMAF)
+#define ADIR_FMA(x, y, acc) fmaf(x, y, acc)
+#else
+#define ADIR_FMA(x, y, acc) ((acc) + (x) * (y))
+#endif
+#endif
+
+/* Tiles are compiled on their own, not inlined into the loops over tiles: inlined, clang
+ * vectorizes those outer loops instead and loses the tile's registers. ADIR_INLINE: a helper
+ * that each of its callers specialises with constant bounds. */
+#if defined(__GNUC__)
+#define ADIR_NOINLINE __attribute__((noinline))
+#define ADIR_INLINE __inline__ __attribute__((always_inline))
+#else
+#define ADIR_NOINLINE
+#define ADIR_INLINE
+#endif
+
+/* The target's ADIR_UNROLL_TILES, as gcc's pragma (other compilers unroll on their own). */
+#if ADIR_UNROLL_TILES && ADIR_GCC
+#define ADIR_UNROLL _Pragma("GCC unroll 16")
+#else
+#define ADIR_UNROLL
+#endif
+
+/* The target's ADIR_LANES_INNERMOST, where it applies: under gcc. */
+#define ADIR_GCC_LANES_INNERMOST (ADIR_LANES_INNERMOST && ADIR_GCC)
+
+/* The GEMM micro-kernel: acc[i][j] = the sum over p < k of a[i * a_row + p * a_col] *
+ * b[p * b_row + j], for i < ADIR_GEMM_MR and j < ADIR_GEMM_NR, p in order, one ADIR_FMA per
+ * step. Inlined into each tile that uses it (matmul's adir_gemm_tile, the fused updates'
+ * adir_sgd_tile and adir_gradient_tile), so the accumulators stay in registers through the
+ * tile's own store or update. */
+static ADIR_INLINE void adir_gemm_sums(const float *restrict a, size_t a_row, size_t a_col,
+                                       const float *restrict b, size_t b_row, int32_t k,
+                                       float acc[ADIR_GEMM_MR][ADIR_GEMM_NR])
+{
+    int32_t i, j, p;
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            acc[i][j] = 0.0f;
+        }
+    }
+    for (p = 0; p < k; ++p) {
+        const float *restrict b_p = b + (size_t)p * b_row;
+        float x[ADIR_GEMM_MR];
+        ADIR_UNROLL
+        for (i = 0; i < ADIR_GEMM_MR; ++i) {
+            x[i] = a[(size_t)i * a_row + (size_t)p * a_col];
+        }
+        /* Rows innermost: so gcc, too, keeps the tile in registers on every target. */
+        ADIR_UNROLL
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            const float y = b_p[j];
+            ADIR_UNROLL
+            for (i = 0; i < ADIR_GEMM_MR; ++i) {
+                acc[i][j] = ADIR_FMA(x[i], y, acc[i][j]);
+            }
+        }
+    }
+}
+
+#endif /* ADIR_TUNED_H */

@@ -1,0 +1,559 @@
+/* kernels_vs_reference.c: every tuned kernel of adir's C runtime (tuned/) against its reference
+ * kernel (reference/), on shapes at every tile edge of the target this is compiled for: for
+ * each tile size t of the target's settings header, sizes 1, t - 1, t, t + 1 and 2t + 3.
+ * Driven by test_c_kernels_vs_reference.py, which builds it with the flags users build with.
+ *
+ * Each case runs twice: on "exact" data (multiples of 1/8 in [-1, 1]: every product and every
+ * partial sum is a float, so any summation order gives the same sums, and every kernel must
+ * agree with its reference bit for bit), and on "random" data (uniform in [-1, 1]), where a
+ * kernel that sums in another order than its reference must stay within
+ *
+ *     |tuned - reference| <= 2 gamma(n) sum |a_p b_p|,   gamma(n) = n u / (1 - n u), u = 2^-24
+ *
+ * (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5: each of the two
+ * n-term dot products is within gamma(n) sum |a_p b_p| of the exact one, in any order, with
+ * or without fused multiply-adds), and every other kernel must agree bit for bit. The sums of
+ * |a_p b_p| are the reference kernel run on |a| and |b|.
+ *
+ * Prints one line per kernel: `kernel NAME cases C failures F random_identical I` (I: whether
+ * every random case was bit for bit the reference's), then `target NAME fma F` (F: MAY_FUSE). */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adir_kernels.h"
+#include "adir_target.h"
+
+#define UNIT_ROUNDOFF (1.0 / 16777216.0)
+
+/* Whether this build may compute a * b + c with one rounding: ADIR_FMA is fmaf where
+ * FP_FAST_FMAF says so, and clang contracts ADIR_FMA's a * b + c into one where the target has
+ * the instruction (its -ffp-contract=on; gcc's -std=c99 turns contraction off). */
+#if defined(FP_FAST_FMAF) || defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+#define MAY_FUSE 1
+#else
+#define MAY_FUSE 0
+#endif
+#define UPDATE_CHUNK 64 /* adir_tuned_updates.c's ADIR_UPDATE_CHUNK */
+
+struct stats {
+    const char *name;
+    long cases, failures;
+    int random_identical;
+};
+
+static struct stats kernel_stats[32];
+static int kernel_count;
+
+static struct stats *stats_of(const char *name)
+{
+    int i;
+    for (i = 0; i < kernel_count; ++i) {
+        if (strcmp(kernel_stats[i].name, name) == 0) {
+            return &kernel_stats[i];
+        }
+    }
+    kernel_stats[kernel_count].name = name;
+    kernel_stats[kernel_count].random_identical = 1;
+    return &kernel_stats[kernel_count++];
+}
+
+/* --- data ------------------------------------------------------------------------------- */
+
+static unsigned long long rng = 0x9E3779B97F4A7C15ull;
+
+static unsigned long long next_bits(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* exact: a multiple of 1/8 in [-1, 1]; else uniform in [-1, 1). */
+static float next_value(int exact)
+{
+    if (exact) {
+        return (float)((int)(next_bits() % 17u) - 8) / 8.0f;
+    }
+    return (float)((double)(next_bits() >> 40) / 8388608.0 - 1.0);
+}
+
+static float *filled(size_t count, int exact)
+{
+    float *x = malloc((count ? count : 1) * sizeof *x);
+    size_t i;
+    for (i = 0; i < count; ++i) {
+        x[i] = next_value(exact);
+    }
+    return x;
+}
+
+static float *absolute(const float *x, size_t count)
+{
+    float *y = malloc((count ? count : 1) * sizeof *y);
+    size_t i;
+    for (i = 0; i < count; ++i) {
+        y[i] = fabsf(x[i]);
+    }
+    return y;
+}
+
+static float *copied(const float *x, size_t count)
+{
+    float *y = malloc((count ? count : 1) * sizeof *y);
+    memcpy(y, x, count * sizeof *y);
+    return y;
+}
+
+static int same(float a, float b)
+{
+    return a == b || (a != a && b != b);
+}
+
+static double gamma_of(long terms)
+{
+    const double nu = (double)terms * UNIT_ROUNDOFF;
+    return nu / (1.0 - nu);
+}
+
+/* One case's verdict: tuned against ref, elementwise. With abs_sums (the reference on |inputs|,
+ * itself rounded: so divided by 1 - gamma), within the bound for `terms` terms; else exact. */
+static void compare(const char *name, const char *shape, int exact, const float *tuned,
+                    const float *ref, const float *abs_sums, long terms, size_t count)
+{
+    struct stats *s = stats_of(name);
+    size_t i;
+    int identical = 1, failed = 0;
+    for (i = 0; i < count; ++i) {
+        if (same(tuned[i], ref[i])) {
+            continue;
+        }
+        identical = 0;
+        if (exact || abs_sums == NULL) {
+            failed = 1;
+        } else {
+            const double g = gamma_of(terms);
+            const double bound = 2.0 * g * (double)abs_sums[i] / (1.0 - g);
+            if (!(fabs((double)tuned[i] - (double)ref[i]) <= bound)) {
+                failed = 1;
+            }
+        }
+        if (failed) {
+            printf("FAIL %s %s %s data: element %lu: tuned %.9g reference %.9g\n", name, shape,
+                   exact ? "exact" : "random", (unsigned long)i, (double)tuned[i],
+                   (double)ref[i]);
+            break;
+        }
+    }
+    s->cases += 1;
+    s->failures += failed;
+    if (!exact && !identical) {
+        s->random_identical = 0;
+    }
+}
+
+/* The sizes at the edges of a tile of t: 1, t - 1, t, t + 1, 2t + 3 (added to sizes[*count],
+ * without repeats). */
+static void add_edges(int32_t *sizes, int *count, int32_t t)
+{
+    const int32_t edges[5] = {1, t - 1, t, t + 1, 2 * t + 3};
+    int e, i;
+    for (e = 0; e < 5; ++e) {
+        int seen = edges[e] < 1;
+        for (i = 0; i < *count; ++i) {
+            seen |= sizes[i] == edges[e];
+        }
+        if (!seen) {
+            sizes[(*count)++] = edges[e];
+        }
+    }
+}
+
+/* --- matmul ----------------------------------------------------------------------------- */
+
+static void matmul_case(int32_t batch, int32_t m, int32_t n, int32_t k, int ta, int tb,
+                        int shared_b, int exact)
+{
+    const size_t a_size = (size_t)batch * (size_t)m * (size_t)k;
+    const size_t b_size = (shared_b ? 1u : (size_t)batch) * (size_t)k * (size_t)n;
+    const size_t c_size = (size_t)batch * (size_t)m * (size_t)n;
+    float *a = filled(a_size, exact), *b = filled(b_size, exact);
+    float *abs_a = absolute(a, a_size), *abs_b = absolute(b, b_size);
+    float *tuned = filled(c_size, 0), *ref = filled(c_size, 0), *sums = filled(c_size, 0);
+    char shape[96];
+    sprintf(shape, "batch %d m %d n %d k %d ta %d tb %d shared %d", (int)batch, (int)m,
+            (int)n, (int)k, ta, tb, shared_b);
+    adir_matmul(a, b, tuned, batch, m, n, k, ta, tb, shared_b);
+    adir_ref_matmul(a, b, ref, batch, m, n, k, ta, tb, shared_b);
+    adir_ref_matmul(abs_a, abs_b, sums, batch, m, n, k, ta, tb, shared_b);
+    compare("matmul", shape, exact, tuned, ref, sums, k, c_size);
+    free(a), free(b), free(abs_a), free(abs_b), free(tuned), free(ref), free(sums);
+}
+
+static void matmuls(void)
+{
+    int32_t ms[16], ns[16], ks[16];
+    int m_count = 0, n_count = 0, k_count = 0, i, j, l, layout, exact;
+    add_edges(ms, &m_count, ADIR_GEMM_MR);
+    add_edges(ms, &m_count, ADIR_DOT_ROWS);
+    add_edges(ns, &n_count, ADIR_GEMM_NR);
+    add_edges(ns, &n_count, ADIR_DOT_COLS);
+    add_edges(ks, &k_count, ADIR_GEMM_KC);
+    add_edges(ks, &k_count, ADIR_DOT_LANES);
+    for (exact = 0; exact < 2; ++exact) {
+        for (layout = 0; layout < 4; ++layout) {
+            for (i = 0; i < m_count; ++i) {
+                for (j = 0; j < n_count; ++j) {
+                    for (l = 0; l < k_count; ++l) {
+                        matmul_case(1, ms[i], ns[j], ks[l], layout & 1, layout >> 1, 1, exact);
+                    }
+                }
+            }
+            matmul_case(3, ADIR_GEMM_MR + 1, ADIR_GEMM_NR + 1, 7, layout & 1, layout >> 1, 0,
+                        exact);
+            matmul_case(3, ADIR_DOT_ROWS + 1, ADIR_DOT_COLS + 1, 7, layout & 1, layout >> 1, 1,
+                        exact);
+        }
+    }
+}
+
+/* --- convolution -------------------------------------------------------------------------- */
+
+struct conv {
+    int32_t batch, channels, out_channels, groups, kh, kw, out_h, out_w, stride, pad, dilation;
+};
+
+static void conv_case(struct conv c, int exact)
+{
+    const int32_t height = (c.out_h - 1) * c.stride + c.dilation * (c.kh - 1) + 1 - 2 * c.pad;
+    const int32_t width = (c.out_w - 1) * c.stride + c.dilation * (c.kw - 1) + 1 - 2 * c.pad;
+    const int32_t group_channels = c.channels / c.groups;
+    const size_t x_size = (size_t)c.batch * (size_t)c.channels * (size_t)height * (size_t)width;
+    const size_t w_size =
+        (size_t)c.out_channels * (size_t)group_channels * (size_t)c.kh * (size_t)c.kw;
+    const size_t y_size = (size_t)c.batch * (size_t)c.out_channels * (size_t)c.out_h *
+                          (size_t)c.out_w;
+    float *x = filled(x_size, exact), *w = filled(w_size, exact), *bias;
+    float *dy = filled(y_size, exact);
+    float *abs_x = absolute(x, x_size), *abs_w = absolute(w, w_size), *abs_dy, *abs_bias;
+    float *tuned, *ref, *sums;
+    const size_t most = x_size > y_size ? (x_size > w_size ? x_size : w_size)
+                                        : (y_size > w_size ? y_size : w_size);
+    char shape[160];
+    bias = filled((size_t)c.out_channels, exact);
+    abs_bias = absolute(bias, (size_t)c.out_channels);
+    abs_dy = absolute(dy, y_size);
+    tuned = filled(most, 0), ref = filled(most, 0), sums = filled(most, 0);
+    sprintf(shape,
+            "batch %d channels %d out %d groups %d kernel %dx%d out %dx%d stride %d pad %d "
+            "dilation %d",
+            (int)c.batch, (int)c.channels, (int)c.out_channels, (int)c.groups, (int)c.kh,
+            (int)c.kw, (int)c.out_h, (int)c.out_w, (int)c.stride, (int)c.pad, (int)c.dilation);
+#define CONV_SIZES                                                                              \
+    c.batch, c.channels, height, width, c.out_channels, c.out_h, c.out_w, c.kh, c.kw, c.stride, \
+        c.stride, c.pad, c.pad, c.dilation, c.dilation, c.groups
+    adir_conv2d(x, w, bias, tuned, CONV_SIZES);
+    adir_ref_conv2d(x, w, bias, ref, CONV_SIZES);
+    adir_ref_conv2d(abs_x, abs_w, abs_bias, sums, CONV_SIZES);
+    compare("conv2d", shape, exact, tuned, ref, sums, (long)group_channels * c.kh * c.kw + 1,
+            y_size);
+    adir_conv2d(x, w, NULL, tuned, CONV_SIZES);
+    adir_ref_conv2d(x, w, NULL, ref, CONV_SIZES);
+    adir_ref_conv2d(abs_x, abs_w, NULL, sums, CONV_SIZES);
+    compare("conv2d", shape, exact, tuned, ref, sums, (long)group_channels * c.kh * c.kw,
+            y_size);
+    adir_conv2d_grad_input(dy, w, tuned, CONV_SIZES);
+    adir_ref_conv2d_grad_input(dy, w, ref, CONV_SIZES);
+    adir_ref_conv2d_grad_input(abs_dy, abs_w, sums, CONV_SIZES);
+    compare("conv2d_grad_input", shape, exact, tuned, ref, sums,
+            (long)(c.out_channels / c.groups) * c.kh * c.kw, x_size);
+    adir_conv2d_grad_weight(x, dy, tuned, CONV_SIZES);
+    adir_ref_conv2d_grad_weight(x, dy, ref, CONV_SIZES);
+    adir_ref_conv2d_grad_weight(abs_x, abs_dy, sums, CONV_SIZES);
+    compare("conv2d_grad_weight", shape, exact, tuned, ref, sums,
+            (long)c.batch * c.out_h * c.out_w, w_size);
+#undef CONV_SIZES
+    free(x), free(w), free(bias), free(dy), free(abs_x), free(abs_w), free(abs_dy);
+    free(abs_bias), free(tuned), free(ref), free(sums);
+}
+
+static void convs(void)
+{
+    /* batch, channels, out_channels, groups, kh, kw, out_h, out_w, stride, pad, dilation */
+    const struct conv base = {2, 3, 5, 1, 3, 3, 5, 9, 1, 0, 1};
+    const struct conv fixed[] = {
+        {2, 1, 6, 1, 5, 5, 24, 24, 1, 0, 1},  /* LeNet's conv1 */
+        {2, 6, 16, 1, 5, 5, 8, 8, 1, 0, 1},   /* LeNet's conv2 */
+        {1, 4, 6, 2, 3, 3, 4, 11, 1, 0, 1},   /* groups */
+        {2, 6, 6, 6, 3, 3, 5, 17, 1, 0, 1},   /* depthwise */
+        {1, 3, 4, 1, 2, 3, 3, 10, 1, 0, 1},   /* a kernel that is not square */
+        {2, 3, 5, 1, 3, 3, 4, 5, 2, 0, 1},    /* stride: the reference's loops */
+        {2, 3, 5, 1, 3, 3, 5, 9, 1, 1, 1},    /* padding */
+        {1, 2, 3, 1, 3, 3, 4, 6, 1, 0, 2},    /* dilation */
+        {1, 4, 4, 2, 3, 3, 3, 4, 2, 1, 1},    /* all three, and groups */
+    };
+    int32_t sizes[32];
+    int count, i, exact;
+    for (exact = 0; exact < 2; ++exact) {
+        struct conv c;
+        for (i = 0; i < (int)(sizeof fixed / sizeof fixed[0]); ++i) {
+            conv_case(fixed[i], exact);
+        }
+        /* Output channels: the forward tiles (OB, and NARROW = 3/4 OB) and the weight
+         * gradient's (WB and WB - 1). */
+        count = 0;
+        add_edges(sizes, &count, ADIR_CONV_OB);
+        add_edges(sizes, &count, ADIR_CONV_OB - ADIR_CONV_OB / 4);
+        add_edges(sizes, &count, ADIR_CONV_WB);
+        if (ADIR_CONV_WB > 1) {
+            add_edges(sizes, &count, ADIR_CONV_WB - 1);
+        }
+        for (i = 0; i < count; ++i) {
+            c = base, c.out_channels = sizes[i], conv_case(c, exact);
+        }
+        /* Input channels: the input gradient's tiles (OB, NARROW), and with a 1 x 1 kernel the
+         * weight gradient's taps (TB). */
+        count = 0;
+        add_edges(sizes, &count, ADIR_CONV_OB);
+        add_edges(sizes, &count, ADIR_CONV_OB - ADIR_CONV_OB / 4);
+        for (i = 0; i < count; ++i) {
+            c = base, c.channels = sizes[i], conv_case(c, exact);
+        }
+        count = 0;
+        add_edges(sizes, &count, ADIR_CONV_TB);
+        for (i = 0; i < count; ++i) {
+            c = base, c.channels = sizes[i], c.kh = 1, c.kw = 1, conv_case(c, exact);
+            c = base, c.channels = 1, c.kh = 1, c.kw = sizes[i], conv_case(c, exact);
+        }
+        /* Output rows (RB) and pixels along a row (QB). */
+        count = 0;
+        add_edges(sizes, &count, ADIR_CONV_RB);
+        for (i = 0; i < count; ++i) {
+            c = base, c.out_h = sizes[i], conv_case(c, exact);
+        }
+        count = 0;
+        add_edges(sizes, &count, ADIR_CONV_QB);
+        for (i = 0; i < count; ++i) {
+            c = base, c.out_w = sizes[i], conv_case(c, exact);
+        }
+    }
+}
+
+/* --- max pool ------------------------------------------------------------------------------- */
+
+static void maxpool_case(int32_t planes, int32_t out_h, int32_t out_w, int32_t k, int32_t stride,
+                         int32_t pad, int32_t extra, int exact)
+{
+    const int32_t height = (out_h - 1) * stride + k - 2 * pad + extra;
+    const int32_t width = (out_w - 1) * stride + k - 2 * pad + extra;
+    const size_t x_size = (size_t)planes * (size_t)height * (size_t)width;
+    const size_t y_size = (size_t)planes * (size_t)out_h * (size_t)out_w;
+    float *x = filled(x_size, exact), *dy = filled(y_size, exact);
+    float *tuned = filled(x_size, 0), *ref = filled(x_size, 0);
+    char shape[96];
+    if (!exact) {
+        x[x_size / 2] = NAN; /* a nan wins its window */
+    }
+    sprintf(shape, "planes %d out %dx%d kernel %d stride %d pad %d", (int)planes, (int)out_h,
+            (int)out_w, (int)k, (int)stride, (int)pad);
+#define POOL_SIZES 1, planes, height, width, out_h, out_w, k, k, stride, stride, pad, pad
+    adir_maxpool2d(x, tuned, POOL_SIZES);
+    adir_ref_maxpool2d(x, ref, POOL_SIZES);
+    compare("maxpool2d", shape, exact, tuned, ref, NULL, 0, y_size);
+    adir_maxpool2d_grad(x, dy, tuned, POOL_SIZES);
+    adir_ref_maxpool2d_grad(x, dy, ref, POOL_SIZES);
+    compare("maxpool2d_grad", shape, exact, tuned, ref, NULL, 0, x_size);
+#undef POOL_SIZES
+    free(x), free(dy), free(tuned), free(ref);
+}
+
+static void maxpools(void)
+{
+    /* The 2 x 2 rows run blocks of 8, 4 and 1 windows, 64 windows at a time. */
+    const int32_t widths[] = {1, 2, 3, 4, 5, 7, 8, 9, 11, 12, 13, 63, 64, 65, 131};
+    int i, exact;
+    for (exact = 0; exact < 2; ++exact) {
+        for (i = 0; i < (int)(sizeof widths / sizeof widths[0]); ++i) {
+            maxpool_case(3, 2, widths[i], 2, 2, 0, 0, exact);
+            maxpool_case(2, 3, widths[i], 2, 2, 0, 1, exact); /* a row and column left over */
+            maxpool_case(2, 2, widths[i], 3, 3, 0, 0, exact);
+        }
+        maxpool_case(2, 4, 5, 2, 1, 0, 0, exact); /* overlapping windows: the reference */
+        maxpool_case(2, 4, 5, 3, 2, 1, 0, exact); /* padding: the reference */
+    }
+}
+
+/* --- updates -------------------------------------------------------------------------------- */
+
+static const double BETA1 = 0.9, BETA2 = 0.999;
+
+static void update_case(size_t n, float weight_decay, float clip, int variant, int in_place,
+                        int exact)
+{
+    float *param = filled(n, exact), *grad = filled(n, exact), *state1 = filled(n, exact);
+    float *state2 = absolute(filled(n, exact), n);
+    float *p_t = copied(param, n), *p_r = copied(param, n), *s1_t = copied(state1, n);
+    float *s1_r = copied(state1, n), *s2_t = copied(state2, n), *s2_r = copied(state2, n);
+    float *o_t = in_place ? p_t : filled(n, 0), *o_r = in_place ? p_r : filled(n, 0);
+    float *b_t = in_place ? s1_t : filled(n, 0), *b_r = in_place ? s1_r : filled(n, 0);
+    float *v_t = in_place ? s2_t : filled(n, 0), *v_r = in_place ? s2_r : filled(n, 0);
+    const float lr = 0.125f, bc1 = 0.1f, bc2 = 0.0316f;
+    char shape[96];
+    sprintf(shape, "n %lu weight_decay %g clip %g variant %d in_place %d", (unsigned long)n,
+            (double)weight_decay, (double)clip, variant, in_place);
+    adir_sgd_update(p_t, grad, &lr, o_t, n, weight_decay, clip);
+    adir_ref_sgd_update(p_r, grad, &lr, o_r, n, weight_decay, clip);
+    compare("sgd_update", shape, exact, o_t, o_r, NULL, 0, n);
+    memcpy(p_t, param, n * sizeof *p_t), memcpy(p_r, param, n * sizeof *p_r);
+    adir_momentum_update(p_t, s1_t, grad, &lr, o_t, b_t, n, 0.875f, weight_decay, clip,
+                         variant & 1);
+    adir_ref_momentum_update(p_r, s1_r, grad, &lr, o_r, b_r, n, 0.875f, weight_decay, clip,
+                             variant & 1);
+    compare("momentum_update", shape, exact, o_t, o_r, NULL, 0, n);
+    compare("momentum_update", shape, exact, b_t, b_r, NULL, 0, n);
+    memcpy(p_t, param, n * sizeof *p_t), memcpy(p_r, param, n * sizeof *p_r);
+    memcpy(s1_t, state1, n * sizeof *s1_t), memcpy(s1_r, state1, n * sizeof *s1_r);
+    adir_adam_update(p_t, s1_t, s2_t, grad, &lr, &bc1, &bc2, o_t, b_t, v_t, n, BETA1, BETA2,
+                     1e-8f, weight_decay, clip, variant & 1);
+    adir_ref_adam_update(p_r, s1_r, s2_r, grad, &lr, &bc1, &bc2, o_r, b_r, v_r, n, BETA1,
+                         BETA2, 1e-8f, weight_decay, clip, variant & 1);
+    compare("adam_update", shape, exact, o_t, o_r, NULL, 0, n);
+    compare("adam_update", shape, exact, b_t, b_r, NULL, 0, n);
+    compare("adam_update", shape, exact, v_t, v_r, NULL, 0, n);
+    if (!in_place) {
+        free(o_t), free(o_r), free(b_t), free(b_r), free(v_t), free(v_r);
+    }
+    free(param), free(grad), free(state1), free(state2), free(p_t), free(p_r);
+    free(s1_t), free(s1_r), free(s2_t), free(s2_r);
+}
+
+/* The fused matmul updates. Their gradient sums run in order, one ADIR_FMA per step: where
+ * ADIR_FMA cannot fuse they are the reference's bit for bit on any data; else only
+ * on exact data, and adir_matmul_sgd_update (linear in the sums) is checked against the bound
+ * below on random data. */
+static void matmul_update_case(int32_t m, int32_t n, int32_t k, int ta, int tb, float wd,
+                               float clip, int variant, int exact)
+{
+    const size_t size = (size_t)m * (size_t)n;
+    float *a = filled((size_t)m * (size_t)k, exact), *b = filled((size_t)k * (size_t)n, exact);
+    float *param = filled(size, exact), *state1 = filled(size, exact);
+    float *state2 = absolute(filled(size, exact), size);
+    float *o_t = filled(size, 0), *o_r = filled(size, 0), *b_t = filled(size, 0);
+    float *b_r = filled(size, 0), *v_t = filled(size, 0), *v_r = filled(size, 0);
+    const float lr = 0.125f, bc1 = 0.1f, bc2 = 0.0316f;
+    const int reordered = MAY_FUSE && !exact;
+    char shape[128];
+    sprintf(shape, "m %d n %d k %d ta %d tb %d weight_decay %g clip %g variant %d", (int)m,
+            (int)n, (int)k, ta, tb, (double)wd, (double)clip, variant);
+    if (wd == 0.0f && clip == 0.0f) {
+        adir_matmul_sgd_update(param, a, b, &lr, o_t, m, n, k, ta, tb);
+        adir_ref_matmul_sgd_update(param, a, b, &lr, o_r, m, n, k, ta, tb);
+        if (!reordered) {
+            compare("matmul_sgd_update", shape, exact, o_t, o_r, NULL, 0, size);
+        } else {
+            /* |rate| (2 gamma(k) + 2u) S + 2u (|p| + |rate| S): two roundings (lr times the
+             * sum, p minus that) after sums within 2 gamma(k) S of each other, S bounding
+             * sum |a_p b_p| (the reference on |a|, |b|, over 1 - gamma(k)). */
+            float *abs_a = absolute(a, (size_t)m * (size_t)k);
+            float *abs_b = absolute(b, (size_t)k * (size_t)n);
+            const double g = gamma_of(k), u = UNIT_ROUNDOFF;
+            size_t i;
+            struct stats *s = stats_of("matmul_sgd_update");
+            int failed = 0, identical = 1;
+            adir_ref_matmul(abs_a, abs_b, b_t, 1, m, n, k, ta, tb, 1);
+            for (i = 0; i < size; ++i) {
+                const double sum_bound = (double)b_t[i] / (1.0 - g);
+                const double bound = (double)lr * (2.0 * g + 2.0 * u) * sum_bound * (1.0 + g) +
+                                     2.0 * u * (fabs((double)param[i]) +
+                                                (double)lr * sum_bound * (1.0 + g)) * (1.0 + u);
+                if (!same(o_t[i], o_r[i])) {
+                    identical = 0;
+                    if (!(fabs((double)o_t[i] - (double)o_r[i]) <= bound)) {
+                        failed = 1;
+                    }
+                }
+            }
+            if (failed) {
+                printf("FAIL matmul_sgd_update %s random data\n", shape);
+            }
+            s->cases += 1, s->failures += failed;
+            s->random_identical &= identical;
+            free(abs_a), free(abs_b);
+        }
+    }
+    if (!reordered) {
+        adir_matmul_sgd_update_general(param, a, b, &lr, o_t, m, n, k, ta, tb, wd, clip);
+        adir_ref_matmul_sgd_update_general(param, a, b, &lr, o_r, m, n, k, ta, tb, wd, clip);
+        compare("matmul_sgd_update_general", shape, exact, o_t, o_r, NULL, 0, size);
+        adir_matmul_momentum_update(param, state1, a, b, &lr, o_t, b_t, m, n, k, ta, tb, 0.875f,
+                                    wd, clip, variant & 1);
+        adir_ref_matmul_momentum_update(param, state1, a, b, &lr, o_r, b_r, m, n, k, ta, tb,
+                                        0.875f, wd, clip, variant & 1);
+        compare("matmul_momentum_update", shape, exact, o_t, o_r, NULL, 0, size);
+        compare("matmul_momentum_update", shape, exact, b_t, b_r, NULL, 0, size);
+        adir_matmul_adam_update(param, state1, state2, a, b, &lr, &bc1, &bc2, o_t, b_t, v_t, m,
+                                n, k, ta, tb, BETA1, BETA2, 1e-8f, wd, clip, variant & 1);
+        adir_ref_matmul_adam_update(param, state1, state2, a, b, &lr, &bc1, &bc2, o_r, b_r, v_r,
+                                    m, n, k, ta, tb, BETA1, BETA2, 1e-8f, wd, clip,
+                                    variant & 1);
+        compare("matmul_adam_update", shape, exact, o_t, o_r, NULL, 0, size);
+        compare("matmul_adam_update", shape, exact, b_t, b_r, NULL, 0, size);
+        compare("matmul_adam_update", shape, exact, v_t, v_r, NULL, 0, size);
+    }
+    free(a), free(b), free(param), free(state1), free(state2);
+    free(o_t), free(o_r), free(b_t), free(b_r), free(v_t), free(v_r);
+}
+
+static void updates(void)
+{
+    int32_t ms[16], ns[16], ns_wide[16];
+    const int32_t ks[] = {1, 7, 16, 33};
+    int m_count = 0, n_count = 0, wide_count = 0, i, j, l, layout, exact, variant, in_place;
+    size_t sizes[] = {1, UPDATE_CHUNK - 1, UPDATE_CHUNK, UPDATE_CHUNK + 1, 2 * UPDATE_CHUNK + 3};
+    add_edges(ms, &m_count, ADIR_GEMM_MR);
+    add_edges(ns, &n_count, ADIR_GEMM_NR);
+    add_edges(ns_wide, &wide_count, UPDATE_CHUNK);
+    for (exact = 0; exact < 2; ++exact) {
+        for (i = 0; i < 5; ++i) {
+            for (variant = 0; variant < 2; ++variant) {
+                for (in_place = 0; in_place < 2; ++in_place) {
+                    update_case(sizes[i], 0.0f, 0.0f, variant, in_place, exact);
+                    update_case(sizes[i], 0.25f, 0.5f, variant, in_place, exact);
+                }
+            }
+        }
+        for (layout = 0; layout < 4; ++layout) {
+            for (i = 0; i < m_count; ++i) {
+                for (l = 0; l < 4; ++l) {
+                    for (j = 0; j < n_count; ++j) {
+                        matmul_update_case(ms[i], ns[j], ks[l], layout & 1, layout >> 1, 0.0f,
+                                           0.0f, l & 1, exact);
+                    }
+                    for (j = 0; j < wide_count; ++j) {
+                        matmul_update_case(ms[i], ns_wide[j], ks[l], layout & 1, layout >> 1,
+                                           0.25f, 0.5f, l & 1, exact);
+                    }
+                }
+            }
+        }
+    }
+}
+
+int main(void)
+{
+    int i;
+    matmuls();
+    convs();
+    maxpools();
+    updates();
+    for (i = 0; i < kernel_count; ++i) {
+        printf("kernel %s cases %ld failures %ld random_identical %d\n", kernel_stats[i].name,
+               kernel_stats[i].cases, kernel_stats[i].failures,
+               kernel_stats[i].random_identical);
+    }
+    printf("target %s fma %d\n", ADIR_TARGET_NAME, MAY_FUSE);
+    return 0;
+}
