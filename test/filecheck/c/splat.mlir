@@ -34,11 +34,11 @@ func.func @f(%x: tensor<1x4000xf32>, %a: tensor<3x3xf32>) -> (tensor<1x4000xf32>
 // CHECK-NEXT:     -7, -7, -7, -7, -7, -7, -7, -7,
 // CHECK-NEXT:     -7, -7
 // CHECK-NEXT: };
-// CHECK-NEXT: static const float __constant_1[9] = {
+// CHECK-NEXT: static const float constant_1[9] = {
 // CHECK-NEXT:     0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f,
 // CHECK-NEXT:     0.5f
 // CHECK-NEXT: };
-// CHECK-NEXT: static const float __constant_0[9] = {0.0f};
+// CHECK-NEXT: static const float constant_0[9] = {0.0f};
 // CHECK:      void init(uint32_t seed)
 // CHECK:      adir_init_fill(w, 16000000u, 1.0f);
 // CHECK-NEXT: memcpy(v, v_initial, sizeof v);
