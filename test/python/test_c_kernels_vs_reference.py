@@ -22,7 +22,8 @@ from c_testing import WARNINGS, c_compilers
 from cortex_m_testing import require_arm_tools
 
 from adir.backends.c.cortex_m import MPS2_AN386, board_files
-from adir.backends.c.files import runtime_files, write_c_files
+from adir.backends.c.files import runtime_files
+from adir.output_files import write_directory
 
 DRIVER = Path(__file__).parent / "kernels_vs_reference.c"
 KERNEL_LINE = re.compile(r"kernel (\w+) cases (\d+) failures (\d+) random_identical ([01])")
@@ -98,7 +99,7 @@ def check(stdout: str, expected_target: str) -> None:
 @pytest.fixture(scope="module")
 def runtime_dir() -> Path:
     directory = Path(tempfile.mkdtemp(prefix="adir-kernels-vs-reference-"))
-    write_c_files(str(directory), runtime_files())
+    write_directory(str(directory), runtime_files())
     return directory
 
 
@@ -143,7 +144,7 @@ def test_tuned_kernels_match_their_references_on_cortex_m4f(tmp_path: Path) -> N
     # The driver allocates its operands (up to ~200 KB at once) from newlib's heap.
     files.update(board_files(MPS2_AN386, MPS2_AN386.ram_bytes, heap_bytes=2 * 1024 * 1024))
     files["kernels_vs_reference.c"] = DRIVER.read_text()
-    write_c_files(str(tmp_path), files)
+    write_directory(str(tmp_path), files)
     completed = subprocess.run(
         ["make", "-s", "-C", str(tmp_path), "run"], capture_output=True, text=True, timeout=600
     )
