@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from xdsl.dialects.builtin import (
     AnyDenseElement,
     AnyFloat,
@@ -98,3 +99,18 @@ def splat(type_: RankedStructure[AnyDenseElement], value: float | int) -> DenseI
     data = element_type.pack([value])  # type: ignore[arg-type]
     # An empty tensor holds no element; anything larger keeps the one.
     return DenseIntOrFPElementsAttr(type_, BytesAttr(data if math.prod(type_.get_shape()) else b""))
+
+
+def splat_value(attr: DenseIntOrFPElementsAttr) -> float | int | None:
+    """The one value of a dense attribute whose elements are all the same bits (a splat, as
+    the parser keeps it: one element's bytes for the whole shape, or expanded), else None.
+    Compares bytes, not numbers, so a NaN splat is one and 0.0 and -0.0 differ."""
+    data = attr.data.data
+    width = attr.get_element_type().compile_time_size
+    if len(data) < width:
+        return None
+    if len(data) > width:
+        rows = np.frombuffer(data, dtype=np.uint8).reshape(-1, width)
+        if not (rows == rows[0]).all():
+            return None
+    return attr.get_element_type().unpack(data[:width], 1)[0]  # type: ignore[return-value]

@@ -58,21 +58,6 @@ def _byte_width(elem: Attribute) -> int:
     return elem.width.data // 8
 
 
-def splat_value(attr: DenseIntOrFPElementsAttr) -> float | int | None:
-    """The one value of a dense attribute whose elements are all the same bits (a splat, as
-    the parser keeps it: one element's bytes for the whole shape, or expanded), else None.
-    Compares bytes, not numbers, so a NaN splat is one and 0.0 and -0.0 differ."""
-    data = attr.data.data
-    width = attr.get_element_type().compile_time_size
-    if len(data) < width:
-        return None
-    if len(data) > width:
-        rows = np.frombuffer(data, dtype=np.uint8).reshape(-1, width)
-        if not (rows == rows[0]).all():
-            return None
-    return attr.get_element_type().unpack(data[:width], 1)[0]  # type: ignore[return-value]
-
-
 def exact_cast(array: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """`array` as `dtype` when no value changes (int64 labels that fit i32, integral floats as
     labels), and floats or integers of any width as the interpreter's float type, a rounding

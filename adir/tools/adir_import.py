@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from adir.output_files import STDOUT, write_file
-from adir.tools.diagnostics import DiagnosticError, first_line, report_errors
+from adir.tools.error_reporting import DiagnosticError, first_line, report_errors
 
 LOSS_NAMES = ("cross_entropy", "nll", "mse", "bce", "bce_with_logits")
 DTYPE_NAMES = ("f32", "i32", "i64")

@@ -41,7 +41,7 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from adir.backends.c.cmsis import KERNEL_SETS
+from adir.backends.c.cmsis_dsp import KERNEL_SETS
 from adir.backends.c.cortex_m import BOARDS, board_files, parse_size, static_budget
 from adir.backends.c.files import c_files
 from adir.backends.c.harness import harness_source
@@ -54,7 +54,7 @@ from adir.diagnostics import OpWarning
 from adir.function_structure import check_single_blocks
 from adir.output_files import STDOUT, write_directory, write_file
 from adir.passes import ADIR_PASSES
-from adir.tools.diagnostics import (
+from adir.tools.error_reporting import (
     DiagnosticError,
     at_pipeline,
     caret_lines,
@@ -175,8 +175,8 @@ class AdirOptMain(xDSLOptMain):
             choices=list(KERNEL_SETS),
             default="reference",
             help="with --emit-c: the kernels the C calls: adir's reference C, or CMSIS-DSP "
-            "where legal (build with CMSIS-DSP's sources, see adir/backends/c/cmsis.py), or the "
-            "CMSIS-NN calls that the lower-to-cmsis-nn pass chose (docs/int8.md)",
+            "where legal (build with CMSIS-DSP's sources, see adir/backends/c/cmsis_dsp.py), or "
+            "the CMSIS-NN calls that the lower-to-cmsis-nn pass chose (docs/int8.md)",
         )
         c_group.add_argument(
             "--c-board",

@@ -35,7 +35,7 @@ from adir.interpreter import Session
 from adir.interpreter.arrays import exact_cast, to_numpy_dtype
 from adir.interpreter.npy_files import read_npy
 from adir.output_files import write_file, write_stdout
-from adir.tools.diagnostics import (
+from adir.tools.error_reporting import (
     DiagnosticError,
     first_line,
     locate_failure,

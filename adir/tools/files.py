@@ -9,7 +9,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from adir.context import adir_context, parse_module
-from adir.tools.diagnostics import DiagnosticError, format_parse_error, locate_failure
+from adir.tools.error_reporting import DiagnosticError, format_parse_error, locate_failure
 
 
 def decode(data: bytes, name: str, line_offset: int = 0) -> str:

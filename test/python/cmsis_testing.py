@@ -7,7 +7,7 @@ CMSIS-DSP's sources come from `tools/fetch_cmsis_dsp.sh` (the cmsisdsp sdist, ca
 ~/.cache/adir or `ADIR_CMSIS_DSP_CACHE`), or from `ADIR_CMSIS_DSP` pointing at an unpacked copy;
 `cmsis_dsp_root` runs the script (a no-op once cached) and fails the test with what to do when
 it cannot. Only the sources that
-`adir.backends.c.cmsis.CMSIS_DSP_SOURCES` lists are compiled, once per compiler and flags, into
+`adir.backends.c.cmsis_dsp.CMSIS_DSP_SOURCES` lists are compiled, once per compiler and flags, into
 a cache next to them. The builds are `c_testing.build_c`'s (same driver, same warnings, ASan and
 UBSan on request), with the CMSIS-DSP headers as system headers and its objects linked in.
 """
@@ -28,7 +28,7 @@ import pytest
 from c_testing import CBuild, build_c, check_c_against_interpreter
 from xdsl.dialects.builtin import ModuleOp
 
-from adir.backends.c.cmsis import CMSIS_DSP_DEFINES, CMSIS_DSP_INCLUDES, CMSIS_DSP_SOURCES
+from adir.backends.c.cmsis_dsp import CMSIS_DSP_DEFINES, CMSIS_DSP_INCLUDES, CMSIS_DSP_SOURCES
 
 REPO = Path(__file__).parents[2]
 FETCH = REPO / "tools" / "fetch_cmsis_dsp.sh"

@@ -23,7 +23,7 @@ from xdsl.dialects import memref
 from xdsl.dialects.builtin import ModuleOp, f32, i32
 
 from adir.backends.c.calls import CallSite
-from adir.backends.c.cmsis import cmsis_dsp_call
+from adir.backends.c.cmsis_dsp import cmsis_dsp_call
 from adir.backends.c.model import print_model
 from adir.context import parse_module
 from adir.dialects.kernel import KERNELS

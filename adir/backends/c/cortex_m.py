@@ -16,7 +16,7 @@ The files (`board_files`):
   arena), a heap for newlib's stdio and the stack. A model that does not fit fails to link:
   "region `RAM' overflowed by N bytes". QEMU itself does not bound RAM; the script does.
 - `Makefile`: every `.c` of the directory (and with kernels="cmsis-dsp" the CMSIS-DSP sources
-  of `cmsis.py`, from `make CMSIS_DSP=<unpacked sdist>`; with kernels="cmsis-nn" CMSIS-NN's
+  of `cmsis_dsp.py`, from `make CMSIS_DSP=<unpacked sdist>`; with kernels="cmsis-nn" CMSIS-NN's
   integer sources, from `make CMSIS_NN=<a CMSIS-NN checkout>`), newlib-nano with rdimon
   semihosting (printf and exit reach the host), `-ffp-contract=off` as the host builds.
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adir.backends.c.cmsis import CMSIS_DSP_DEFINES, CMSIS_DSP_INCLUDES, CMSIS_DSP_SOURCES
+from adir.backends.c.cmsis_dsp import CMSIS_DSP_DEFINES, CMSIS_DSP_INCLUDES, CMSIS_DSP_SOURCES
 from adir.backends.c.size_limits import Limit, StaticBudget
 
 KIB = 1024

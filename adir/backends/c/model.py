@@ -40,7 +40,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 
 from adir.backends.c.calls import CALL_EMITTERS, CallSite, c_float, c_type
-from adir.backends.c.cmsis import KERNEL_SETS, cmsis_dsp_call
+from adir.backends.c.cmsis_dsp import KERNEL_SETS, cmsis_dsp_call
 from adir.backends.c.cmsis_nn import CMSIS_NN_HEADER, cmsis_nn_call
 from adir.backends.c.names import (
     IDENTIFIER,
@@ -51,10 +51,11 @@ from adir.backends.c.names import (
     table_name,
 )
 from adir.backends.c.size_limits import HOST, StaticBudget, check_sizes
+from adir.dense_literals import splat_value
 from adir.diagnostics import OpError
 from adir.dialects.kernel import KernelOp, ParamBufferOp
 from adir.dialects.tensor import params as p
-from adir.interpreter.arrays import dense_to_numpy, splat_value
+from adir.interpreter.arrays import dense_to_numpy
 from adir.interpreter.initializers import seed_of
 
 
@@ -65,7 +66,7 @@ class CModel:
     prefix: str
     header: str
     source: str
-    kernels: str = "reference"  # or "cmsis-dsp" (see cmsis.py)
+    kernels: str = "reference"  # or "cmsis-dsp" (see cmsis_dsp.py)
 
     @property
     def header_name(self) -> str:

@@ -33,9 +33,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
+from adir.dense_literals import splat_value
 from adir.diagnostics import OpError
 from adir.dialects.tensor import params as p
-from adir.interpreter.arrays import splat_value
 from adir.limits import INT32_MAX, MAX_STATIC_BYTES, human_bytes
 
 

@@ -6,7 +6,7 @@
 
 `file` picks the part: "source" (`<prefix>model.c`, the default) or "header"
 (`<prefix>model.h`). `kernels` picks the kernels: "reference" (the default), "cmsis-dsp",
-CMSIS-DSP calls where legal (`cmsis.py`), or "cmsis-nn", the CMSIS-NN calls that the
+CMSIS-DSP calls where legal (`cmsis_dsp.py`), or "cmsis-nn", the CMSIS-NN calls that the
 `lower-to-cmsis-nn` pass chose for the int8 ops (`cmsis_nn.py`). `adir-opt --emit-c=DIR`
 writes both and the runtime to a directory (`--c-kernels` there).
 """
@@ -20,7 +20,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
-from adir.backends.c.cmsis import KERNEL_SETS
+from adir.backends.c.cmsis_dsp import KERNEL_SETS
 from adir.backends.c.model import IDENTIFIER, print_model
 from adir.diagnostics import OpError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xdsl.ir import Block, SSAValue
 
-from adir.passes.tensor_builder import TensorBuilder, is_float, name_value, static_shape
+from adir.dialects.tensor.op_builder import TensorBuilder, is_float, name_value, static_shape
 
 
 class BackwardBuilder(TensorBuilder):

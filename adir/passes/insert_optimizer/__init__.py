@@ -62,6 +62,7 @@ from xdsl.utils.exceptions import PassFailedException
 from adir.diagnostics import OpError, PassOptionError
 from adir.dialects.tensor import elementwise as ew
 from adir.dialects.tensor import reductions as red
+from adir.dialects.tensor.op_builder import TensorBuilder, name_value
 from adir.dialects.tensor.optimizers import SCHEDULES, LrScheduleOp
 from adir.dialects.tensor.params import LoadOp, ParamOp, StoreOp, ZerosInit
 from adir.passes.insert_optimizer.updates import (
@@ -72,7 +73,6 @@ from adir.passes.insert_optimizer.updates import (
     sgd,
     sgd_arithmetic,
 )
-from adir.passes.tensor_builder import TensorBuilder, name_value
 
 KINDS = ("sgd", "adam", "adamw")
 STEP_COUNTER = "optimizer_step"

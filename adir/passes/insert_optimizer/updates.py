@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from xdsl.ir import SSAValue
 
 from adir.dialects.tensor import elementwise as ew
+from adir.dialects.tensor.op_builder import TensorBuilder, name_value
 from adir.dialects.tensor.optimizers import (
     AdamUpdateOp,
     BiasCorrectionOp,
     MomentumUpdateOp,
     SgdUpdateOp,
 )
-from adir.passes.tensor_builder import TensorBuilder, name_value
 
 
 @dataclass(frozen=True)

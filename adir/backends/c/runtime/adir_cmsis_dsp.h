@@ -3,7 +3,7 @@
  * which only fill in CMSIS-DSP's matrix structs and loop over batches or rows.
  *
  * Build with CMSIS-DSP's Include/ and PrivateInclude/ on the include path, -D__GNUC_PYTHON__
- * (no CMSIS-Core needed) and its sources listed in adir/backends/c/cmsis.py. Dims of the matrix
+ * (no CMSIS-Core needed) and its sources listed in adir/backends/c/cmsis_dsp.py. Dims of the matrix
  * wrappers are 1 to 65535 (CMSIS-DSP's uint16_t); the compiler only calls them so.
  */
 #ifndef ADIR_CMSIS_DSP_H

@@ -11,11 +11,10 @@ from xdsl.dialects.builtin import Float32Type, TensorType, f32
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from adir.dense_literals import splat
+from adir.dense_literals import splat, splat_value
 from adir.dialects.tensor import elementwise as ew
 from adir.dialects.tensor import matmul_and_shape as ms
 from adir.dialects.tensor import reductions as red
-from adir.interpreter.arrays import splat_value
 
 
 def static_shape(value: SSAValue) -> tuple[int, ...]:
