@@ -17,7 +17,8 @@ import numpy as np
 from c_testing import check_c_against_interpreter
 
 from adir.context import parse_module
-from adir.interpreter.arrays import dense_to_numpy, splat_value
+from adir.dense_literals import splat_value
+from adir.interpreter.arrays import dense_to_numpy
 
 ROOT = Path(__file__).parents[2]
 
