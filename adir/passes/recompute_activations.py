@@ -46,6 +46,7 @@ from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.transforms.dead_code_elimination import region_dce
 
+from adir.diagnostics import PassOptionError
 from adir.dialects.tensor.traits import Recomputable
 from adir.passes.bufferize import BufferizePass
 from adir.passes.plan_memory.liveness import live_buffers, live_bytes
@@ -229,6 +230,12 @@ class RecomputeActivationsPass(ModulePass):
 
     report: bool = False
     max_chain: int = 3
+
+    def __post_init__(self) -> None:
+        if self.max_chain < 0:
+            raise PassOptionError(
+                self.name, "max_chain", f"max_chain must not be negative, got {self.max_chain}"
+            )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]:

@@ -16,7 +16,7 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.passes import ModulePass
 
-from adir.diagnostics import OpError
+from adir.diagnostics import OpError, PassOptionError
 
 
 def span(alloc: memref.AllocOp, index: dict[object, int], end: int) -> tuple[int, int]:
@@ -40,6 +40,13 @@ class VerifyMemoryPlanPass(ModulePass):
     name = "verify-memory-plan"
 
     alignment: int = 16
+
+    def __post_init__(self) -> None:
+        # As plan-memory's option: 0 would divide by zero in the offset check.
+        if self.alignment < 1 or self.alignment & (self.alignment - 1):
+            raise PassOptionError(
+                self.name, "alignment", f"alignment must be a power of two, got {self.alignment}"
+            )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in op.ops:
