@@ -62,20 +62,21 @@ def exact_cast(array: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """`array` as `dtype` when no value changes (int64 labels that fit i32, integral floats as
     labels), and floats or integers of any width as the interpreter's float type, a rounding
     that users expect of f32 models fed float64 data. A ValueError names the first value that
-    would change (int64 2^32+1 is 1 in i32, a float label 0.9 is 0), or a dtype that is not
-    a number."""
+    would change (int64 2^32+1 is 1 in i32, a float label 0.9 is 0, a float64 1e300 is inf in
+    f32), or a dtype that is not a number."""
     if array.dtype == dtype:
         return array
     kind = array.dtype.kind
     if kind not in "biuf":
         raise ValueError(f"holds {array.dtype} values, not numbers")
-    if dtype.kind == "f":
-        return array.astype(dtype)
     with np.errstate(invalid="ignore", over="ignore"):  # what the check below reports
         converted = array.astype(dtype)
-    changed = converted != array  # numpy compares across dtypes by value
-    if kind == "f":
-        changed |= ~np.isfinite(array)
+    if dtype.kind == "f":  # rounding is expected; a finite value becoming inf is not
+        changed = np.isfinite(array) & ~np.isfinite(converted)
+    else:
+        changed = converted != array  # numpy compares across dtypes by value
+        if kind == "f":
+            changed |= ~np.isfinite(array)
     if changed.any():
         index = tuple(int(i) for i in np.argwhere(changed)[0])
         value = array[index].item()

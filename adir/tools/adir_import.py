@@ -165,12 +165,19 @@ def run(argv: Sequence[str]) -> None:
         model.eval()
     generator = torch.Generator().manual_seed(0)
     dtypes = {"f32": torch.float32, "i32": torch.int32, "i64": torch.int64}
-    inputs = [
-        torch.randn(dims, generator=generator)
-        if dtype == "f32"
-        else torch.zeros(dims, dtype=dtypes[dtype])
-        for dims, dtype in shapes
-    ]
+    try:
+        inputs = [
+            torch.randn(dims, generator=generator)
+            if dtype == "f32"
+            else torch.zeros(dims, dtype=dtypes[dtype])
+            for dims, dtype in shapes
+        ]
+    except (RuntimeError, MemoryError) as error:  # torch's allocator: "can't allocate memory"
+        raise DiagnosticError(
+            "adir-import",
+            f"--input-shape {' '.join(args.input_shape)}: cannot make an example input of that "
+            f"size ({first_line(error)})",
+        ) from error
     path = args.model.rpartition(":")[0]
     with_shapes = f"{args.model} with --input-shape {' '.join(args.input_shape)}"
     try:

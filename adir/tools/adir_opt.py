@@ -437,15 +437,18 @@ def write_c_output(directory: str, files: dict[str, str]) -> None:
 
 
 def learning_rate(text: str) -> float:
-    """`--lr`'s argparse type. nan, inf and what overflows to inf (1e400) are refused here: the
-    pipeline syntax that carries the rate to insert-optimizer has no spelling for them, and
-    its error would point into a pipeline the user did not write."""
+    """`--lr`'s argparse type. nan, inf and what overflows to inf (1e400) are refused here, as
+    the pipeline syntax that carries the rate to insert-optimizer has no spelling for them; a
+    negative rate too (insert-optimizer refuses it as torch.optim does). Either error would
+    otherwise point into a pipeline the user did not write."""
     try:
         value = float(text)
     except ValueError:
         raise DiagnosticError("adir-opt", f"--lr {text}: not a number") from None
     if not math.isfinite(value):
         raise DiagnosticError("adir-opt", f"--lr {text}: the learning rate must be finite")
+    if value < 0:  # as torch.optim refuses it ("Invalid learning rate")
+        raise DiagnosticError("adir-opt", f"--lr {text}: the learning rate must not be negative")
     return value
 
 

@@ -19,9 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
-
-import test_fuzz_driver as fuzz  # noqa: E402
+import test_fuzz_driver as fuzz
+from hypothesis import HealthCheck, Phase, given, settings
 
 
 def first_error_line(text: str) -> str:

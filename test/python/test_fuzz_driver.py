@@ -10,8 +10,7 @@ The fuzz cases are derandomized and bounded (ADIR_FUZZ_EXAMPLES examples per mut
     ADIR_FUZZ_EXAMPLES=5000 python -m pytest -q test/python/test_fuzz_driver.py
 
 (it stops at the first failure of each class; `python test/python/fuzz_census.py` counts every
-failure instead). Cases marked xfail fail only because of a defect of issue 17 fixed on another
-branch; the marks go when that branch is merged.
+failure instead).
 """
 
 from __future__ import annotations
@@ -21,13 +20,12 @@ import re
 import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import zlib
 from pathlib import Path
 
 import pytest
-from fuzzing import Outcome, compile_c, run_on_text, run_tool
+from fuzzing import Outcome, compile_c, run_on_text
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -192,26 +190,12 @@ def c_failures(data: bytes, options: list[str], source: str) -> list[str]:
     return compile_c(source, header.stdout)
 
 
-ITEM_4_AND_5 = pytest.mark.xfail(
-    strict=False,
-    reason="issue 17 items 4 and 5 (dims past int32 in the C; MemoryError on huge params), "
-    "fixed on another branch",
-)
-
-
-ITEM_3_AND_5 = pytest.mark.xfail(
-    strict=False,
-    reason="issue 17 items 3 and 5 (C names collide or are C keywords; names that are no SSA "
-    "name crash bufferize), fixed on another branch",
-)
-
-
 @pytest.mark.parametrize(
     "kind",
     [
         "text",
-        pytest.param("names", marks=ITEM_3_AND_5),
-        pytest.param("huge", marks=ITEM_4_AND_5),
+        "names",
+        "huge",
     ],
 )
 def test_mutated_input_gets_a_diagnostic_not_a_crash(kind: str) -> None:
@@ -305,12 +289,6 @@ def check_outcome(data: bytes, options: list[str]) -> Outcome:
     return outcome
 
 
-def known(item: str, *values: object) -> object:
-    """A parametrized case that fails only because of a defect of issue 17 (`item`) fixed on
-    another branch."""
-    return pytest.param(*values, marks=_known_mark(item))
-
-
 NAME_CASES = [
     {"w": "w1", "v": "W1"},
     {"w": '"a b"', "v": "a_b"},
@@ -329,49 +307,19 @@ NAME_CASES = [
 PIPELINE_IDS = ["plain", "adam-c", "predict-sgd-c"]
 
 
-def with_pipelines(cases: dict[str, object], known_failures: dict[str, str]) -> list[object]:
+def with_pipelines(cases: dict[str, object]) -> list[object]:
     """Every case with every DONE_WHEN_PIPELINES pipeline, as `pytest.param`s with the id
-    `<case>-<pipeline>`; a `<case>` or `<case>-<pipeline>` key of `known_failures` marks the
-    combinations that fail only because of a known defect (`known`)."""
-    params = []
-    for case_id, case in cases.items():
-        for pipeline_id, options in zip(PIPELINE_IDS, DONE_WHEN_PIPELINES, strict=True):
-            id_ = f"{case_id}-{pipeline_id}"
-            item = known_failures.get(id_) or known_failures.get(case_id)
-            marks = [_known_mark(item)] if item else []
-            params.append(pytest.param(case, options, id=id_, marks=marks))
-    return params
-
-
-def _known_mark(item: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(strict=False, reason=f"issue 17 {item}, fixed on another branch")
-
-
-ITEM_3 = "item 3 (C names collide)"
-ITEM_3_KEYWORD = "item 3 (a C keyword as a C name)"
-ITEM_5_NAME = "item 5 (a name that is no SSA name crashes bufferize)"
-NAME_KNOWN = {
-    f"{case}-{pipeline}": item
-    for case, item in [
-        ("w1-W1", ITEM_3),
-        ('"a b"-a_b', ITEM_5_NAME),
-        ('"1w"-_1w', ITEM_5_NAME),
-        ('"my weight"', ITEM_5_NAME),
-        ('"1abc"', ITEM_5_NAME),
-        ('"f g"-f_g', ITEM_3),
-        ("init", ITEM_3),
-        ("param_data", ITEM_3),
-        ("param_name", ITEM_3),
-        ("int-float", ITEM_3_KEYWORD),
-        ('"\xe9"', ITEM_5_NAME),
+    `<case>-<pipeline>`."""
+    return [
+        pytest.param(case, options, id=f"{case_id}-{pipeline_id}")
+        for case_id, case in cases.items()
+        for pipeline_id, options in zip(PIPELINE_IDS, DONE_WHEN_PIPELINES, strict=True)
     ]
-    for pipeline in PIPELINE_IDS[1:]
-}
 
 
 @pytest.mark.parametrize(
     ("names", "options"),
-    with_pipelines({"-".join(case.values()): case for case in NAME_CASES}, NAME_KNOWN),
+    with_pipelines({"-".join(case.values()): case for case in NAME_CASES}),
 )
 def test_odd_symbol_names(names: dict[str, str], options: list[str]) -> None:
     """Names that are no C identifier or that map to the same one: a located error (exit 1) or
@@ -389,18 +337,9 @@ HUGE_CASES = {
 }
 
 
-ITEM_5_SPLAT = "item 5 (a huge splat is expanded: MemoryError)"
-
-
 @pytest.mark.parametrize(
     ("line", "options"),
-    with_pipelines(
-        HUGE_CASES,
-        {
-            **{case: ITEM_5_SPLAT for case in HUGE_CASES if case.startswith("splat")},
-            "log-softmax-2^31-adam-c": "item 4 (a dimension past int32 in the C)",
-        },
-    ),
+    with_pipelines(HUGE_CASES),
 )
 def test_huge_literals(line: str, options: list[str]) -> None:
     """The loss of model_text() plus the sum of a huge value: a located error or C that
@@ -418,15 +357,9 @@ def test_huge_literals(line: str, options: list[str]) -> None:
     check_outcome(text.encode(), options)
 
 
-ITEM_4_5_PARAM = "items 4 and 5 (a param past 2 GiB: MemoryError, not a located error)"
-
-
 @pytest.mark.parametrize(
     ("elements", "options"),
-    with_pipelines(
-        {"2^31": "2147483648", "2^42": "4398046511104"},
-        {f"{n}-{p}": ITEM_4_5_PARAM for n in ("2^31", "2^42") for p in PIPELINE_IDS[1:]},
-    ),
+    with_pipelines({"2^31": "2147483648", "2^42": "4398046511104"}),
 )
 def test_huge_params(elements: str, options: list[str]) -> None:
     """A param past int32 (8 GiB) or of 2^42 elements: a located error or C that compiles."""
@@ -439,24 +372,7 @@ TARGET_SPECS = ["c{", "c{=}", "c{file=}", "c{prefix=../x}", 'c{prefix="a" prefix
                 'c{kernels="x"}', 'c{file="header" file="source"}']
 
 
-ITEM_6 = "item 6 (a malformed -t spec escapes as a traceback)"
-ITEM_6_REPEATED = "item 6 (a repeated -t key is accepted)"
-TARGET_SPECS_KNOWN = {
-    "c{": ITEM_6, "c{=}": ITEM_6, "c{file=}": ITEM_6, "c{prefix=../x}": ITEM_6, "c}": ITEM_6,
-    "{}": ITEM_6, 'c{prefix="a" prefix="b"}': ITEM_6_REPEATED,
-    'c{file="header" file="source"}': ITEM_6_REPEATED,
-}
-
-
-@pytest.mark.parametrize(
-    "spec",
-    [
-        pytest.param(spec, marks=[_known_mark(TARGET_SPECS_KNOWN[spec])])
-        if spec in TARGET_SPECS_KNOWN
-        else spec
-        for spec in TARGET_SPECS
-    ],
-)
+@pytest.mark.parametrize("spec", TARGET_SPECS)
 def test_malformed_target_spec_is_an_error(spec: str) -> None:
     """Each spec is wrong (unbalanced, empty key or value, a path or space in the prefix, a
     repeated or unknown key, an unknown target): exit 1 with a diagnostic and no traceback."""
@@ -489,24 +405,9 @@ BAD_OPTIONS = [
     ["-p", "no-such-pass"],
     ["-p", "autodiff{"],
 ]
-# The cases that fail only because of a known defect, by index in BAD_OPTIONS.
-BAD_OPTIONS_KNOWN = {
-    0: "item 9 (`--lr=nan` reported at <pass-pipeline>)",
-    1: "item 9 (`--lr=inf` reported at <pass-pipeline>)",
-    2: "item 9 (`--lr=-inf` reported at <pass-pipeline>)",
-    3: "item 9 (`--lr=1e400` reported at <pass-pipeline>)",
-    4: "item 9 (`--lr=-1` reported at <pass-pipeline>)",
-    19: "item 5 (quantize-int8 calibration=/dev/null: EOFError)",
-    20: "item 5 (-p bufferize,bufferize: internal error)",
-}
-
-
 @pytest.mark.parametrize(
     "options",
-    [
-        known(BAD_OPTIONS_KNOWN[i], options) if i in BAD_OPTIONS_KNOWN else options
-        for i, options in enumerate(BAD_OPTIONS)
-    ],
+    BAD_OPTIONS,
     ids=[" ".join(options[-1:]) for options in BAD_OPTIONS],
 )
 def test_bad_option_value_is_an_error(options: list[str]) -> None:
