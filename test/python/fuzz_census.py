@@ -5,12 +5,14 @@
 runs ADIR_FUZZ_EXAMPLES mutated inputs of each KIND (test_fuzz_driver.MUTATIONS: text, names,
 huge; all by default) through each of issue 17's three pipelines, compiles the C of every `-t c`
 success (one in ADIR_FUZZ_COMPILE_EVERY), and prints the counts by pipeline and outcome, with the
-first line of each distinct failure and how often it occurred.
+first line of each distinct failure and how often it occurred (ADIR_FUZZ_SAVE=DIR keeps the
+failing inputs).
 """
 
 from __future__ import annotations
 
 import collections
+import os
 import re
 import sys
 import time
@@ -21,6 +23,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import test_fuzz_driver as fuzz
 from hypothesis import HealthCheck, Phase, given, settings
+
+# ADIR_FUZZ_SAVE=DIR keeps every input that fails, as DIR/<kind>-<crc>.mlir.
+SAVE_TO = Path(os.environ["ADIR_FUZZ_SAVE"]) if os.environ.get("ADIR_FUZZ_SAVE") else None
 
 
 def first_error_line(text: str) -> str:
@@ -52,7 +57,11 @@ def census(kind: str, options: list[str], examples: int) -> collections.Counter[
         outcome = fuzz.run_driver(data, options)
         problem = outcome.problem()
         if problem is not None:
-            counts[f"{problem}: {first_error_line(outcome.output)}"] += 1
+            key = f"{problem}: {first_error_line(outcome.output)}"
+            counts[key] += 1
+            if SAVE_TO is not None:  # the failing inputs, to reproduce them one by one
+                SAVE_TO.mkdir(parents=True, exist_ok=True)
+                (SAVE_TO / f"{kind}-{zlib.crc32(data):08x}.mlir").write_bytes(data)
             return
         counts[f"exit {outcome.code}"] += 1
         if outcome.code == 0 and "-t" in options and zlib.crc32(data) % fuzz.COMPILE_EVERY == 0:
