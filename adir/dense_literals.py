@@ -20,6 +20,8 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     BytesAttr,
     DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
     IntegerType,
     RankedStructure,
 )
@@ -63,6 +65,15 @@ class DenseLiteralParser(Parser):
             return super().parse_dense_int_or_fp_elements_attr(type)
         except ValueError as error:  # xDSL's packing: `dense<300> : tensor<2xi8>`
             self.raise_error(f"dense literal: {error}", start, self.pos)
+
+    def parse_optional_builtin_int_or_float_attr(self) -> IntegerAttr | FloatAttr | None:
+        """xDSL's, with a number its type cannot hold (`1073741824 : f16`, `300 : i8`) as a
+        located error: xDSL's packing raises OverflowError or ValueError there."""
+        start = self.pos
+        try:
+            return super().parse_optional_builtin_int_or_float_attr()
+        except (OverflowError, ValueError) as error:
+            self.raise_error(f"number out of range for its type: {error}", start, self.pos)
 
     def parse_optional_splat(
         self, type: RankedStructure[AnyDenseElement] | None
