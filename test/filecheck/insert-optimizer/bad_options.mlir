@@ -21,5 +21,6 @@ func.func @loss(%x: tensor<2xf32>) -> tensor<f32> attributes {adir.loss} {
 // BETA: <pass-pipeline>:1:37: error: insert-optimizer: beta1 must be in [0, 1), got 1.0
 // KIND: <pass-pipeline>:1:27: error: insert-optimizer: kind must be one of sgd, adam, adamw, got rmsprop
 // NESTEROV: <pass-pipeline>:1:36: error: insert-optimizer: nesterov needs a momentum, got true
-// SHORTCUT: error: insert-optimizer: lr must not be negative, got -1.0
+// The shortcut refuses it at the flag, not inside a pipeline the user did not write.
+// SHORTCUT: adir-opt: error: --lr -1.0: the learning rate must not be negative
 // NOGRAD: error: insert-optimizer: expected a gradient function (run autodiff first)
