@@ -14,7 +14,9 @@ from itertools import accumulate
 from xdsl.context import Context
 from xdsl.dialects.builtin import UNKNOWN_LOC, FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Dialect, Operation, TypeAttribute
-from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.parser.generic_parser import ParserState
+from xdsl.utils.lexer import Input
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from adir.dense_literals import DenseLiteralParser
 
@@ -88,7 +90,15 @@ def adir_context() -> Context:
 PLAIN_SHAPED_TYPE = re.compile(r"(?:tensor|memref)<(?:\*x|(?:[0-9]+x|\?x)*)[a-z]+[0-9]*>")
 
 
-STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
+class StringSafeLexer(MLIRLexer):
+    """xDSL 0.74's string-literal pattern nests `+` in `*`: on a `"` that is never closed it
+    backtracks exponentially in the rest of the line (`adir.param @"w : tensor<...>` hung, and
+    a file whose first character is `"`). Possessive quantifiers match the same strings and
+    fail at once."""
+
+    _unescaped_characters_regex = re.compile(
+        r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"'
+    )
 
 
 class LocatedParser(DenseLiteralParser):
@@ -98,17 +108,16 @@ class LocatedParser(DenseLiteralParser):
     half of the time to parse one. Dense literals: `dense_literals.py`."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
-        super().__init__(ctx, text, name)
+        # xDSL's Parser lexes the first token as it is made: made on no text, then given the
+        # lexer with the safe string pattern (StringSafeLexer), so a first token `"...` is safe.
+        super().__init__(ctx, "", name)
+        self._resume_from(ParserState(StringSafeLexer(Input(text, name))))
         self._file = StringAttr(name)
         self._line_offset = line_offset
         # Start offset of every line, so an op's line is a binary search, not a scan.
         self._line_starts = [0, *accumulate(len(line) + 1 for line in text.split("\n"))]
         self._text = text
         self._types: dict[str, TypeAttribute] = {}
-        # xDSL 0.74's string-literal pattern nests `+` in `*`: on a `"` that is never closed it
-        # backtracks exponentially in the rest of the line (`adir.param @"w : tensor<...>`
-        # hung). Possessive quantifiers match the same strings and fail at once.
-        self.lexer._unescaped_characters_regex = STRING_LITERAL  # type: ignore[misc]
 
     def parse_optional_type(self) -> TypeAttribute | None:
         token = self._current_token
