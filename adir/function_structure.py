@@ -3,6 +3,7 @@ that a module that breaks it gets a located error instead of a crash deep inside
 
 adir registers no branch op (no `cf`, no `scf`), so a function is one straight-line block:
 - A second block could never be reached; the passes read `function.body.block`.
+- A declaration (no block) has nothing to differentiate, plan or print as C.
 - A call cycle (`@f` calls `@g` calls `@f`) has no way to stop: every call runs forever.
 """
 
@@ -15,8 +16,15 @@ from adir.diagnostics import OpError
 
 
 def check_single_blocks(module: ModuleOp) -> None:
-    """Every function has at most one block, else an error at the second block's first op."""
+    """Every function has exactly one block, else an error at the declaration or at the second
+    block's first op."""
     for function in module.walk():
+        if isinstance(function, func.FuncOp) and not function.body.blocks:
+            raise OpError(
+                function,
+                f"@{function.sym_name.data} is a declaration (it has no body); adir compiles "
+                "functions with a body",
+            )
         if isinstance(function, func.FuncOp) and len(function.body.blocks) > 1:
             second = function.body.blocks[1]
             at = second.first_op or function
