@@ -25,13 +25,18 @@ from xdsl.dialects.builtin import (
     IntegerType,
     RankedStructure,
 )
+from xdsl.ir import TypeAttribute
 from xdsl.parser import Parser
 
 from adir.limits import MAX_DENSE_BYTES
 
+# MLIR's `IntegerType::kMaxWidth`: the widest integer type a parser accepts.
+MAX_INTEGER_WIDTH = (1 << 24) - 1
+
 
 class DenseLiteralParser(Parser):
-    """xDSL's parser, with dense literals checked by size and splats kept compact."""
+    """xDSL's parser, with dense literals checked by size and splats kept compact, and numbers
+    and integer types too large for their type located errors."""
 
     def check_dense_size(self, type_: RankedStructure[AnyDenseElement], start: int) -> None:
         """A located error if a dense literal of `type_` would exceed MAX_DENSE_BYTES."""
@@ -65,6 +70,20 @@ class DenseLiteralParser(Parser):
             return super().parse_dense_int_or_fp_elements_attr(type)
         except ValueError as error:  # xDSL's packing: `dense<300> : tensor<2xi8>`
             self.raise_error(f"dense literal: {error}", start, self.pos)
+
+    def _parse_optional_integer_or_float_type(self) -> TypeAttribute | None:  # xDSL's hook
+        """xDSL's, with an integer type wider than MLIR's limit (`IntegerType::kMaxWidth`,
+        2^24 - 1 bits) a located error: xDSL computes the range of `i99999999999` as Python
+        integers of that many bits (a MemoryError)."""
+        token = self._current_token
+        match = self._builtin_integer_type_regex.match(token.text)
+        if match is not None and int(match.group(1)) > MAX_INTEGER_WIDTH:
+            self.raise_error(
+                f"integer type {token.text} is wider than {MAX_INTEGER_WIDTH} bits (MLIR's limit)",
+                token.span.start,
+                token.span.end,
+            )
+        return super()._parse_optional_integer_or_float_type()
 
     def parse_optional_builtin_int_or_float_attr(self) -> IntegerAttr | FloatAttr | None:
         """xDSL's, with a number its type cannot hold (`1073741824 : f16`, `300 : i8`) as a
