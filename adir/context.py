@@ -96,9 +96,7 @@ class StringSafeLexer(MLIRLexer):
     a file whose first character is `"`). Possessive quantifiers match the same strings and
     fail at once."""
 
-    _unescaped_characters_regex = re.compile(
-        r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"'
-    )
+    _unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
 
 
 class LocatedParser(DenseLiteralParser):

@@ -17,8 +17,9 @@ def read_npy(path: str) -> np.ndarray:
             except (ValueError, EOFError) as error:
                 empty = stream.tell() == 0 and not stream.read(1)
                 raise ValueError(
-                    "the file is empty, not a .npy array" if empty else "not a .npy file "
-                    "(it does not start with NumPy's magic string)"
+                    "the file is empty, not a .npy array"
+                    if empty
+                    else "not a .npy file (it does not start with NumPy's magic string)"
                 ) from error
             stream.seek(0)
             try:

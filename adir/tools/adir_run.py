@@ -55,9 +55,7 @@ def argument_parser() -> argparse.ArgumentParser:
     )
     parser.error = _command_line_error  # type: ignore[method-assign]
     parser.add_argument("input_file", help="the model (.mlir); - for stdin")
-    parser.add_argument(
-        "inputs", nargs="*", help="one .npy file per function argument (see below)"
-    )
+    parser.add_argument("inputs", nargs="*", help="one .npy file per function argument (see below)")
     parser.add_argument("--func", default=None, help="the function to call (default: the only one)")
     parser.add_argument(
         "--random-inputs", type=int, metavar="SEED", help="draw the arguments from this seed"

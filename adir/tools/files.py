@@ -51,4 +51,3 @@ def load_module(path: str | None) -> tuple[ModuleOp, str, list[str]]:
     except DiagnosticException as error:
         raise locate_failure(error, module, name, lines) from error
     return module, name, lines
-

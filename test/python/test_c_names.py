@@ -243,9 +243,7 @@ def test_an_unclosed_quoted_symbol_is_an_error_not_a_hang(tmp_path: Path) -> Non
     took minutes; now it is a parse error at the quote."""
     source = tmp_path / "model.mlir"
     source.write_text('adir.param @"w : tensor<2x3xf32> = #adir.zeros and more text here\n')
-    completed = subprocess.run(
-        [ADIR_OPT, str(source)], capture_output=True, text=True, timeout=60
-    )
+    completed = subprocess.run([ADIR_OPT, str(source)], capture_output=True, text=True, timeout=60)
     assert completed.returncode == 1
     assert f"{source}:1:13: error: End of file reached before closing string literal" in (
         completed.stderr

@@ -62,12 +62,32 @@ ODD_BYTES = [b"\xff", b"\xc3\x28", b"\x80", b"\xed\xa0\x80", b"\x00", b"\xf0\x9f
 # Symbol names that are not C identifiers, or that map to the same one as another name, or that
 # are the C API's own names (`<prefix>init`, `<prefix>param_data`, ...) or C keywords.
 ODD_NAMES = [
-    b'@"a b"', b"@a_b", b'@"1w"', b"@_1w", b'@"x-y"', b"@x_y", b'@""', b'@"a.b"', b'@"\xc3\xa9"',
-    b"@init", b"@param_data", b"@param_name", b"@param_size", b"@param_count", b"@main",
-    b"@int", b"@float", b"@for", b"@NULL", b"@arena", b"@PARAM_W",
+    b'@"a b"',
+    b"@a_b",
+    b'@"1w"',
+    b"@_1w",
+    b'@"x-y"',
+    b"@x_y",
+    b'@""',
+    b'@"a.b"',
+    b'@"\xc3\xa9"',
+    b"@init",
+    b"@param_data",
+    b"@param_name",
+    b"@param_size",
+    b"@param_count",
+    b"@main",
+    b"@int",
+    b"@float",
+    b"@for",
+    b"@NULL",
+    b"@arena",
+    b"@PARAM_W",
 ]
 # Dimensions past int32 (2^31, 2^32) and size_t-sized arenas (a 4-byte float times 2^40).
 HUGE_DIMS = [b"2147483648", b"4294967296", b"4294967297", b"1099511627776", b"99999999999"]
+
+
 def _tokens(data: bytes) -> list[bytes]:
     return _TOKEN.findall(data)
 
@@ -367,9 +387,21 @@ def test_huge_params(elements: str, options: list[str]) -> None:
     check_outcome(text.encode(), options)
 
 
-TARGET_SPECS = ["c{", "c{=}", "c{file=}", "c{prefix=../x}", 'c{prefix="a" prefix="b"}',
-                'c{file="nope"}', "c{unknown=1}", "c}", "{}", "nope", 'c{prefix="a b"}',
-                'c{kernels="x"}', 'c{file="header" file="source"}']
+TARGET_SPECS = [
+    "c{",
+    "c{=}",
+    "c{file=}",
+    "c{prefix=../x}",
+    'c{prefix="a" prefix="b"}',
+    'c{file="nope"}',
+    "c{unknown=1}",
+    "c}",
+    "{}",
+    "nope",
+    'c{prefix="a b"}',
+    'c{kernels="x"}',
+    'c{file="header" file="source"}',
+]
 
 
 @pytest.mark.parametrize("spec", TARGET_SPECS)
@@ -391,20 +423,22 @@ BAD_OPTIONS = [
     ["-p", "autodiff,insert-optimizer{kind=adam beta1=2.0}"],
     ["-p", "autodiff,insert-optimizer{kind=adam beta2=-1.0}"],
     ["-p", "autodiff,insert-optimizer{kind=sgd momentum=-1.0}"],
-    ["-p", "autodiff,insert-optimizer{kind=sgd schedule=\"step\" step_size=0}"],
-    ["-p", "autodiff,insert-optimizer{kind=sgd schedule=\"cosine\" t_max=-1}"],
+    ["-p", 'autodiff,insert-optimizer{kind=sgd schedule="step" step_size=0}'],
+    ["-p", 'autodiff,insert-optimizer{kind=sgd schedule="cosine" t_max=-1}'],
     ["-p", "autodiff,insert-optimizer{kind=sgd clip_norm=-1.0}"],
-    ["-p", "autodiff,insert-optimizer{kind=sgd schedule=\"bogus\"}"],
+    ["-p", 'autodiff,insert-optimizer{kind=sgd schedule="bogus"}'],
     ["-p", "recompute-activations{max_chain=-1}"],
     ["-p", "bufferize,plan-memory,verify-memory-plan{alignment=0}"],
     ["-p", "bufferize,plan-memory,verify-memory-plan{alignment=3}"],
     ["-p", "derive-predict,quantize-int8{samples=-1}"],
-    ["-p", "derive-predict,quantize-int8{calibration=\"/nonexistent.npy\"}"],
-    ["-p", "derive-predict,quantize-int8{calibration=\"/dev/null\"}"],
+    ["-p", 'derive-predict,quantize-int8{calibration="/nonexistent.npy"}'],
+    ["-p", 'derive-predict,quantize-int8{calibration="/dev/null"}'],
     ["-p", "bufferize,bufferize"],
     ["-p", "no-such-pass"],
     ["-p", "autodiff{"],
 ]
+
+
 @pytest.mark.parametrize(
     "options",
     BAD_OPTIONS,
@@ -420,7 +454,13 @@ def test_bad_option_value_is_an_error(options: list[str]) -> None:
 
 
 EMPTY_INPUTS = [
-    b"", b"\n", b"   \n\t", b"// only a comment\n", b"\xef\xbb\xbf", b"\x00", b"\n" * 10000
+    b"",
+    b"\n",
+    b"   \n\t",
+    b"// only a comment\n",
+    b"\xef\xbb\xbf",
+    b"\x00",
+    b"\n" * 10000,
 ]
 
 

@@ -91,6 +91,8 @@ BAD_INPUTS = {
     "label-float-2.7": (GOOD_X, np.array([0.0, 2.7], np.float64)),
     "label-shape-3": (GOOD_X, np.array([0, 1, 2], np.int32)),
 }
+
+
 @pytest.mark.parametrize(
     ("x", "label"),
     [pytest.param(*values, id=name) for name, values in BAD_INPUTS.items()],
@@ -110,6 +112,8 @@ BAD_RUN_OPTIONS = {
     "no-such-func": ([GOOD_X, GOOD_LABEL], ["--func", "nope"]),
     "save-to-directory": ([GOOD_X, GOOD_LABEL], ["--save", "."]),
 }
+
+
 @pytest.mark.parametrize(
     ("inputs", "options"),
     [pytest.param(*values, id=name) for name, values in BAD_RUN_OPTIONS.items()],
@@ -181,11 +185,25 @@ BAD_IMPORTS = {
     "input-shape-none": ["model.py:linear"],
     "input-shape-two": ["model.py:linear", "--input-shape", "2,4", "--input-shape", "2,4"],
     "input-shape-huge": ["model.py:linear", "--input-shape", "99999999999,4"],
-    "label-shape-words": ["model.py:linear", "--input-shape", "2,4", "--loss", "mse",
-                          "--label-shape", "x"],
+    "label-shape-words": [
+        "model.py:linear",
+        "--input-shape",
+        "2,4",
+        "--loss",
+        "mse",
+        "--label-shape",
+        "x",
+    ],
     "label-shape-no-loss": ["model.py:linear", "--input-shape", "2,4", "--label-shape", "2,3"],
-    "label-shape-wrong": ["model.py:linear", "--input-shape", "2,4", "--loss", "mse",
-                          "--label-shape", "7,7"],
+    "label-shape-wrong": [
+        "model.py:linear",
+        "--input-shape",
+        "2,4",
+        "--loss",
+        "mse",
+        "--label-shape",
+        "7,7",
+    ],
     "loss-unknown": ["model.py:linear", "--input-shape", "2,4", "--loss", "hinge"],
     "missing-file": ["nope.py:linear", "--input-shape", "2,4"],
     "missing-function": ["model.py:nope", "--input-shape", "2,4"],
@@ -195,6 +213,8 @@ BAD_IMPORTS = {
     "directory": [".:linear", "--input-shape", "2,4"],
     "output-directory": ["model.py:linear", "--input-shape", "2,4", "-o", "."],
 }
+
+
 @pytest.mark.parametrize(
     "argv",
     [pytest.param(argv, id=name) for name, argv in BAD_IMPORTS.items()],

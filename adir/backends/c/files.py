@@ -37,4 +37,3 @@ def c_files(model: CModel) -> dict[str, str]:
         model.source_name: model.source,
         **runtime_files(model.kernels),
     }
-

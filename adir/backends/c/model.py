@@ -199,8 +199,7 @@ class ModelPrinter:
                 parameters.append(f"{c_type(type_.element_type)} *{name}")
         result = "float" if returns_scalar else "void"
         signature = (
-            f"{result} {self.names.functions[op.sym_name.data]}"
-            f"({', '.join(parameters) or 'void'})"
+            f"{result} {self.names.functions[op.sym_name.data]}({', '.join(parameters) or 'void'})"
         )
         self.prototypes.append((self.function_doc(op, returns_scalar), signature))
 

@@ -169,9 +169,7 @@ def symbol_text(symbol: str) -> str:
     """A symbol as written in the IR: `@w1`, `@"my weight"`."""
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", symbol):  # MLIR's bare identifier
         return f"@{symbol}"
-    escaped = "".join(
-        f"\\{ord(c):02X}" if c in '"\\' or not c.isprintable() else c for c in symbol
-    )
+    escaped = "".join(f"\\{ord(c):02X}" if c in '"\\' or not c.isprintable() else c for c in symbol)
     return f'@"{escaped}"'
 
 
@@ -348,4 +346,3 @@ def c_string(text: str) -> str:
 def c_comment(text: str) -> str:
     """`text` made safe inside a C block comment: no `*/`, no newline."""
     return re.sub(r"\s", " ", text).replace("*/", "* /")
-
