@@ -38,7 +38,7 @@ from adir.diagnostics import OpError, PassOptionError
 from adir.dialects.tensor.params import ParamOp
 from adir.limits import MAX_STATIC_BYTES, human_bytes
 from adir.output_files import OutputError, write_file
-from adir.passes.plan_memory.liveness import byte_size, live_buffers, lower_bound
+from adir.passes.plan_memory.liveness import LiveBuffer, byte_size, live_buffers, lower_bound
 from adir.passes.plan_memory.placement import ALGORITHMS, arena_size, naive
 from adir.passes.plan_memory.report import svg_report, text_report
 
@@ -77,25 +77,33 @@ class PlanMemoryPass(ModulePass):
                 self.name, "max_bytes", f"max_bytes must be in [0, 2^63), got {self.max_bytes}"
             )
 
+    def too_large(self, function: func.FuncOp, arena: int, biggest: LiveBuffer) -> OpError:
+        return OpError(
+            biggest.alloc,
+            f"plan-memory: the arena of @{function.sym_name.data} needs {arena} bytes "
+            f"({human_bytes(arena)}), more than max_bytes={self.max_bytes} "
+            f"({human_bytes(self.max_bytes)}, the most static data a C build holds); "
+            f"this buffer takes {biggest.size}",
+        )
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         persistent = persistent_bytes(op)
         largest = 0
         pictures = []
         for function in [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]:
             buffers = live_buffers(function, self.alignment)
+            biggest = max(buffers, key=lambda buffer: buffer.size, default=None)
+            # The arena holds at least its biggest buffer: checked before placement too, whose
+            # int64 arithmetic a buffer of 2^64 bytes would overflow.
+            if biggest is not None and biggest.size > self.max_bytes:
+                raise self.too_large(function, biggest.size, biggest)
             offsets = ALGORITHMS[self.algo](buffers)
             for buffer, offset in offsets.items():
                 buffer.alloc.attributes[OFFSET] = IntegerAttr(offset, i64)
             arena, bound = arena_size(offsets), lower_bound(buffers)
             if arena > self.max_bytes:
-                biggest = max(buffers, key=lambda buffer: buffer.size)
-                raise OpError(
-                    biggest.alloc,
-                    f"plan-memory: the arena of @{function.sym_name.data} needs {arena} bytes "
-                    f"({human_bytes(arena)}), more than max_bytes={self.max_bytes} "
-                    f"({human_bytes(self.max_bytes)}, the most static data a C build holds); "
-                    f"this buffer takes {biggest.size}",
-                )
+                assert biggest is not None
+                raise self.too_large(function, arena, biggest)
             naive_arena = arena_size(naive(buffers))
             for key, value in (
                 ("adir.arena_size", arena),
