@@ -8,8 +8,29 @@
 #ifndef ADIR_OPTIMIZERS_H
 #define ADIR_OPTIMIZERS_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The gradient as an update sees it: clipped to [-clip_value, clip_value] when clip_value > 0
+ * (adir_minimum's, then adir_maximum's formula: a nan passes), then plus weight_decay * param
+ * when weight_decay is not 0. Shared by the reference and the tuned updates, which must agree
+ * bit for bit. */
+static inline float adir_regularized_grad(float grad, float param, float weight_decay,
+                                          float clip_value)
+{
+    float g = grad;
+    if (clip_value > 0.0f) {
+        const float low = -clip_value;
+        g = (g <= clip_value || isnan(g)) ? g : clip_value;
+        g = (g >= low || isnan(g)) ? g : low;
+    }
+    if (weight_decay != 0.0f) {
+        const float decay = weight_decay * param;
+        g = g + decay;
+    }
+    return g;
+}
 
 /* StepLR: out = lr * gamma^floor(t / step_size) (step_size >= 1). */
 void adir_step_lr(const float *lr, const float *t, float *out, int64_t step_size, float gamma);

@@ -57,29 +57,11 @@ void adir_bias_correction(const float *t, float *out, double beta)
 
 /* -- parameter updates -------------------------------------------------------------------- */
 
-/* The gradient as an update sees it: clipped to [-clip_value, clip_value] when clip_value > 0
- * (adir_minimum's, then adir_maximum's formula: a nan passes), then plus weight_decay * param
- * when weight_decay is not 0. */
-static float adir_ref_regularized(float grad, float param, float weight_decay, float clip_value)
-{
-    float g = grad;
-    if (clip_value > 0.0f) {
-        const float low = -clip_value;
-        g = (g <= clip_value || isnan(g)) ? g : clip_value;
-        g = (g >= low || isnan(g)) ? g : low;
-    }
-    if (weight_decay != 0.0f) {
-        const float decay = weight_decay * param;
-        g = g + decay;
-    }
-    return g;
-}
-
 /* One element of adir_sgd_update: the new param. */
 static float adir_ref_sgd_step(float param, float grad, float rate, float weight_decay,
                                float clip_value)
 {
-    const float g = adir_ref_regularized(grad, param, weight_decay, clip_value);
+    const float g = adir_regularized_grad(grad, param, weight_decay, clip_value);
     const float step = rate * g;
     return param - step;
 }
@@ -89,7 +71,7 @@ static float adir_ref_momentum_step(float param, float buf, float grad, float ra
                                     float momentum, float weight_decay, float clip_value,
                                     int nesterov, float *buf_out)
 {
-    const float g = adir_ref_regularized(grad, param, weight_decay, clip_value);
+    const float g = adir_regularized_grad(grad, param, weight_decay, clip_value);
     const float kept = buf * momentum;
     const float b = kept + g;
     float direction = b, step;
@@ -140,7 +122,7 @@ static struct adir_ref_adam adir_ref_adam_constants(const float *lr,
 static float adir_ref_adam_step(const struct adir_ref_adam *c, float param, float m, float v,
                                 float grad, float *m_out, float *v_out)
 {
-    const float g = adir_ref_regularized(grad, param, c->weight_decay, c->clip_value);
+    const float g = adir_regularized_grad(grad, param, c->weight_decay, c->clip_value);
     const float shrunk = param * c->keep;
     const float p = c->shrink ? shrunk : param;
     const float difference = g - m;

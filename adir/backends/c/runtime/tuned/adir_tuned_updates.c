@@ -131,24 +131,6 @@ void adir_matmul_sgd_update(const float *param, const float *a, const float *b, 
 float sqrtf(float) __attribute__((const));
 #endif
 
-/* The gradient as an update sees it: clipped to [-clip_value, clip_value] when clip_value > 0
- * (adir_minimum's, then adir_maximum's formula: a nan passes), then plus weight_decay * param
- * when weight_decay is not 0. */
-static float adir_regularized_grad(float grad, float param, float weight_decay, float clip_value)
-{
-    float g = grad;
-    if (clip_value > 0.0f) {
-        const float low = -clip_value;
-        g = (g <= clip_value || isnan(g)) ? g : clip_value;
-        g = (g >= low || isnan(g)) ? g : low;
-    }
-    if (weight_decay != 0.0f) {
-        const float decay = weight_decay * param;
-        g = g + decay;
-    }
-    return g;
-}
-
 /* The hyperparameters of an update, as its chunks use them. */
 struct adir_update {
     float rate, weight_decay, clip_value;
