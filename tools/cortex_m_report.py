@@ -57,7 +57,7 @@ def main() -> int:
             f"infer-shapes,{SGD},{PLANNING_PIPELINE}",
         )
         batches = training_steps(example, args.steps)
-        for kernels in ("reference", "cmsis-dsp"):
+        for kernels in ("reference", "tuned", "cmsis-dsp"):
             with tempfile.TemporaryDirectory(prefix="adir-cortex-m-") as directory:
                 build = BoardBuild.write(planned, Path(directory) / "board", batches, kernels)
                 build.build()

@@ -93,7 +93,7 @@ def _kernel_impl(tensor_op: type[Operation], functions: InterpreterFunctions, op
         if (proxy := proxies.get(op)) is None:
             proxy = proxies[op] = tensor_op.create(properties=dict(op.properties))
         results = op_impl(functions, interpreter, proxy, tuple(inputs)).values
-        # A CMSIS-NN scratch buffer (lower-to-cmsis-nn) may follow the results' buffers.
+        # A CMSIS-NN scratch buffer (select-kernels) may follow the results' buffers.
         for output, value in zip(outputs[: len(results)], results, strict=True):
             np.copyto(output, value)
         return ()

@@ -28,10 +28,10 @@ def _quantize_int8() -> type[ModulePass]:
     return QuantizeInt8Pass
 
 
-def _lower_to_cmsis_nn() -> type[ModulePass]:
-    from adir.passes.lower_to_cmsis_nn import LowerToCmsisNnPass
+def _select_kernels() -> type[ModulePass]:
+    from adir.passes.select_kernels import SelectKernelsPass
 
-    return LowerToCmsisNnPass
+    return SelectKernelsPass
 
 
 def _derive_predict() -> type[ModulePass]:
@@ -109,8 +109,15 @@ def _dce() -> type[ModulePass]:
 
 
 # From a differentiated tensor-level module to a planned one, as `adir-opt --plan-memory` (and
-# `--emit-c`) runs it: the passes that only save memory are on by default.
-PLANNING_PASSES = ("fuse-weight-updates", "reorder-updates", "bufferize", "plan-memory")
+# `--emit-c`) runs it: the passes that only save memory are on by default, and the kernels are
+# adir's tuned ones where they apply.
+PLANNING_PASSES = (
+    "fuse-weight-updates",
+    "reorder-updates",
+    "bufferize",
+    "select-kernels",
+    "plan-memory",
+)
 PLANNING_PIPELINE = ",".join(PLANNING_PASSES)
 
 ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
@@ -123,9 +130,9 @@ ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "recompute-activations": _recompute_activations,
     "reorder-updates": _reorder_updates,
     "bufferize": _bufferize,
+    "select-kernels": _select_kernels,
     "plan-memory": _plan_memory,
     "verify-memory-plan": _verify_memory_plan,
-    "lower-to-cmsis-nn": _lower_to_cmsis_nn,
     "fold-transpose-into-matmul": _fold_transpose_into_matmul,
     "canonicalize": _canonicalize,
     "cse": _cse,

@@ -41,7 +41,6 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from adir.backends.c.cmsis_dsp import KERNEL_SETS
 from adir.backends.c.cortex_m import BOARDS, board_files, parse_size, static_budget
 from adir.backends.c.files import c_files
 from adir.backends.c.harness import harness_source
@@ -54,6 +53,8 @@ from adir.diagnostics import OpWarning
 from adir.function_structure import check_single_blocks
 from adir.output_files import STDOUT, write_directory, write_file
 from adir.passes import ADIR_PASSES
+from adir.passes.select_kernels import KERNEL_SETS
+from adir.passes.select_kernels.targets import TARGETS
 from adir.tools.error_reporting import (
     DiagnosticError,
     at_pipeline,
@@ -80,6 +81,7 @@ SHORTCUT_ORDER = [
     "recompute-activations",
     "reorder-updates",
     "bufferize",
+    "select-kernels",
     "plan-memory",
 ]
 
@@ -173,10 +175,16 @@ class AdirOptMain(xDSLOptMain):
         c_group.add_argument(
             "--c-kernels",
             choices=list(KERNEL_SETS),
-            default="reference",
-            help="with --emit-c: the kernels the C calls: adir's reference C, or CMSIS-DSP "
-            "where legal (build with CMSIS-DSP's sources, see adir/backends/c/cmsis_dsp.py), or "
-            "the CMSIS-NN calls that the lower-to-cmsis-nn pass chose (docs/int8.md)",
+            help="with --plan-memory or --emit-c: the kernels select-kernels may choose: adir's "
+            "tuned kernels where they apply (the default), the reference kernels only, or "
+            "CMSIS-DSP (float, build with its sources) or CMSIS-NN (int8, docs/int8.md) where "
+            "they compute the op, adir's elsewhere (adir/passes/select_kernels/)",
+        )
+        c_group.add_argument(
+            "--c-target",
+            choices=list(TARGETS),
+            help="with --plan-memory or --emit-c: the CPU the C is built for, as select-kernels "
+            "takes it (default host; --c-board implies its CPU)",
         )
         c_group.add_argument(
             "--c-board",
@@ -259,6 +267,11 @@ class AdirOptMain(xDSLOptMain):
         if "bufferize" in wanted:  # on by default before bufferization: they only save memory
             for name in ("fuse-weight-updates", "reorder-updates"):
                 wanted[name] = (name, wanted["bufferize"][1])
+        if "plan-memory" in wanted:
+            wanted["select-kernels"] = (self.select_kernels_spec(), wanted["plan-memory"][1])
+        elif args.c_kernels is not None or args.c_target is not None:
+            flag = "--c-kernels" if args.c_kernels is not None else "--c-target"
+            raise DiagnosticError("adir-opt", f"{flag} needs --plan-memory or --emit-c=DIR")
         if args.memory_report:
             if "plan-memory" not in wanted:
                 raise DiagnosticError("adir-opt", "--memory-report needs --plan-memory")
@@ -267,16 +280,30 @@ class AdirOptMain(xDSLOptMain):
             wanted["infer-shapes"] = ("infer-shapes", "--infer-shapes")
         return [wanted[name][0] for name in SHORTCUT_ORDER if name in wanted]
 
+    def select_kernels_spec(self) -> str:
+        """`select-kernels{...}` as --c-kernels, --c-target and --c-board ask for it."""
+        args = self.args
+        target = args.c_target
+        if args.c_board is not None:
+            board_target = BOARDS[args.c_board].kernel_target
+            if target is not None and target != board_target:
+                raise DiagnosticError(
+                    "adir-opt", f"--c-target {target}: --c-board {args.c_board} is a {board_target}"
+                )
+            target = board_target
+        options = [
+            f"{name}={value}"
+            for name, value in (("kernels", args.c_kernels), ("target", target))
+            if value is not None
+        ]
+        return f"select-kernels{{{' '.join(options)}}}" if options else "select-kernels"
+
     def setup_pipeline(self) -> None:
         if self.args.passes and (repeated := repeated_option(self.args.passes)) is not None:
             name, column = repeated
             raise at_pipeline(self.args.passes, column, f"option '{name}' is given twice")
         if self.args.c_main and self.args.emit_c is None:
             raise DiagnosticError("adir-opt", "--c-main needs --emit-c=DIR")
-        if self.args.c_kernels != "reference" and self.args.emit_c is None:
-            raise DiagnosticError(
-                "adir-opt", "--c-kernels needs --emit-c=DIR (with -t: 'c{kernels=\"...\"}')"
-            )
         self.c_board_files: dict[str, str] = {}
         self.c_budget = HOST
         if self.args.c_ram is not None and self.args.c_board is None:
@@ -289,7 +316,9 @@ class AdirOptMain(xDSLOptMain):
             ram = self.args.c_ram or "256K"
             try:
                 board = BOARDS[self.args.c_board]
-                self.c_board_files = board_files(board, parse_size(ram), self.args.c_kernels)
+                self.c_board_files = board_files(
+                    board, parse_size(ram), self.args.c_kernels or "tuned"
+                )
                 self.c_budget = static_budget(board, parse_size(ram))
             except ValueError as error:
                 raise DiagnosticError("adir-opt", f"--c-ram {ram}: {error}") from error
@@ -362,7 +391,7 @@ class AdirOptMain(xDSLOptMain):
                     if module is not None and self.args.emit_c is not None:
                         with self.timer.stage("C backend"):
                             prefix = self.args.c_prefix
-                            model = print_model(module, prefix, self.args.c_kernels, self.c_budget)
+                            model = print_model(module, prefix, self.c_budget)
                             c_output = c_files(model)
                             if self.args.c_main:
                                 c_output[f"{prefix}main.c"] = harness_source(module, prefix)

@@ -55,6 +55,15 @@ def run_pipeline(module: ModuleOp, pipeline: str) -> ModuleOp:
     return result
 
 
+def selected(planned: ModuleOp, kernels: str | None) -> ModuleOp:
+    """`planned` with its kernels selected again from the set `kernels` (None: as they are).
+    Sets without scratch buffers may be chosen after planning; CMSIS-NN is selected by the
+    pipeline before plan-memory, so it is taken as it is."""
+    if kernels is None or kernels == "cmsis-nn":
+        return planned
+    return run_pipeline(planned, f"select-kernels{{kernels={kernels}}}")
+
+
 def function(module: ModuleOp, name: str) -> func.FuncOp:
     for op in module.ops:
         if isinstance(op, func.FuncOp) and op.sym_name.data == name:
@@ -196,16 +205,18 @@ def build_c(
     sanitize: bool = False,
     optimize: str = "-O1",
     extra_flags: Sequence[str] = (),
-    kernels: str = "reference",
+    kernels: str | None = None,
     library: Callable[[str, tuple[str, ...]], Sequence[str]] | None = None,
     state_each_step: bool = False,
 ) -> CBuild:
     """Emit the C of a planned module with a driver for `name`, and build it. `library`
     gives, for the compiler and flags, more arguments for the build: the include flags and
-    objects of a kernel library (CMSIS-DSP for kernels="cmsis-dsp"). `state_each_step`: the
-    driver writes every parameter after each step (`driver_source`)."""
+    objects of a kernel library (CMSIS-DSP for kernels="cmsis-dsp"). `kernels`, if given,
+    selects the kernels again (`selected`). `state_each_step`: the driver writes every
+    parameter after each step (`driver_source`)."""
     directory.mkdir(parents=True, exist_ok=True)
-    write_directory(str(directory), c_files(print_model(module, PREFIX, kernels)))
+    module = selected(module, kernels)
+    write_directory(str(directory), c_files(print_model(module, PREFIX)))
     (directory / "driver.c").write_text(driver_source(module, name, steps, state_each_step))
     flags = [*WARNINGS, optimize, "-ffp-contract=off", *(SANITIZERS if sanitize else [])]
     flags += extra_flags

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from c_testing import PREFIX, WARNINGS, c_compilers, runtime_objects
+from c_testing import PREFIX, WARNINGS, c_compilers, runtime_objects, selected
 from cmsis_testing import cmsis_dsp_include_flags, cmsis_dsp_objects, cmsis_dsp_root
 from xdsl.dialects.builtin import ModuleOp
 
@@ -135,11 +135,11 @@ class BoardBuild:
         planned: ModuleOp,
         directory: Path,
         batches: Sequence[Sequence[np.ndarray]],
-        kernels: str = "reference",
+        kernels: str = "tuned",
         ram_bytes: int = 256 * 1024,
     ) -> BoardBuild:
         require_arm_tools()
-        files = c_files(print_model(planned, PREFIX, kernels))
+        files = c_files(print_model(selected(planned, kernels), PREFIX))
         files.update(board_files(MPS2_AN386, ram_bytes, kernels))
         files[f"{PREFIX}train_embedded.c"] = embedded_training_source(planned, PREFIX, batches)
         write_directory(str(directory), files)
@@ -188,11 +188,11 @@ def host_run(
     planned: ModuleOp,
     directory: Path,
     batches: Sequence[Sequence[np.ndarray]],
-    kernels: str = "reference",
+    kernels: str = "tuned",
 ) -> Run:
     """The same embedded training program, built for and run on the host (gcc -O2)."""
     directory.mkdir(parents=True, exist_ok=True)
-    files = c_files(print_model(planned, PREFIX, kernels))
+    files = c_files(print_model(selected(planned, kernels), PREFIX))
     files[f"{PREFIX}train_embedded.c"] = embedded_training_source(planned, PREFIX, batches)
     write_directory(str(directory), files)
     compiler = c_compilers()[0]

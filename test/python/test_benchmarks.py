@@ -22,6 +22,7 @@ PIPELINE = [
     "fuse-weight-updates",
     "reorder-updates",
     "bufferize",
+    "select-kernels",
     "plan-memory",
     "output (-t c)",
 ]

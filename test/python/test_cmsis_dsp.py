@@ -1,4 +1,4 @@
-"""kernels="cmsis-dsp": kernel ops become CMSIS-DSP calls where legal, and the build computes
+"""--c-kernels=cmsis-dsp: kernel ops become CMSIS-DSP calls where legal, and the build computes
 what the reference build computes.
 
 Each mapped op is built against CMSIS-DSP (from the cmsisdsp sdist, `tools/fetch_cmsis_dsp.sh`)
@@ -16,19 +16,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 from adir_testing import parse_example, tensor_type
-from c_testing import build_c, c_compilers, run_pipeline
+from c_testing import build_c, c_compilers, run_pipeline, selected
 from cmsis_testing import build_cmsis_c, check_cmsis_against_interpreter
 from test_c_examples import ADAM_PARAM_ATOL, training_steps
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import ModuleOp, f32, i32
 
-from adir.backends.c.calls import CallSite
-from adir.backends.c.cmsis_dsp import cmsis_dsp_call
 from adir.backends.c.model import print_model
 from adir.context import parse_module
 from adir.dialects.kernel import KERNELS
 from adir.dialects.tensor import elementwise as ew
 from adir.passes import PLANNING_PIPELINE
+from adir.passes.select_kernels.rules import RULES, Refuse, Use
+from adir.passes.select_kernels.targets import TARGETS
 
 RNG = np.random.default_rng(0)
 PLAN = f"infer-shapes,{PLANNING_PIPELINE}"
@@ -75,7 +75,7 @@ def inputs_of(cases: list[Case]) -> list[np.ndarray]:
 def cmsis_source(text: str) -> str:
     """The C of `text`'s functions, planned, with kernels="cmsis-dsp"."""
     planned = run_pipeline(parse_module(text, "test.mlir"), PLAN)
-    return print_model(planned, "m_", "cmsis-dsp").source
+    return print_model(selected(planned, "cmsis-dsp"), "m_").source
 
 
 def calls_of_f(source: str) -> list[str]:
@@ -139,8 +139,13 @@ def test_mapped_ops_call_cmsis_and_match_the_interpreter() -> None:
 
 
 ILLEGAL: list[Case] = [
-    ("adir.matmul OPERANDS {transpose_a}", [(5, 3), (5, 4)], (3, 4), "ADIR_MATMUL("),
-    ("adir.matmul OPERANDS {transpose_a, transpose_b}", [(5, 3), (4, 5)], (3, 4), "ADIR_MATMUL("),
+    ("adir.matmul OPERANDS {transpose_a}", [(5, 3), (5, 4)], (3, 4), "ADIR_TUNED_MATMUL("),
+    (
+        "adir.matmul OPERANDS {transpose_a, transpose_b}",
+        [(5, 3), (4, 5)],
+        (3, 4),
+        "ADIR_TUNED_MATMUL(",
+    ),
     ("adir.add OPERANDS", [(3, 4), (4,)], (3, 4), "ADIR_ADD_BROADCAST("),
     ("adir.mul OPERANDS", [(3, 1), (1, 4)], (3, 4), "ADIR_MUL_BROADCAST("),
     ("adir.sum OPERANDS {axes = array<i64: 0>}", [(3, 4)], (4,), "ADIR_SUM("),
@@ -151,30 +156,31 @@ ILLEGAL: list[Case] = [
         "adir.sgd_update OPERANDS {weight_decay = 0.01 : f32}",
         [(4, 3), (4, 3), ()],
         (4, 3),
-        "ADIR_SGD_UPDATE(",
+        "ADIR_TUNED_SGD_UPDATE(",
     ),
     (
         "adir.matmul_sgd_update OPERANDS",
         [(4, 3), (4, 2), (2, 3), ()],
         (4, 3),
-        "ADIR_MATMUL_SGD_UPDATE(",
+        "ADIR_TUNED_MATMUL_SGD_UPDATE(",
     ),
     (
         "adir.matmul_sgd_update OPERANDS {transpose_a, transpose_b}",
         [(4, 3), (2, 4), (3, 2), ()],
         (4, 3),
-        "ADIR_MATMUL_SGD_UPDATE(",
+        "ADIR_TUNED_MATMUL_SGD_UPDATE(",
     ),
     (
         "adir.matmul_sgd_update OPERANDS {transpose_a, clip_value = 0.5 : f32}",
         [(4, 3), (2, 4), (2, 3), ()],
         (4, 3),
-        "ADIR_MATMUL_SGD_UPDATE_GENERAL(",
+        "ADIR_TUNED_MATMUL_SGD_UPDATE_GENERAL(",
     ),
 ]
 
 
 def test_illegal_ops_keep_their_reference_kernels() -> None:
+    """Each op CMSIS-DSP refuses calls adir's kernel, tuned where there is one."""
     inputs = inputs_of(ILLEGAL)
     check_cmsis_against_interpreter(functions(ILLEGAL), "f", [inputs])
     calls = calls_of_f(cmsis_source(functions(ILLEGAL)))
@@ -184,21 +190,24 @@ def test_illegal_ops_keep_their_reference_kernels() -> None:
 
 
 def test_matmul_past_uint16_dims_keeps_its_reference_kernel() -> None:
-    """CMSIS-DSP's matrix dims are uint16_t: k = 65536 stays on adir_matmul (C only, not run)."""
+    """CMSIS-DSP's matrix dims are uint16_t: k = 65536 stays on adir's (tuned) matmul (C only,
+    not run)."""
     text = function("adir.matmul OPERANDS {transpose_b}", [np.zeros((1, 65536))] * 2, (1, 1))
-    assert "ADIR_MATMUL(a0, a1" in cmsis_source(text)
+    assert "ADIR_TUNED_MATMUL(a0, a1" in cmsis_source(text)
     small = function("adir.matmul OPERANDS {transpose_b}", [np.zeros((1, 65535))] * 2, (1, 1))
     assert "adir_cmsis_matmul_nt(a0, a1" in cmsis_source(small)
 
 
 def test_buffers_other_than_f32_keep_their_reference_kernel() -> None:
-    """CMSIS-DSP's functions here are f32 only: a neg of i32 buffers is not arm_negate_f32."""
+    """CMSIS-DSP's functions here are f32 only: a neg of i32 buffers is not arm_negate_f32,
+    nor one with an f32 input and an i32 output; f32 in and out is."""
     x, y = (memref.AllocOp.get(i32, shape=[4]) for _ in range(2))
-    op = KERNELS[ew.NegOp]([x.memref], [y.memref])
-    site = CallSite(op, {x.memref: "x", y.memref: "y"}, lambda values: "dims")
-    assert cmsis_dsp_call(op, site) is None
-    f32_op = KERNELS[ew.NegOp]([memref.AllocOp.get(f32, shape=[4]).memref], [y.memref])
-    assert cmsis_dsp_call(f32_op, site) is None
+    rule, host = RULES["cmsis-dsp"][KERNELS[ew.NegOp]], TARGETS["host"]
+    assert rule(KERNELS[ew.NegOp]([x.memref], [y.memref]), host) == Refuse("not float32")
+    f32_in = memref.AllocOp.get(f32, shape=[4]).memref
+    assert rule(KERNELS[ew.NegOp]([f32_in], [y.memref]), host) == Refuse("not float32")
+    f32_out = memref.AllocOp.get(f32, shape=[4]).memref
+    assert rule(KERNELS[ew.NegOp]([f32_in], [f32_out]), host) == Use("arm_negate_f32")
 
 
 def test_relu_and_sgd_updates_are_bit_identical_to_the_reference_kernels() -> None:
@@ -209,7 +218,7 @@ def test_relu_and_sgd_updates_are_bit_identical_to_the_reference_kernels() -> No
     )
     cases = [("adir.relu OPERANDS", [x.shape], x.shape, "arm_clip_f32("), *UPDATES]
     planned = run_pipeline(parse_module(functions(cases), "test.mlir"), PLAN)
-    calls = calls_of_f(print_model(planned, "m_", "cmsis-dsp").source)
+    calls = calls_of_f(print_model(selected(planned, "cmsis-dsp"), "m_").source)
     assert [line.split("(")[0] + "(" for line in calls] == [case[3] for case in cases]
     inputs = [x, *inputs_of(UPDATES)]
     with tempfile.TemporaryDirectory() as directory:
@@ -225,7 +234,7 @@ def test_relu_and_sgd_updates_are_bit_identical_to_the_reference_kernels() -> No
 def test_c_of_the_seed_mlp_names_its_cmsis_calls() -> None:
     planned = run_pipeline(parse_example("mnist_mlp"), "infer-shapes,autodiff,insert-optimizer")
     planned = run_pipeline(planned, PLANNING_PIPELINE)
-    source = print_model(planned, "m_", "cmsis-dsp").source
+    source = print_model(selected(planned, "cmsis-dsp"), "m_").source
     assert '#include "adir_cmsis_dsp.h"' in source
     assert "adir_cmsis_matmul_nt(x, m_w1, h, 1, 1, 32, 784, 1);" in source
     assert '#include "adir_cmsis_dsp.h"' not in print_model(planned, "m_").source

@@ -1,4 +1,4 @@
-"""lower-to-cmsis-nn and the CMSIS-NN build, against CMSIS-NN's own sources.
+"""select-kernels{kernels=cmsis-nn} and the CMSIS-NN build, against CMSIS-NN's own sources.
 
 CMSIS-NN is on no package registry: these tests need its sources, a checkout of
 github.com/ARM-software/CMSIS-NN, in the directory named by the environment variable
@@ -6,13 +6,13 @@ ADIR_CMSIS_NN (the one holding Include/ and Source/); without it they skip. Its 
 their support functions (every Source/ file but the f16/f32 ones) are compiled for the host,
 where no __ARM_FEATURE_* is defined, so CMSIS-NN builds its portable C paths.
 
-- The scratch sizes that lower-to-cmsis-nn computes in Python, for every target, equal what
+- The scratch sizes that select-kernels computes in Python, for every CMSIS-NN build, equal what
   CMSIS-NN's `*_get_buffer_size_dsp` / `_mve` (callable on the host for that purpose) and the
   host's own `*_get_buffer_size` (the scalar build) return, on shapes that take every branch.
-- Models compiled with `kernels="cmsis-nn"` give the same bits as the project's int8 reference
+- Models compiled with `--c-kernels=cmsis-nn` give the same bits as the project's int8 reference
   C and as the interpreter: integer arithmetic, and CMSIS-NN rounds as TFLite does.
-- The same on a Cortex-M4 under QEMU (mps2-an386, CMSIS-NN's DSP code, target=dsp), which also
-  needs arm-none-eabi-gcc and qemu-system-arm (as test_cortex_m.py does).
+- The same on a Cortex-M4 under QEMU (mps2-an386, CMSIS-NN's DSP code, target=cortex-m4f), which
+  also needs arm-none-eabi-gcc and qemu-system-arm (as test_cortex_m.py does).
 """
 
 from __future__ import annotations
@@ -30,14 +30,14 @@ import pytest
 from adir_testing import parse_example
 from c_testing import PREFIX, WARNINGS, build_c, c_compilers, interpreter_run, run_pipeline
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.rewriter import Rewriter
 
 from adir.context import adir_context, parse_module
 from adir.interpreter.quantized import quantize_multiplier, softmax_parameters
-from adir.passes import lower_to_cmsis_nn as lower
 from adir.passes.derive_predict import DerivePredictPass
 from adir.passes.quantize_int8 import QuantizeInt8Pass
+from adir.passes.select_kernels import cmsis_nn as lower
 
 CMSIS_NN = os.environ.get("ADIR_CMSIS_NN", "")
 needs_cmsis_nn = pytest.mark.skipif(
@@ -45,7 +45,7 @@ needs_cmsis_nn = pytest.mark.skipif(
     reason="ADIR_CMSIS_NN does not name a CMSIS-NN checkout (with Include/arm_nnfunctions.h)",
 )
 LOWERING = (
-    "fuse-weight-updates,reorder-updates,bufferize,lower-to-cmsis-nn{target=scalar},plan-memory"
+    "fuse-weight-updates,reorder-updates,bufferize,select-kernels{kernels=cmsis-nn},plan-memory"
 )
 REFERENCE = "fuse-weight-updates,reorder-updates,bufferize,plan-memory"
 
@@ -158,7 +158,7 @@ def sizes_program() -> str:
 
 
 def python_sizes() -> list[int]:
-    """The same list from lower_to_cmsis_nn: host (scalar), dsp, mve for each case."""
+    """The same list from select_kernels.cmsis_nn: host (scalar), dsp, mve for each case."""
     sizes = []
     targets = ("scalar", "dsp", "mve")
     for x, f, y, stride, pad in CONVS:
@@ -278,9 +278,9 @@ def test_cmsis_family_lowers_every_op() -> None:
     that): 5 convs, 2 pools, 1 fully-connected layer."""
     planned = run_pipeline(parse_module(cmsis_family()), LOWERING)
     chosen = [
-        op.attributes["adir.cmsis_nn"].data  # type: ignore[attr-defined]
+        op.attributes["adir.kernel_call"].data  # type: ignore[attr-defined]
         for op in planned.walk()
-        if "adir.cmsis_nn" in op.attributes
+        if op.attributes.get("adir.kernel") == StringAttr("cmsis-nn")
     ]
     assert chosen == [
         "arm_convolve_wrapper_s8",
@@ -390,9 +390,9 @@ def test_softmaxes_lower_to_arm_softmax_s8() -> None:
     """All 4 qsoftmax ops (rows of 511, 7 and 1) take arm_softmax_s8."""
     planned = run_pipeline(parse_module(cmsis_softmaxes()), LOWERING)
     chosen = [
-        op.attributes["adir.cmsis_nn"].data  # type: ignore[attr-defined]
+        op.attributes["adir.kernel_call"].data  # type: ignore[attr-defined]
         for op in planned.walk()
-        if "adir.cmsis_nn" in op.attributes
+        if op.attributes.get("adir.kernel") == StringAttr("cmsis-nn")
     ]
     assert chosen == ["arm_softmax_s8"] * 4
 
@@ -507,7 +507,8 @@ def test_int8_examples_on_cortex_m4_are_bit_exact(name: str, kernels: str) -> No
     require_arm_tools()
     shape, outputs = SHAPES[name]
     module = only_function(quantized_example(name), "predict_int8")
-    pipeline = REFERENCE if kernels == "reference" else LOWERING.replace("scalar", "dsp")
+    on_m4 = LOWERING.replace("kernels=cmsis-nn", "kernels=cmsis-nn target=cortex-m4f")
+    pipeline = REFERENCE if kernels == "reference" else on_m4
     planned = run_pipeline(module, pipeline)
     rng = np.random.default_rng(3)
     inputs = [rng.standard_normal(shape).astype(np.float32) for _ in range(2)]
@@ -515,7 +516,7 @@ def test_int8_examples_on_cortex_m4_are_bit_exact(name: str, kernels: str) -> No
         run_pipeline(module, "infer-shapes"), "predict_int8", 0, [[x] for x in inputs]
     )
     with tempfile.TemporaryDirectory(prefix="adir-cmsis-nn-m4-") as directory:
-        files = c_files(print_model(planned, PREFIX, kernels))
+        files = c_files(print_model(planned, PREFIX))
         files.update(board_files(MPS2_AN386, 256 * 1024, kernels))
         files[f"{PREFIX}infer_embedded.c"] = inference_program("predict_int8", inputs, outputs)
         write_directory(directory, files)

@@ -33,7 +33,7 @@ def planned_example(example: str) -> tuple:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kernels", ["reference", "cmsis-dsp"])
+@pytest.mark.parametrize("kernels", ["tuned", "cmsis-dsp"])
 @pytest.mark.parametrize("example", ["mnist_mlp", "lenet5"])
 def test_example_trains_under_qemu_like_the_host(
     example: str, kernels: str, tmp_path: Path

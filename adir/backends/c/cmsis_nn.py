@@ -1,4 +1,4 @@
-"""The CMSIS-NN calls of the kernel ops `lower-to-cmsis-nn` chose (`-t 'c{kernels="cmsis-nn"}'`).
+"""The C of the kernel ops `select-kernels{kernels=cmsis-nn}` gave to CMSIS-NN.
 
 The pass decided which op becomes which s8 function and gave it its scratch buffer (a last
 `outs` operand planned in the arena); here each becomes one call, its parameter structs written
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.dialects.builtin import IntegerAttr, StringAttr
+from xdsl.dialects.builtin import IntegerAttr
 
 from adir.backends.c.calls import CallSite
 from adir.backends.c.calls.quantized import ints, scalar
@@ -44,7 +44,7 @@ def activation(op: KernelOp) -> str:
 def context(op: KernelOp, site: CallSite, results: int = 1) -> str:
     """The scratch buffer the pass planned (an `outs` past the results), or none."""
     if len(op.outs) > results:
-        size = op.attributes["adir.cmsis_nn_scratch"]
+        size = op.attributes["adir.kernel_scratch"]
         assert isinstance(size, IntegerAttr)
         return (
             f"&(const cmsis_nn_context){{.buf = {site.output(results)}, .size = {size.value.data}}}"
@@ -86,7 +86,7 @@ def conv(op: KernelOp, site: CallSite, function: str) -> str:
     )
 
 
-def fully_connected(op: KernelOp, site: CallSite, target: str) -> str:
+def fully_connected(op: KernelOp, site: CallSite, build: str) -> str:
     (batch, depth), out_features = site.in_shape(0), site.in_shape(1)[0]
     input_offset = -scalar(op, "input_zero_point")
     params = (
@@ -103,7 +103,7 @@ def fully_connected(op: KernelOp, site: CallSite, target: str) -> str:
         f"{site.input(1)}, {dims((1, 1, 1, out_features))}, {site.input(2)}, "
         f"{dims((batch, 1, 1, out_features))}, {site.output()})"
     )
-    if target != "mve":
+    if build != "mve":
         return call
     # Helium's kernel reads each output's bias + input_offset * (its weights' sum) from the
     # scratch buffer instead of the bias: arm_vector_sum_s8 writes them there first.
@@ -130,7 +130,7 @@ def pool(op: KernelOp, site: CallSite, function: str) -> str:
 
 def softmax(op: KernelOp, site: CallSite) -> str:
     """arm_softmax_s8(input, num_rows, row_size, mult, shift, diff_min, output): the rows are
-    the last axis (lower-to-cmsis-nn only chose rows of 1 to 511 entries). It returns void, so
+    the last axis (select-kernels only chose rows of 1 to 511 entries). It returns void, so
     there is no status for ADIR_CMSIS_NN_CHECK."""
     row_size = site.in_shape(0)[-1]
     return (
@@ -151,15 +151,13 @@ CMSIS_NN_CALLS: dict[str, CmsisNnCall] = {
     "arm_avgpool_s8": lambda op, site, _: pool(op, site, "arm_avgpool_s8"),
     "arm_softmax_s8": lambda op, site, _: softmax(op, site),
 }
-"""The C form of each CMSIS-NN function `lower-to-cmsis-nn` may choose, keyed by its name."""
+"""The C form of each CMSIS-NN function select-kernels may record, keyed by its name."""
 
 
-def cmsis_nn_call(op: KernelOp, site: CallSite, target: str) -> str | None:
-    """The CMSIS-NN statement of an op `lower-to-cmsis-nn` marked, None for the others."""
-    function = op.attributes.get("adir.cmsis_nn")
-    if not isinstance(function, StringAttr):
-        return None
-    call = CMSIS_NN_CALLS.get(function.data)
+def cmsis_nn_call(op: KernelOp, site: CallSite, function: str, build: str) -> str:
+    """The statement of an op select-kernels gave to CMSIS-NN's `function`, for CMSIS-NN's
+    `build` (scalar, dsp or mve)."""
+    call = CMSIS_NN_CALLS.get(function)
     if call is None:
-        raise site.error(f"no C form for the CMSIS-NN function {function.data}")
-    return call(op, site, target)
+        raise site.error(f"no C form for the CMSIS-NN function {function}")
+    return call(op, site, build)

@@ -15,8 +15,8 @@ The files (`board_files`):
   stay there), RAM of the stated budget for .data, .bss (parameters, optimizer state, the
   arena), a heap for newlib's stdio and the stack. A model that does not fit fails to link:
   "region `RAM' overflowed by N bytes". QEMU itself does not bound RAM; the script does.
-- `Makefile`: every `.c` of the directory (and with kernels="cmsis-dsp" the CMSIS-DSP sources
-  of `cmsis_dsp.py`, from `make CMSIS_DSP=<unpacked sdist>`; with kernels="cmsis-nn" CMSIS-NN's
+- `Makefile`: every `.c` of the directory (and with --c-kernels=cmsis-dsp the CMSIS-DSP sources
+  of `cmsis_dsp.py`, from `make CMSIS_DSP=<unpacked sdist>`; with --c-kernels=cmsis-nn CMSIS-NN's
   integer sources, from `make CMSIS_NN=<a CMSIS-NN checkout>`), newlib-nano with rdimon
   semihosting (printf and exit reach the host), `-ffp-contract=off` as the host builds.
 
@@ -40,6 +40,7 @@ class Board:
     """A Cortex-M board that QEMU emulates: its CPU, memory map and instruction clock."""
 
     name: str  # as --c-board takes it, and QEMU's -M
+    kernel_target: str  # its CPU as select-kernels{target=...} names it
     cpu_flags: tuple[str, ...]
     flash_origin: int
     flash_bytes: int
@@ -56,6 +57,7 @@ class Board:
 # "flash" here), data in ZBT SSRAM2/3 at 0x20000000 (4 MiB); SYSCLK 25 MHz.
 MPS2_AN386 = Board(
     name="mps2-an386",
+    kernel_target="cortex-m4f",
     cpu_flags=("-mcpu=cortex-m4", "-mthumb", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"),
     flash_origin=0x00000000,
     flash_bytes=4 * KIB * KIB,
@@ -98,7 +100,7 @@ def static_budget(board: Board, ram_bytes: int) -> StaticBudget:
 def board_files(
     board: Board,
     ram_bytes: int,
-    kernels: str = "reference",
+    kernels: str = "tuned",
     stack_bytes: int = STACK_BYTES,
     heap_bytes: int = HEAP_BYTES,
 ) -> dict[str, str]:

@@ -14,18 +14,18 @@ from adir.backends.c.model import CModel
 RUNTIME = Path(__file__).parent / "runtime"
 
 
-# The wrappers around CMSIS-DSP: only in builds with kernels="cmsis-dsp" (they need arm_math.h).
+# The wrappers around CMSIS-DSP: only in builds that call it (they need arm_math.h).
 CMSIS_DSP_RUNTIME = ("adir_cmsis_dsp.h", "adir_cmsis_dsp.c")
 
 
-def runtime_files(kernels: str = "reference") -> dict[str, str]:
+def runtime_files(libraries: frozenset[str] = frozenset()) -> dict[str, str]:
     """The runtime's headers and kernel sources, by file name (names are unique across its
-    folders), for a build with `kernels`."""
+    folders), for a build whose calls use these `libraries` besides adir's own."""
     paths = [
         path
         for path in RUNTIME.rglob("*")
         if path.suffix in (".h", ".c")
-        and (kernels == "cmsis-dsp" or path.name not in CMSIS_DSP_RUNTIME)
+        and ("cmsis-dsp" in libraries or path.name not in CMSIS_DSP_RUNTIME)
     ]
     return {path.name: path.read_text() for path in sorted(paths, key=lambda path: path.name)}
 
@@ -35,5 +35,5 @@ def c_files(model: CModel) -> dict[str, str]:
     return {
         model.header_name: model.header,
         model.source_name: model.source,
-        **runtime_files(model.kernels),
+        **runtime_files(model.libraries),
     }

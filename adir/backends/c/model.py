@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
+    DictionaryAttr,
     FileLineColLoc,
     Float32Type,
     IntegerAttr,
@@ -39,8 +41,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 
-from adir.backends.c.calls import CALL_EMITTERS, CallSite, c_float, c_type
-from adir.backends.c.cmsis_dsp import KERNEL_SETS, cmsis_dsp_call
+from adir.backends.c.calls import CALL_EMITTERS, CallEmitter, CallSite, c_float, c_type
+from adir.backends.c.cmsis_dsp import CMSIS_DSP_HEADER, cmsis_dsp_call
 from adir.backends.c.cmsis_nn import CMSIS_NN_HEADER, cmsis_nn_call
 from adir.backends.c.names import (
     IDENTIFIER,
@@ -66,7 +68,8 @@ class CModel:
     prefix: str
     header: str
     source: str
-    kernels: str = "reference"  # or "cmsis-dsp" (see cmsis_dsp.py)
+    libraries: frozenset[str] = frozenset()
+    """The kernel libraries its calls use besides adir's (`cmsis-dsp`, `cmsis-nn`)."""
 
     @property
     def header_name(self) -> str:
@@ -115,13 +118,21 @@ def constant_initializer(value: DenseIntOrFPElementsAttr, count: int) -> str:
     return "{\n    " + ",\n    ".join(lines) + "\n}"
 
 
+LibraryCall = Callable[[KernelOp, CallSite, str, str], str]
+LIBRARY_CALLS: dict[str, LibraryCall] = {
+    "cmsis-dsp": lambda op, site, function, build: cmsis_dsp_call(op, site, function),
+    "cmsis-nn": cmsis_nn_call,
+}
+"""How the call of each library besides adir's own is printed: (op, site, function, CMSIS-NN's
+build) -> the statement."""
+
+
 class ModelPrinter:
     """Builds the header and the source of one planned module."""
 
-    def __init__(self, module: ModuleOp, prefix: str, kernels: str = "reference"):
+    def __init__(self, module: ModuleOp, prefix: str):
         self.module = module
         self.prefix = prefix
-        self.kernels = kernels
         self.macro = prefix.upper()
         self.params = [op for op in module.ops if isinstance(op, p.ParamOp)]
         # Constants nothing reads are not printed (an unused static const is a C warning).
@@ -142,14 +153,17 @@ class ModelPrinter:
             isinstance(inner, memref.AllocOp) for f in self.functions for inner in f.walk()
         )
         self.prototypes: list[tuple[str, str]] = []  # (doc comment, prototype)
-        target = module.attributes.get("adir.cmsis_nn_target")
-        self.cmsis_nn_target = target.data if isinstance(target, StringAttr) else ""
-        if kernels == "cmsis-nn" and not self.cmsis_nn_target:
-            raise OpError(
-                module,
-                'C backend: kernels="cmsis-nn" prints what lower-to-cmsis-nn chose; run it '
-                "after bufferize and before plan-memory",
-            )
+        # What select-kernels recorded: the libraries the calls use, CMSIS-NN's build.
+        self.libraries = frozenset(
+            library.data
+            for f in self.functions
+            for inner in f.walk()
+            if isinstance(library := inner.attributes.get("adir.kernel"), StringAttr)
+        ) & frozenset(LIBRARY_CALLS)
+        build = module.attributes.get("adir.cmsis_nn_build")
+        self.cmsis_nn_build = build.data if isinstance(build, StringAttr) else ""
+        if "cmsis-nn" in self.libraries and not self.cmsis_nn_build:
+            raise OpError(module, "C backend: CMSIS-NN calls without adir.cmsis_nn_build")
 
     # -- checks ---------------------------------------------------------------------------
 
@@ -232,17 +246,7 @@ class ModelPrinter:
                 if emitter is None:
                     raise OpError(inner, f"C backend: no C kernel for {inner.name}")
                 site = CallSite(inner, names.names, self.table)
-                if self.kernels == "cmsis-nn":
-                    cmsis = cmsis_nn_call(inner, site, self.cmsis_nn_target)
-                elif "adir.cmsis_nn" in inner.attributes:
-                    raise OpError(
-                        inner,
-                        "C backend: lower-to-cmsis-nn chose CMSIS-NN for this op; print it with "
-                        "-t 'c{kernels=\"cmsis-nn\"}'",
-                    )
-                else:
-                    cmsis = cmsis_dsp_call(inner, site) if self.kernels == "cmsis-dsp" else None
-                body.append(f"{cmsis or emitter(inner, site)}  /* {self.origin(inner)} */")
+                body.append(f"{self.call(inner, site, emitter)}  /* {self.origin(inner)} */")
                 written_args.update(site.outs)
             elif isinstance(inner, func.ReturnOp):
                 if returns_scalar:
@@ -265,6 +269,16 @@ class ModelPrinter:
         lines.append("}")
         return lines
 
+    def call(self, op: KernelOp, site: CallSite, emitter: CallEmitter) -> str:
+        """The statement of the kernel select-kernels recorded on `op` (adir's own, reference
+        or tuned, when it recorded no library call)."""
+        library, function = op.attributes.get("adir.kernel"), op.attributes.get("adir.kernel_call")
+        if isinstance(library, StringAttr) and library.data in LIBRARY_CALLS:
+            if not isinstance(function, StringAttr):
+                raise site.error(f"{library.data} chosen without adir.kernel_call")
+            return LIBRARY_CALLS[library.data](op, site, function.data, self.cmsis_nn_build)
+        return emitter(op, site)
+
     def origin(self, op: Operation) -> str:
         """The comment of a kernel call: its op and, where known, the source line."""
         text = op.name
@@ -275,13 +289,15 @@ class ModelPrinter:
         ]
         if properties:
             text += " {" + ", ".join(properties) + "}"
-        # lower-to-cmsis-nn's choice, and why an op it could not take stays on the reference.
-        chosen = op.attributes.get("adir.cmsis_nn")
-        refused = op.attributes.get("adir.cmsis_nn_refused")
-        if isinstance(chosen, StringAttr):
-            text += " -> CMSIS-NN"
-        elif isinstance(refused, StringAttr):
-            text += f" (reference: CMSIS-NN refused, {refused.data})"
+        # select-kernels' choice, and why the libraries it tried first refused the op.
+        refused = op.attributes.get("adir.kernel_refused")
+        if isinstance(refused, DictionaryAttr):
+            reasons = "; ".join(
+                f"{name} refused: {reason.data}"
+                for name, reason in refused.data.items()
+                if isinstance(reason, StringAttr)
+            )
+            text += f" ({reasons})"
         location = getattr(op, "location", None)
         if isinstance(location, FileLineColLoc):
             file = os.path.basename(location.filename.data)
@@ -343,8 +359,8 @@ class ModelPrinter:
             "",
             '#include "adir_init.h"',
             '#include "adir_kernels.h"',
-            *(['#include "adir_cmsis_dsp.h"'] if self.kernels == "cmsis-dsp" else []),
-            *(self.cmsis_nn_lines() if self.kernels == "cmsis-nn" else []),
+            *([f'#include "{CMSIS_DSP_HEADER}"'] if "cmsis-dsp" in self.libraries else []),
+            *(self.cmsis_nn_lines() if "cmsis-nn" in self.libraries else []),
             "",
             *self.arena_lines(arena_bytes),
             "",
@@ -394,7 +410,7 @@ class ModelPrinter:
         return [
             f'#include "{CMSIS_NN_HEADER}"',
             "",
-            f"/* CMSIS-NN for target {self.cmsis_nn_target!r} (the scratch buffers are sized for",
+            f"/* CMSIS-NN's {self.cmsis_nn_build!r} build (the scratch buffers are sized for",
             " * it). Each call's status goes to ADIR_CMSIS_NN_CHECK, by default ignored: define",
             " * it (e.g. to assert it equals ARM_CMSIS_NN_SUCCESS) to check. */",
             "#ifndef ADIR_CMSIS_NN_CHECK",
@@ -519,22 +535,18 @@ class ModelPrinter:
         return "\n".join(out) + "\n"
 
 
-def print_model(
-    module: ModuleOp, prefix: str = "", kernels: str = "reference", budget: StaticBudget = HOST
-) -> CModel:
+def print_model(module: ModuleOp, prefix: str = "", budget: StaticBudget = HOST) -> CModel:
     """The C of a planned module (raises `OpError` at the first op C cannot express, or whose
-    sizes do not fit the C or the `budget`: `size_limits.py`), calling CMSIS-DSP where legal
-    with `kernels="cmsis-dsp"`."""
+    sizes do not fit the C or the `budget`: `size_limits.py`), each op calling the kernel
+    select-kernels recorded on it."""
     if prefix and not IDENTIFIER.fullmatch(prefix):
         raise ValueError(f"C prefix {prefix!r} is not the start of a C identifier")
     if prefix and (why := reserved(f"{prefix}init")):
         raise OpError(
             module, f"C backend: the prefix {prefix!r} gives C names such as `{prefix}init`: {why}"
         )
-    if kernels not in KERNEL_SETS:
-        raise ValueError(f"kernels={kernels!r} is not one of {', '.join(KERNEL_SETS)}")
-    printer = ModelPrinter(module, prefix, kernels)
+    printer = ModelPrinter(module, prefix)
     arena_bytes = printer.arena_bytes()
     check_sizes(module, arena_bytes if printer.uses_arena else 0, budget)
     source = printer.source(arena_bytes)  # also collects the prototypes for the header
-    return CModel(prefix, printer.header(arena_bytes), source, kernels)
+    return CModel(prefix, printer.header(arena_bytes), source, printer.libraries)

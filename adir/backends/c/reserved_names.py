@@ -10,7 +10,7 @@ variables, typedefs, enumerators) and `-E -dM` (macros) on a file that includes 
 
 `CMSIS_DSP` is every macro of CMSIS-DSP's `Include/` (ARM-software/CMSIS-DSP) other than its
 `ARM_`/`arm_` names and include guards (those prefixes are refused as a whole), e.g. `PI`, `MAX`,
-`STEP`: `-t 'c{kernels="cmsis-dsp"}'` includes `arm_math.h` before the model's code.
+`STEP`: `--c-kernels=cmsis-dsp` includes `arm_math.h` before the model's code.
 """
 
 C_LIBRARY = frozenset(

@@ -2,13 +2,12 @@
 
     adir-opt --optimizer=sgd --plan-memory -t c model.mlir                  model.c
     adir-opt --optimizer=sgd --plan-memory -t 'c{prefix="mnist_" file="header"}' model.mlir
-    adir-opt --optimizer=sgd --plan-memory -t 'c{kernels="cmsis-dsp"}' model.mlir
+    adir-opt --optimizer=sgd --plan-memory --c-kernels=cmsis-dsp -t c model.mlir
 
 `file` picks the part: "source" (`<prefix>model.c`, the default) or "header"
-(`<prefix>model.h`). `kernels` picks the kernels: "reference" (the default), "cmsis-dsp",
-CMSIS-DSP calls where legal (`cmsis_dsp.py`), or "cmsis-nn", the CMSIS-NN calls that the
-`lower-to-cmsis-nn` pass chose for the int8 ops (`cmsis_nn.py`). `adir-opt --emit-c=DIR`
-writes both and the runtime to a directory (`--c-kernels` there).
+(`<prefix>model.h`). Each op calls the kernel that the `select-kernels` pass recorded on it
+(`--c-kernels` and `--c-target` set its options). `adir-opt --emit-c=DIR` writes both and the
+runtime to a directory.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
-from adir.backends.c.cmsis_dsp import KERNEL_SETS
 from adir.backends.c.model import IDENTIFIER, print_model
 from adir.diagnostics import OpError
 
@@ -33,16 +31,11 @@ class CTarget(Target):
 
     prefix: str = ""
     file: str = "source"
-    kernels: str = "reference"
 
     def __post_init__(self) -> None:
         """Options are checked when the spec is read, before any pass runs."""
         if self.file not in FILES:
             raise ValueError(f"C target: file={self.file!r} is not one of {', '.join(FILES)}")
-        if self.kernels not in KERNEL_SETS:
-            raise ValueError(
-                f"C target: kernels={self.kernels!r} is not one of {', '.join(KERNEL_SETS)}"
-            )
         if self.prefix and not IDENTIFIER.fullmatch(self.prefix):
             raise ValueError(
                 f"C target: prefix={self.prefix!r} is not the start of a C identifier "
@@ -51,7 +44,7 @@ class CTarget(Target):
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         try:
-            model = print_model(module, self.prefix, self.kernels)
+            model = print_model(module, self.prefix)
         except ValueError as error:
             raise OpError(module, f"C target: {error}") from error
         output.write(model.source if self.file == "source" else model.header)

@@ -14,7 +14,7 @@ input); without it they are dropped.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -141,3 +141,19 @@ class MaxOp(ReductionOp):
 
 
 REDUCTIONS_OPS = [SumOp, MeanOp, MaxOp]
+
+
+def reduction_runs(shape: Sequence[int], reduced: Collection[int]) -> list[tuple[int, bool]]:
+    """(size, reduced?) of the runs of `shape`'s dims once size-1 dims are dropped and
+    neighbours that are both reduced or both kept are merged: the loops a reduction kernel
+    needs."""
+    groups: list[tuple[int, bool]] = []
+    for axis, size in enumerate(shape):
+        if size == 1:
+            continue
+        is_reduced = axis in reduced
+        if groups and groups[-1][1] == is_reduced:
+            groups[-1] = (groups[-1][0] * size, is_reduced)
+        else:
+            groups.append((size, is_reduced))
+    return groups

@@ -29,5 +29,5 @@ func.func @f() {
 // TWICE: adir-opt: error: -t c{prefix="a" prefix="b"}: option 'prefix' is given twice
 // TWICE-NEXT: {{^}}c{prefix="a" prefix="b"}
 // TWICE-NEXT: {{^             \^$}}
-// KERNELS: adir-opt: error: -t c{kernels="zz"}: C target: kernels='zz' is not one of reference, cmsis-dsp, cmsis-nn
+// KERNELS: adir-opt: error: -t c{kernels="zz"}: Provided arguments ["kernels"] not found in expected arguments ["prefix", "file"]
 // PASS-TWICE: <pass-pipeline>:1:34: error: option 'lr' is given twice

@@ -18,7 +18,7 @@ func.func @loss(%x: tensor<4xf32>) -> tensor<f32> attributes {adir.loss} {
 // SHAPES-NEXT: %w = adir.load @w : tensor<4xf32>
 // SHAPES-NEXT: %y = adir.mul %x, %w : tensor<4xf32>
 
-// PLANNED: builtin.module attributes {adir.arena_size = {{[0-9]+}} : i64, adir.persistent_size = 16 : i64}
+// PLANNED: builtin.module attributes {adir.kernel_target = "host", adir.arena_size = {{[0-9]+}} : i64, adir.persistent_size = 16 : i64}
 // PLANNED: func.func @loss_grad(%x: memref<4xf32>) -> (memref<f32>, memref<4xf32>) attributes {{{.*}}adir.arena_size = {{[0-9]+}} : i64
 // PLANNED: adir_kernel.exp
 // PLANNED: memref.alloc() {adir.offset = {{[0-9]+}} : i64}

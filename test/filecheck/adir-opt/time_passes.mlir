@@ -24,11 +24,12 @@ func.func @loss(%x: tensor<4xf32>) -> tensor<f32> attributes {adir.loss} {
 // CHECK-NEXT: 1 fuse-weight-updates
 // CHECK-NEXT: 1 reorder-updates
 // CHECK-NEXT: 1 bufferize
+// CHECK-NEXT: 1 select-kernels
 // CHECK-NEXT: 1 plan-memory
 // CHECK-NEXT: 1 output (-t mlir)
 // CHECK-NOT: {{.}}
 
-// EACH: 7 verify
+// EACH: 8 verify
 
 // IR: func.func @loss_grad
 // IR-NOT: execution time report

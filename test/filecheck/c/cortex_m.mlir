@@ -40,7 +40,7 @@
 // NO-DIR: adir-opt: error: --c-board needs --emit-c=DIR and a main of your own, not --c-main
 // SMALL: adir-opt: error: --c-ram 8K: a RAM budget of 8192 bytes does not hold the stack and heap (16384 + 4096 bytes)
 // SIZE: adir-opt: error: --c-ram lots: 'lots' is not a size in bytes (e.g. 262144, 256K, 1M)
-// KERNELS: adir-opt: error: --c-kernels needs --emit-c=DIR (with -t: 'c{kernels="..."}')
+// KERNELS: adir-opt: error: --c-kernels needs --plan-memory or --emit-c=DIR
 // RAM: adir-opt: error: --c-ram needs --c-board
 
 adir.param @w : tensor<3x4xf32> = #adir.kaiming_uniform<a = 2.23606797749979, seed = 1>

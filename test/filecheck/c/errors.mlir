@@ -7,7 +7,7 @@
 // RUN: not adir-opt --emit-c=%t --c-main %s 2>&1 | filecheck %s --check-prefix=HARNESS
 
 // NOPLAN: errors.mlir: error: C backend: the module has no memory plan; run the C target after `plan-memory`
-// OPTION: adir-opt: error: -t c{bogus=1}: Provided arguments ["bogus"] not found in expected arguments ["prefix", "file", "kernels"]
+// OPTION: adir-opt: error: -t c{bogus=1}: Provided arguments ["bogus"] not found in expected arguments ["prefix", "file"]
 // FILE: adir-opt: error: -t c{file="both"}: C target: file='both' is not one of source, header
 // PREFIX: adir-opt: error: --c-prefix '9lives' is not the start of a C identifier
 // MAIN: adir-opt: error: --c-main needs --emit-c=DIR

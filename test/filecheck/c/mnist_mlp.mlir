@@ -17,14 +17,14 @@
 // CHECK-NEXT:  {
 // CHECK-NEXT:      unsigned char *const arena = MNIST_ARENA_BASE;
 // CHECK-NEXT:      float *const h = (float *)(void *)(arena + 0);
-// CHECK-NEXT:      ADIR_MATMUL(x, mnist_w1, h, 1, 1, 32, 784, 0, 1, 1);  /* adir_kernel.matmul {transpose_b} at mnist_mlp.mlir:17 */
+// CHECK-NEXT:      ADIR_TUNED_MATMUL(x, mnist_w1, h, 1, 1, 32, 784, 0, 1, 1);  /* adir_kernel.matmul {transpose_b} at mnist_mlp.mlir:17 */
 // CHECK-NEXT:      ADIR_SIGMOID(h, h, 32u);  /* adir_kernel.sigmoid at mnist_mlp.mlir:18 */
 // CHECK-NEXT:      float *const logits = (float *)(void *)(arena + 128);
-// CHECK-NEXT:      ADIR_MATMUL(h, mnist_w2, logits, 1, 1, 10, 32, 0, 1, 1);
+// CHECK-NEXT:      ADIR_TUNED_MATMUL(h, mnist_w2, logits, 1, 1, 10, 32, 0, 1, 1);
 // CHECK:           ADIR_CROSS_ENTROPY_GRAD_I32(logits, label,
-// CHECK:           ADIR_MATMUL(logits_grad, mnist_w2, a_grad, 1, 1, 32, 10, 0, 0, 1);
-// CHECK-NEXT:      ADIR_MATMUL_SGD_UPDATE(mnist_w2, logits_grad, h, {{.*}}, mnist_w2, 10, 32, 1, 1, 0);
+// CHECK:           ADIR_TUNED_MATMUL(logits_grad, mnist_w2, a_grad, 1, 1, 32, 10, 0, 0, 1);
+// CHECK-NEXT:      ADIR_TUNED_MATMUL_SGD_UPDATE(mnist_w2, logits_grad, h, {{.*}}, mnist_w2, 10, 32, 1, 1, 0);
 // CHECK-NEXT:      ADIR_SIGMOID_GRAD(h, a_grad, h, 32u);
-// CHECK-NEXT:      ADIR_MATMUL_SGD_UPDATE(mnist_w1, h, x, {{.*}}, mnist_w1, 32, 784, 1, 1, 0);  /* adir_kernel.matmul_sgd_update {transpose_a} at mnist_mlp.mlir:17 */
+// CHECK-NEXT:      ADIR_TUNED_MATMUL_SGD_UPDATE(mnist_w1, h, x, {{.*}}, mnist_w1, 32, 784, 1, 1, 0);  /* adir_kernel.matmul_sgd_update {transpose_a} at mnist_mlp.mlir:17 */
 // CHECK-NEXT:      return loss[0];
 // CHECK-NEXT:  }

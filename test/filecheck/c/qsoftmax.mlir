@@ -1,9 +1,9 @@
 // adir.qsoftmax in C: the reference kernel takes the rows (the product of the leading dims),
-// the row size (the last dim) and the softmax's integers; with lower-to-cmsis-nn, a row of at
+// the row size (the last dim) and the softmax's integers; with select-kernels{kernels=cmsis-nn}, a row of at
 // most 511 entries becomes arm_softmax_s8 with the same arguments in CMSIS-NN's order (it
 // returns void: no ADIR_CMSIS_NN_CHECK), a longer one stays on the reference kernel.
 // RUN: adir-opt %s -p 'bufferize,plan-memory' -t c | filecheck %s
-// RUN: adir-opt %s -p 'bufferize,lower-to-cmsis-nn,plan-memory' -t 'c{kernels="cmsis-nn"}' | filecheck %s --check-prefix=CMSIS
+// RUN: adir-opt %s -p 'bufferize,select-kernels{kernels=cmsis-nn},plan-memory' -t c | filecheck %s --check-prefix=CMSIS
 
 func.func @f(%x: tensor<2x3x10xi8>, %y: tensor<1x600xi8>) -> (tensor<2x3x10xi8>, tensor<1x600xi8>) {
   %s = adir.qsoftmax %x {multiplier = 1132176768 : i32, shift = 20 : i32, diff_min = -1984 : i32} : tensor<2x3x10xi8>
@@ -16,5 +16,5 @@ func.func @f(%x: tensor<2x3x10xi8>, %y: tensor<1x600xi8>) -> (tensor<2x3x10xi8>,
 // CHECK:       ADIR_QSOFTMAX(y, l, 1, 600, 1073741824, 23, -248);  /* adir_kernel.qsoftmax at qsoftmax.mlir:10 */
 
 // CMSIS-LABEL: void f(const int8_t *x, const int8_t *y, int8_t *out0, int8_t *out1)
-// CMSIS:       arm_softmax_s8(x, 6, 10, 1132176768, 20, -1984, s);  /* adir_kernel.qsoftmax -> CMSIS-NN at qsoftmax.mlir:9 */
-// CMSIS:       ADIR_QSOFTMAX(y, l, 1, 600, 1073741824, 23, -248);  /* adir_kernel.qsoftmax (reference: CMSIS-NN refused, rows of 600 entries, over the 511 arm_softmax_s8 takes) at qsoftmax.mlir:10 */
+// CMSIS:       arm_softmax_s8(x, 6, 10, 1132176768, 20, -1984, s);  /* adir_kernel.qsoftmax at qsoftmax.mlir:9 */
+// CMSIS:       ADIR_QSOFTMAX(y, l, 1, 600, 1073741824, 23, -248);  /* adir_kernel.qsoftmax (cmsis-nn refused: rows of 600 entries, over the 511 arm_softmax_s8 takes) at qsoftmax.mlir:10 */

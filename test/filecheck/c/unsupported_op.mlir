@@ -3,7 +3,7 @@
 // CHECK: unsupported_op.mlir:9:3: error: C backend: memref.dealloc has no C form
 // CHECK-NEXT: memref.dealloc %b : memref<2xf32>
 
-builtin.module attributes {adir.arena_size = 16 : i64} {
+builtin.module attributes {adir.kernel_target = "host", adir.arena_size = 16 : i64} {
 func.func @f(%x: memref<2xf32>) {
   %b = memref.alloc() {adir.offset = 0 : i64} : memref<2xf32>
   memref.dealloc %b : memref<2xf32>

@@ -8,7 +8,7 @@
 // CHECK-SAME:    adir.arena_size = 372496 : i64
 // The first layer's batchnorm and relu run again in the backward pass, before relu's gradient:
 // CHECK:         adir_kernel.batchnorm ins(%c1, {{.*}}) outs(%n1_recomputed, {{.*}}) {{{.*}}adir.recomputed{{.*}}}
-// CHECK-NEXT:    adir_kernel.relu ins(%n1_recomputed : {{.*}}) outs(%n1_recomputed : {{.*}}) {adir.recomputed}
+// CHECK-NEXT:    adir_kernel.relu ins(%n1_recomputed : {{.*}}) outs(%n1_recomputed : {{.*}}) {adir.recomputed, adir.kernel = "reference"}
 
 // REPORT:      recompute-activations: @train_step: arena lower bound 676624 -> 372496 bytes
 // REPORT-NEXT:   recomputed %a1 (adir.relu, 32000 bytes), 2 op(s)

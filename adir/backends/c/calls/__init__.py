@@ -1,4 +1,4 @@
-"""How each kernel op becomes one C statement: a call of its reference kernel's macro.
+"""How each kernel op becomes one C statement: a call of its kernel's macro.
 
 One file per op family, mirroring `adir/dialects/tensor/` and the runtime's `adir_<family>.c`.
 An emitter gets the kernel op and a `CallSite` (the C names of its buffers, their shapes, and a
@@ -10,7 +10,9 @@ way to declare constant tables) and returns the statement:
         return site.call("matmul", a, b, c, batch, m, n, k, ...)   # ADIR_MATMUL(...);
 
 `site.call("matmul", ...)` prints the macro `ADIR_MATMUL`, which `adir_kernels.h` maps to the
-reference kernel `adir_matmul` unless the user brings their own.
+reference kernel `adir_matmul` unless the user brings their own, or `ADIR_TUNED_MATMUL` (the
+tuned kernel, same arguments) where `select-kernels` recorded `adir.kernel = "tuned"` on the op.
+The CMSIS libraries' calls are printed by `cmsis_dsp.py` and `cmsis_nn.py`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from xdsl.dialects.builtin import (
     Float64Type,
     IntegerType,
     MemRefType,
+    StringAttr,
 )
 from xdsl.ir import Attribute, SSAValue
 
@@ -99,6 +102,8 @@ class CallSite:
         self._table = table
         # Read once: each access to a variadic operand group decodes the segment sizes.
         self.ins, self.outs = tuple(op.ins), tuple(op.outs)
+        library = op.attributes.get("adir.kernel")
+        self._macro_prefix = "ADIR_TUNED_" if library == StringAttr("tuned") else "ADIR_"
 
     def input(self, index: int) -> str:
         return self._names[self.ins[index]]
@@ -141,8 +146,9 @@ class CallSite:
         return OpError(self.op, f"C backend: {self.op.name}: {message}")
 
     def call(self, kernel: str, *arguments: object) -> str:
-        """`ADIR_<KERNEL>(arguments...);` (ints and strings as given)."""
-        return f"ADIR_{kernel.upper()}({', '.join(str(a) for a in arguments)});"
+        """`ADIR_<KERNEL>(arguments...);`, or `ADIR_TUNED_<KERNEL>(...)` for an op that
+        select-kernels gave the tuned kernel (ints and strings as given)."""
+        return f"{self._macro_prefix}{kernel.upper()}({', '.join(str(a) for a in arguments)});"
 
 
 def flag(value: object) -> int:

@@ -28,25 +28,11 @@ def reduced_axes(op: KernelOp, site: CallSite, rank: int) -> set[int]:
     return {axis % rank for axis in values}
 
 
-def reduction_groups(shape: tuple[int, ...], reduced: set[int]) -> list[tuple[int, bool]]:
-    """(size, reduced?) of the runs of dims of `shape` once simplified as above."""
-    groups: list[tuple[int, bool]] = []
-    for axis, size in enumerate(shape):
-        if size == 1:
-            continue
-        is_reduced = axis in reduced
-        if groups and groups[-1][1] == is_reduced:
-            groups[-1] = (groups[-1][0] * size, is_reduced)
-        else:
-            groups.append((size, is_reduced))
-    return groups
-
-
 @emits(red.SumOp, red.MeanOp, red.MaxOp)
 def reduction(op: KernelOp, site: CallSite) -> str:
     kernel = op.name.removeprefix("adir_kernel.")
     shape = site.in_shape(0)
-    groups = reduction_groups(shape, reduced_axes(op, site, len(shape)))
+    groups = red.reduction_runs(shape, reduced_axes(op, site, len(shape)))
     runs = [index for index, (_, is_reduced) in enumerate(groups) if is_reduced]
     if len(runs) <= 1:
         middle = runs[0] if runs else len(groups)

@@ -1,4 +1,4 @@
-/* adir_cmsis_dsp.h: what a model built with kernels="cmsis-dsp" calls besides the reference
+/* adir_cmsis_dsp.h: what a model built with --c-kernels=cmsis-dsp calls besides the reference
  * kernels (adir_kernels.h): CMSIS-DSP's own functions (arm_math.h) and the thin wrappers below,
  * which only fill in CMSIS-DSP's matrix structs and loop over batches or rows.
  *

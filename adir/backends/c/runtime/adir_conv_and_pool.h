@@ -19,61 +19,77 @@
  * o / (out_channels / groups). */
 void adir_conv2d(const float *x, const float *w, const float *bias, float *y, int32_t batch,
                  int32_t channels, int32_t height, int32_t width, int32_t out_channels,
-                 int32_t out_height, int32_t out_width, int32_t kernel_height,
-                 int32_t kernel_width, int32_t stride_height, int32_t stride_width,
-                 int32_t pad_top, int32_t pad_left, int32_t dilation_height,
-                 int32_t dilation_width, int32_t groups);
+                 int32_t out_height, int32_t out_width, int32_t kernel_height, int32_t kernel_width,
+                 int32_t stride_height, int32_t stride_width, int32_t pad_top, int32_t pad_left,
+                 int32_t dilation_height, int32_t dilation_width, int32_t groups);
 #ifndef ADIR_CONV2D
 #define ADIR_CONV2D adir_conv2d
 #endif
-/* The same, in the plain direct loops (reference/): what the tuned kernel must compute. */
-void adir_ref_conv2d(const float *x, const float *w, const float *bias, float *y, int32_t batch,
-                     int32_t channels, int32_t height, int32_t width, int32_t out_channels,
-                     int32_t out_height, int32_t out_width, int32_t kernel_height,
-                     int32_t kernel_width, int32_t stride_height, int32_t stride_width,
-                     int32_t pad_top, int32_t pad_left, int32_t dilation_height,
-                     int32_t dilation_width, int32_t groups);
+/* The same, tuned (tuned/, sized by the target's settings header), for stride 1, dilation 1 and no
+ * padding (out_height = height - kernel_height + 1, out_width likewise) only: select-kernels
+ * chooses it where that holds. */
+void adir_tuned_conv2d(const float *x, const float *w, const float *bias, float *y, int32_t batch,
+                       int32_t channels, int32_t height, int32_t width, int32_t out_channels,
+                       int32_t out_height, int32_t out_width, int32_t kernel_height,
+                       int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+                       int32_t pad_top, int32_t pad_left, int32_t dilation_height,
+                       int32_t dilation_width, int32_t groups);
+#ifndef ADIR_TUNED_CONV2D
+#define ADIR_TUNED_CONV2D adir_tuned_conv2d
+#endif
 
 /* dx = the adjoint of conv2d's input (the transposed convolution): each dy[n, o, p, q] times
  * w[o] added to the input pixels its window read; taps in the padding are dropped. Same
  * sizes as adir_conv2d (dy is [batch, out_channels, out_height, out_width], dx is x's
  * shape). */
 void adir_conv2d_grad_input(const float *dy, const float *w, float *dx, int32_t batch,
-                            int32_t channels, int32_t height, int32_t width,
-                            int32_t out_channels, int32_t out_height, int32_t out_width,
-                            int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
-                            int32_t stride_width, int32_t pad_top, int32_t pad_left,
-                            int32_t dilation_height, int32_t dilation_width, int32_t groups);
+                            int32_t channels, int32_t height, int32_t width, int32_t out_channels,
+                            int32_t out_height, int32_t out_width, int32_t kernel_height,
+                            int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+                            int32_t pad_top, int32_t pad_left, int32_t dilation_height,
+                            int32_t dilation_width, int32_t groups);
 #ifndef ADIR_CONV2D_GRAD_INPUT
 #define ADIR_CONV2D_GRAD_INPUT adir_conv2d_grad_input
 #endif
-/* The same, in the plain direct loops (reference/): what the tuned kernel must compute. */
-void adir_ref_conv2d_grad_input(const float *dy, const float *w, float *dx, int32_t batch,
-                                int32_t channels, int32_t height, int32_t width,
-                                int32_t out_channels, int32_t out_height, int32_t out_width,
-                                int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
-                                int32_t stride_width, int32_t pad_top, int32_t pad_left,
-                                int32_t dilation_height, int32_t dilation_width, int32_t groups);
+/* The same, tuned (tuned/, sized by the target's settings header), for stride 1, dilation 1 and no
+ * padding (out_height = height - kernel_height + 1, out_width likewise) only: select-kernels
+ * chooses it where that holds. */
+void adir_tuned_conv2d_grad_input(const float *dy, const float *w, float *dx, int32_t batch,
+                                  int32_t channels, int32_t height, int32_t width,
+                                  int32_t out_channels, int32_t out_height, int32_t out_width,
+                                  int32_t kernel_height, int32_t kernel_width,
+                                  int32_t stride_height, int32_t stride_width, int32_t pad_top,
+                                  int32_t pad_left, int32_t dilation_height, int32_t dilation_width,
+                                  int32_t groups);
+#ifndef ADIR_TUNED_CONV2D_GRAD_INPUT
+#define ADIR_TUNED_CONV2D_GRAD_INPUT adir_tuned_conv2d_grad_input
+#endif
 
 /* dw = the adjoint of conv2d's weight: dw[o, c, i, j] = the sum over n, p, q of dy[n, o, p, q]
  * times the input pixel that tap (i, j) of window (p, q) read (0 in the padding). Same sizes
  * as adir_conv2d (dw is w's shape). */
 void adir_conv2d_grad_weight(const float *x, const float *dy, float *dw, int32_t batch,
-                             int32_t channels, int32_t height, int32_t width,
-                             int32_t out_channels, int32_t out_height, int32_t out_width,
-                             int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
-                             int32_t stride_width, int32_t pad_top, int32_t pad_left,
-                             int32_t dilation_height, int32_t dilation_width, int32_t groups);
+                             int32_t channels, int32_t height, int32_t width, int32_t out_channels,
+                             int32_t out_height, int32_t out_width, int32_t kernel_height,
+                             int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+                             int32_t pad_top, int32_t pad_left, int32_t dilation_height,
+                             int32_t dilation_width, int32_t groups);
 #ifndef ADIR_CONV2D_GRAD_WEIGHT
 #define ADIR_CONV2D_GRAD_WEIGHT adir_conv2d_grad_weight
 #endif
-/* The same, in the plain direct loops (reference/): what the tuned kernel must compute. */
-void adir_ref_conv2d_grad_weight(const float *x, const float *dy, float *dw, int32_t batch,
-                                 int32_t channels, int32_t height, int32_t width,
-                                 int32_t out_channels, int32_t out_height, int32_t out_width,
-                                 int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
-                                 int32_t stride_width, int32_t pad_top, int32_t pad_left,
-                                 int32_t dilation_height, int32_t dilation_width, int32_t groups);
+/* The same, tuned (tuned/, sized by the target's settings header), for stride 1, dilation 1 and no
+ * padding (out_height = height - kernel_height + 1, out_width likewise) only: select-kernels
+ * chooses it where that holds. */
+void adir_tuned_conv2d_grad_weight(const float *x, const float *dy, float *dw, int32_t batch,
+                                   int32_t channels, int32_t height, int32_t width,
+                                   int32_t out_channels, int32_t out_height, int32_t out_width,
+                                   int32_t kernel_height, int32_t kernel_width,
+                                   int32_t stride_height, int32_t stride_width, int32_t pad_top,
+                                   int32_t pad_left, int32_t dilation_height,
+                                   int32_t dilation_width, int32_t groups);
+#ifndef ADIR_TUNED_CONV2D_GRAD_WEIGHT
+#define ADIR_TUNED_CONV2D_GRAD_WEIGHT adir_tuned_conv2d_grad_weight
+#endif
 
 /* y = the maximum of each window of x (a nan in the window gives nan): x [batch, channels,
  * height, width], y [batch, channels, out_height, out_width]. Every window holds at least one
@@ -85,11 +101,16 @@ void adir_maxpool2d(const float *x, float *y, int32_t batch, int32_t channels, i
 #ifndef ADIR_MAXPOOL2D
 #define ADIR_MAXPOOL2D adir_maxpool2d
 #endif
-/* The same, in the plain direct loops (reference/): what the tuned kernel must compute. */
-void adir_ref_maxpool2d(const float *x, float *y, int32_t batch, int32_t channels, int32_t height,
-                        int32_t width, int32_t out_height, int32_t out_width, int32_t kernel_height,
-                        int32_t kernel_width, int32_t stride_height, int32_t stride_width,
-                        int32_t pad_top, int32_t pad_left);
+/* The same, tuned (tuned/, sized by the target's settings header), for windows that tile the image:
+ * kernel == stride, no padding, out_height kernel_height <= height, out_width likewise only: *
+ * select-kernels chooses it where that holds. */
+void adir_tuned_maxpool2d(const float *x, float *y, int32_t batch, int32_t channels, int32_t height,
+                          int32_t width, int32_t out_height, int32_t out_width,
+                          int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
+                          int32_t stride_width, int32_t pad_top, int32_t pad_left);
+#ifndef ADIR_TUNED_MAXPOOL2D
+#define ADIR_TUNED_MAXPOOL2D adir_tuned_maxpool2d
+#endif
 
 /* dx = the adjoint of maxpool2d's input: each window's dy goes to the pixel PyTorch's forward
  * picks, found again in x: the first maximum in row-major order, or the last nan; windows are
@@ -103,12 +124,17 @@ void adir_maxpool2d_grad(const float *x, const float *dy, float *dx, int32_t bat
 #ifndef ADIR_MAXPOOL2D_GRAD
 #define ADIR_MAXPOOL2D_GRAD adir_maxpool2d_grad
 #endif
-/* The same, in the plain direct loops (reference/): what the tuned kernel must compute. */
-void adir_ref_maxpool2d_grad(const float *x, const float *dy, float *dx, int32_t batch,
-                             int32_t channels, int32_t height, int32_t width, int32_t out_height,
-                             int32_t out_width, int32_t kernel_height, int32_t kernel_width,
-                             int32_t stride_height, int32_t stride_width, int32_t pad_top,
-                             int32_t pad_left);
+/* The same, tuned (tuned/, sized by the target's settings header), for windows that tile the image:
+ * kernel == stride, no padding, out_height kernel_height <= height, out_width likewise only: *
+ * select-kernels chooses it where that holds. */
+void adir_tuned_maxpool2d_grad(const float *x, const float *dy, float *dx, int32_t batch,
+                               int32_t channels, int32_t height, int32_t width, int32_t out_height,
+                               int32_t out_width, int32_t kernel_height, int32_t kernel_width,
+                               int32_t stride_height, int32_t stride_width, int32_t pad_top,
+                               int32_t pad_left);
+#ifndef ADIR_TUNED_MAXPOOL2D_GRAD
+#define ADIR_TUNED_MAXPOOL2D_GRAD adir_tuned_maxpool2d_grad
+#endif
 
 /* y = the sum of each window of the zero-padded x over its divisor: the kernel's size with
  * count_include_pad, else the number of the window's pixels inside the image. Sizes as

@@ -1,18 +1,19 @@
 /* adir_kernels.h: the kernels that adir's generated C calls, one family per header.
  *
- * Two layers: reference/adir_<family>.c states each kernel's semantics in its plainest loops;
- * tuned/adir_tuned_*.c holds fast versions of the kernels that pay for it (matmul, the
- * convolutions, max pooling, the updates), sized by the target's settings header (targets/).
- * A tuned kernel is adir_<kernel> and its reference adir_ref_<kernel>, same arguments; a kernel
- * without a tuned version is its own reference.
+ * Two layers: reference/adir_<family>.c states each kernel's semantics in its plainest loops
+ * (adir_<kernel>, the C twin of adir/interpreter/<family>.py); tuned/adir_tuned_*.c holds fast
+ * versions of the kernels that pay for it (matmul, the convolutions, max pooling, the updates),
+ * adir_tuned_<kernel>, same arguments, sized by the target's settings header (targets/). Which
+ * one an op calls is decided at compile time by the select-kernels pass (a tuned conv, for
+ * one, only takes stride 1 without padding or dilation) and recorded on the op in the IR; the
+ * C prints that choice and never dispatches at run time.
  *
- * Generated code never calls a kernel function by name: it calls a macro, ADIR_<KERNEL>, that
- * this header defines as adir_<kernel> (the tuned kernel where there is one) unless it is
- * already defined (-DADIR_MATMUL=adir_ref_matmul runs the reference). To
- * bring your own kernel (a faster matmul, a vendor library), define the macro before this
- * header is read, without editing generated code:
+ * Generated code never calls a kernel function by name: it calls a macro, ADIR_<KERNEL> for
+ * the reference and ADIR_TUNED_<KERNEL> for the tuned kernel, that the family's header defines
+ * unless it is already defined. To bring your own kernel (a faster matmul, a vendor library),
+ * define the macro before this header is read, without editing generated code:
  *
- *     cc -DADIR_MATMUL=my_matmul ...                  one kernel
+ *     cc -DADIR_TUNED_MATMUL=my_matmul ...            one kernel
  *     cc -DADIR_USER_KERNELS='"my_kernels.h"' ...     a header of #define ADIR_<KERNEL> lines
  *
  * A replacement takes the kernel's arguments, in the same order.

@@ -14,9 +14,13 @@ void adir_matmul(const float *a, const float *b, float *c, int32_t batch, int32_
 #ifndef ADIR_MATMUL
 #define ADIR_MATMUL adir_matmul
 #endif
-/* The same, as the naive loop (reference/): what adir_matmul (tuned/) must compute. */
-void adir_ref_matmul(const float *a, const float *b, float *c, int32_t batch, int32_t m,
-                     int32_t n, int32_t k, int transpose_a, int transpose_b, int shared_b);
+/* The same, tuned (tuned/, sized by the target's settings header): select-kernels chooses it for
+ * every such op unless told to use the references. */
+void adir_tuned_matmul(const float *a, const float *b, float *c, int32_t batch, int32_t m,
+                       int32_t n, int32_t k, int transpose_a, int transpose_b, int shared_b);
+#ifndef ADIR_TUNED_MATMUL
+#define ADIR_TUNED_MATMUL adir_tuned_matmul
+#endif
 
 /* y = x, `count` elements: reshape and flatten (same elements, same row-major order). y does
  * not overlap x. */

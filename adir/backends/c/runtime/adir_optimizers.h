@@ -70,10 +70,14 @@ void adir_matmul_sgd_update(const float *param, const float *a, const float *b, 
 #ifndef ADIR_MATMUL_SGD_UPDATE
 #define ADIR_MATMUL_SGD_UPDATE adir_matmul_sgd_update
 #endif
-/* The same, one element at a time (reference/): what the tuned kernel must compute. */
-void adir_ref_matmul_sgd_update(const float *param, const float *a, const float *b, const float *lr,
-                                float *out, int32_t m, int32_t n, int32_t k, int transpose_a,
-                                int transpose_b);
+/* The same, tuned (tuned/, sized by the target's settings header): select-kernels chooses it for
+ * every such op unless told to use the references. */
+void adir_tuned_matmul_sgd_update(const float *param, const float *a, const float *b,
+                                  const float *lr, float *out, int32_t m, int32_t n, int32_t k,
+                                  int transpose_a, int transpose_b);
+#ifndef ADIR_TUNED_MATMUL_SGD_UPDATE
+#define ADIR_TUNED_MATMUL_SGD_UPDATE adir_tuned_matmul_sgd_update
+#endif
 
 /* -- parameter updates: adir.sgd_update, adir.momentum_update, adir.adam_update ------------
  *
@@ -93,22 +97,30 @@ void adir_sgd_update(const float *param, const float *grad, const float *lr, flo
 #ifndef ADIR_SGD_UPDATE
 #define ADIR_SGD_UPDATE adir_sgd_update
 #endif
-/* The same, one element at a time (reference/): what the tuned kernel must compute. */
-void adir_ref_sgd_update(const float *param, const float *grad, const float *lr, float *param_out,
-                         size_t n, float weight_decay, float clip_value);
+/* The same, tuned (tuned/, sized by the target's settings header): select-kernels chooses it for
+ * every such op unless told to use the references. */
+void adir_tuned_sgd_update(const float *param, const float *grad, const float *lr, float *param_out,
+                           size_t n, float weight_decay, float clip_value);
+#ifndef ADIR_TUNED_SGD_UPDATE
+#define ADIR_TUNED_SGD_UPDATE adir_tuned_sgd_update
+#endif
 
 /* g = regularized grad; buf_out = buf * momentum + g; param_out = param - lr * d, with
  * d = g + momentum * buf_out when nesterov, else d = buf_out. */
-void adir_momentum_update(const float *param, const float *buf, const float *grad,
-                          const float *lr, float *param_out, float *buf_out, size_t n,
-                          float momentum, float weight_decay, float clip_value, int nesterov);
+void adir_momentum_update(const float *param, const float *buf, const float *grad, const float *lr,
+                          float *param_out, float *buf_out, size_t n, float momentum,
+                          float weight_decay, float clip_value, int nesterov);
 #ifndef ADIR_MOMENTUM_UPDATE
 #define ADIR_MOMENTUM_UPDATE adir_momentum_update
 #endif
-/* The same, one element at a time (reference/): what the tuned kernel must compute. */
-void adir_ref_momentum_update(const float *param, const float *buf, const float *grad,
-                              const float *lr, float *param_out, float *buf_out, size_t n,
-                              float momentum, float weight_decay, float clip_value, int nesterov);
+/* The same, tuned (tuned/, sized by the target's settings header): select-kernels chooses it for
+ * every such op unless told to use the references. */
+void adir_tuned_momentum_update(const float *param, const float *buf, const float *grad,
+                                const float *lr, float *param_out, float *buf_out, size_t n,
+                                float momentum, float weight_decay, float clip_value, int nesterov);
+#ifndef ADIR_TUNED_MOMENTUM_UPDATE
+#define ADIR_TUNED_MOMENTUM_UPDATE adir_tuned_momentum_update
+#endif
 
 /* Adam at step t, given bias_correction1 = 1 - beta1^t and bias_correction2_sqrt =
  * sqrt(1 - beta2^t) (the betas in double: 1 - beta is taken in double, rounded to float once):
@@ -124,12 +136,17 @@ void adir_adam_update(const float *param, const float *exp_avg, const float *exp
 #ifndef ADIR_ADAM_UPDATE
 #define ADIR_ADAM_UPDATE adir_adam_update
 #endif
-/* The same, one element at a time (reference/): what the tuned kernel must compute. */
-void adir_ref_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
-                          const float *grad, const float *lr, const float *bias_correction1,
-                          const float *bias_correction2_sqrt, float *param_out, float *exp_avg_out,
-                          float *exp_avg_sq_out, size_t n, double beta1, double beta2, float eps,
-                          float weight_decay, float clip_value, int decoupled_weight_decay);
+/* The same, tuned (tuned/, sized by the target's settings header): select-kernels chooses it for
+ * every such op unless told to use the references. */
+void adir_tuned_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
+                            const float *grad, const float *lr, const float *bias_correction1,
+                            const float *bias_correction2_sqrt, float *param_out,
+                            float *exp_avg_out, float *exp_avg_sq_out, size_t n, double beta1,
+                            double beta2, float eps, float weight_decay, float clip_value,
+                            int decoupled_weight_decay);
+#ifndef ADIR_TUNED_ADAM_UPDATE
+#define ADIR_TUNED_ADAM_UPDATE adir_tuned_adam_update
+#endif
 
 /* -- the same updates of a weight-gradient matmul: adir.matmul_*_update --------------------
  *
@@ -138,55 +155,68 @@ void adir_ref_adam_update(const float *param, const float *exp_avg, const float 
  * to 64 columns at a time on the stack (from register tiles) and never stored whole, then each
  * row of the panel is updated as above. In place as above; no output overlaps a or b. */
 
-/* adir_sgd_update of the product (adir_matmul_sgd_update is the case without weight decay
- * and clipping). */
+/* adir_sgd_update of the product (adir_matmul_sgd_update is the case without weight decay and
+ * clipping). */
 void adir_matmul_sgd_update_general(const float *param, const float *a, const float *b,
                                     const float *lr, float *param_out, int32_t m, int32_t n,
-                                    int32_t k, int transpose_a, int transpose_b,
-                                    float weight_decay, float clip_value);
+                                    int32_t k, int transpose_a, int transpose_b, float weight_decay,
+                                    float clip_value);
 #ifndef ADIR_MATMUL_SGD_UPDATE_GENERAL
 #define ADIR_MATMUL_SGD_UPDATE_GENERAL adir_matmul_sgd_update_general
 #endif
-/* The same, one element at a time (reference/): what the tuned kernel must compute. */
-void adir_ref_matmul_sgd_update_general(const float *param, const float *a, const float *b,
-                                        const float *lr, float *param_out, int32_t m, int32_t n,
-                                        int32_t k, int transpose_a, int transpose_b,
-                                        float weight_decay, float clip_value);
+/* The same, tuned (tuned/, sized by the target's settings header): select-kernels chooses it for
+ * every such op unless told to use the references. */
+void adir_tuned_matmul_sgd_update_general(const float *param, const float *a, const float *b,
+                                          const float *lr, float *param_out, int32_t m, int32_t n,
+                                          int32_t k, int transpose_a, int transpose_b,
+                                          float weight_decay, float clip_value);
+#ifndef ADIR_TUNED_MATMUL_SGD_UPDATE_GENERAL
+#define ADIR_TUNED_MATMUL_SGD_UPDATE_GENERAL adir_tuned_matmul_sgd_update_general
+#endif
 
 /* adir_momentum_update of the product. */
 void adir_matmul_momentum_update(const float *param, const float *buf, const float *a,
-                                 const float *b, const float *lr, float *param_out,
-                                 float *buf_out, int32_t m, int32_t n, int32_t k,
-                                 int transpose_a, int transpose_b, float momentum,
-                                 float weight_decay, float clip_value, int nesterov);
+                                 const float *b, const float *lr, float *param_out, float *buf_out,
+                                 int32_t m, int32_t n, int32_t k, int transpose_a, int transpose_b,
+                                 float momentum, float weight_decay, float clip_value,
+                                 int nesterov);
 #ifndef ADIR_MATMUL_MOMENTUM_UPDATE
 #define ADIR_MATMUL_MOMENTUM_UPDATE adir_matmul_momentum_update
 #endif
-/* The same, one element at a time (reference/): what the tuned kernel must compute. */
-void adir_ref_matmul_momentum_update(const float *param, const float *buf, const float *a,
-                                     const float *b, const float *lr, float *param_out,
-                                     float *buf_out, int32_t m, int32_t n, int32_t k,
-                                     int transpose_a, int transpose_b, float momentum,
-                                     float weight_decay, float clip_value, int nesterov);
+/* The same, tuned (tuned/, sized by the target's settings header): select-kernels chooses it for
+ * every such op unless told to use the references. */
+void adir_tuned_matmul_momentum_update(const float *param, const float *buf, const float *a,
+                                       const float *b, const float *lr, float *param_out,
+                                       float *buf_out, int32_t m, int32_t n, int32_t k,
+                                       int transpose_a, int transpose_b, float momentum,
+                                       float weight_decay, float clip_value, int nesterov);
+#ifndef ADIR_TUNED_MATMUL_MOMENTUM_UPDATE
+#define ADIR_TUNED_MATMUL_MOMENTUM_UPDATE adir_tuned_matmul_momentum_update
+#endif
 
 /* adir_adam_update of the product. */
 void adir_matmul_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
                              const float *a, const float *b, const float *lr,
                              const float *bias_correction1, const float *bias_correction2_sqrt,
-                             float *param_out, float *exp_avg_out, float *exp_avg_sq_out,
-                             int32_t m, int32_t n, int32_t k, int transpose_a, int transpose_b,
-                             double beta1, double beta2, float eps, float weight_decay,
-                             float clip_value, int decoupled_weight_decay);
+                             float *param_out, float *exp_avg_out, float *exp_avg_sq_out, int32_t m,
+                             int32_t n, int32_t k, int transpose_a, int transpose_b, double beta1,
+                             double beta2, float eps, float weight_decay, float clip_value,
+                             int decoupled_weight_decay);
 #ifndef ADIR_MATMUL_ADAM_UPDATE
 #define ADIR_MATMUL_ADAM_UPDATE adir_matmul_adam_update
 #endif
-/* The same, one element at a time (reference/): what the tuned kernel must compute. */
-void adir_ref_matmul_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
-                                 const float *a, const float *b, const float *lr,
-                                 const float *bias_correction1, const float *bias_correction2_sqrt,
-                                 float *param_out, float *exp_avg_out, float *exp_avg_sq_out,
-                                 int32_t m, int32_t n, int32_t k, int transpose_a, int transpose_b,
-                                 double beta1, double beta2, float eps, float weight_decay,
-                                 float clip_value, int decoupled_weight_decay);
+/* The same, tuned (tuned/, sized by the target's settings header): select-kernels chooses it for
+ * every such op unless told to use the references. */
+void adir_tuned_matmul_adam_update(const float *param, const float *exp_avg,
+                                   const float *exp_avg_sq, const float *a, const float *b,
+                                   const float *lr, const float *bias_correction1,
+                                   const float *bias_correction2_sqrt, float *param_out,
+                                   float *exp_avg_out, float *exp_avg_sq_out, int32_t m, int32_t n,
+                                   int32_t k, int transpose_a, int transpose_b, double beta1,
+                                   double beta2, float eps, float weight_decay, float clip_value,
+                                   int decoupled_weight_decay);
+#ifndef ADIR_TUNED_MATMUL_ADAM_UPDATE
+#define ADIR_TUNED_MATMUL_ADAM_UPDATE adir_tuned_matmul_adam_update
+#endif
 
 #endif /* ADIR_OPTIMIZERS_H */

@@ -1,8 +1,8 @@
 /* adir_conv_and_pool.c: the reference kernels of the conv_and_pool family (declared in
  * adir_conv_and_pool.h): each kernel's semantics in its plainest loops, the C twin of
- * adir/interpreter/conv_and_pool.py. adir_conv2d, its two adjoints and adir_maxpool2d and its
- * adjoint, which generated code calls, are tuned (tuned/adir_tuned_conv.c, adir_tuned_pool.c)
- * and fall back on the adir_ref_ kernels here for the shapes they do not tile.
+ * adir/interpreter/conv_and_pool.py. The convolutions and max pools
+ * have tuned versions (tuned/adir_tuned_conv.c, adir_tuned_pool.c) for the shapes they tile;
+ * select-kernels calls the kernels here for the others.
  *
  * Direct loops over the output pixels. For each window, adir_taps_inside finds the kernel rows
  * and columns that land inside the image, so the inner loops read no padding and test no
@@ -37,12 +37,11 @@ static void adir_taps_inside(int32_t start, int32_t size, int32_t kernel, int32_
 
 /* --- convolution ------------------------------------------------------------------------ */
 
-void adir_ref_conv2d(const float *x, const float *w, const float *bias, float *y,
-                     int32_t batch, int32_t channels, int32_t height, int32_t width,
-                     int32_t out_channels, int32_t out_height, int32_t out_width,
-                     int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
-                     int32_t stride_width, int32_t pad_top, int32_t pad_left,
-                     int32_t dilation_height, int32_t dilation_width, int32_t groups)
+void adir_conv2d(const float *x, const float *w, const float *bias, float *y, int32_t batch,
+                 int32_t channels, int32_t height, int32_t width, int32_t out_channels,
+                 int32_t out_height, int32_t out_width, int32_t kernel_height, int32_t kernel_width,
+                 int32_t stride_height, int32_t stride_width, int32_t pad_top, int32_t pad_left,
+                 int32_t dilation_height, int32_t dilation_width, int32_t groups)
 {
     const int32_t group_channels = channels / groups;
     const int32_t group_outputs = out_channels / groups;
@@ -85,12 +84,12 @@ void adir_ref_conv2d(const float *x, const float *w, const float *bias, float *y
     }
 }
 
-void adir_ref_conv2d_grad_input(const float *dy, const float *w, float *dx, int32_t batch,
-                                int32_t channels, int32_t height, int32_t width,
-                                int32_t out_channels, int32_t out_height, int32_t out_width,
-                                int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
-                                int32_t stride_width, int32_t pad_top, int32_t pad_left,
-                                int32_t dilation_height, int32_t dilation_width, int32_t groups)
+void adir_conv2d_grad_input(const float *dy, const float *w, float *dx, int32_t batch,
+                            int32_t channels, int32_t height, int32_t width, int32_t out_channels,
+                            int32_t out_height, int32_t out_width, int32_t kernel_height,
+                            int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+                            int32_t pad_top, int32_t pad_left, int32_t dilation_height,
+                            int32_t dilation_width, int32_t groups)
 {
     const int32_t group_channels = channels / groups;
     const int32_t group_outputs = out_channels / groups;
@@ -133,12 +132,12 @@ void adir_ref_conv2d_grad_input(const float *dy, const float *w, float *dx, int3
     }
 }
 
-void adir_ref_conv2d_grad_weight(const float *x, const float *dy, float *dw, int32_t batch,
-                                 int32_t channels, int32_t height, int32_t width,
-                                 int32_t out_channels, int32_t out_height, int32_t out_width,
-                                 int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
-                                 int32_t stride_width, int32_t pad_top, int32_t pad_left,
-                                 int32_t dilation_height, int32_t dilation_width, int32_t groups)
+void adir_conv2d_grad_weight(const float *x, const float *dy, float *dw, int32_t batch,
+                             int32_t channels, int32_t height, int32_t width, int32_t out_channels,
+                             int32_t out_height, int32_t out_width, int32_t kernel_height,
+                             int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+                             int32_t pad_top, int32_t pad_left, int32_t dilation_height,
+                             int32_t dilation_width, int32_t groups)
 {
     const int32_t group_channels = channels / groups;
     const int32_t group_outputs = out_channels / groups;
@@ -208,10 +207,10 @@ static size_t adir_max_position(const float *x_plane, int32_t width, int32_t top
     return best;
 }
 
-void adir_ref_maxpool2d(const float *x, float *y, int32_t batch, int32_t channels,
-                        int32_t height, int32_t width, int32_t out_height, int32_t out_width,
-                        int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
-                        int32_t stride_width, int32_t pad_top, int32_t pad_left)
+void adir_maxpool2d(const float *x, float *y, int32_t batch, int32_t channels, int32_t height,
+                    int32_t width, int32_t out_height, int32_t out_width, int32_t kernel_height,
+                    int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+                    int32_t pad_top, int32_t pad_left)
 {
     const int32_t planes = batch * channels;
     const size_t plane = (size_t)height * (size_t)width;
@@ -235,11 +234,11 @@ void adir_ref_maxpool2d(const float *x, float *y, int32_t batch, int32_t channel
     }
 }
 
-void adir_ref_maxpool2d_grad(const float *x, const float *dy, float *dx, int32_t batch,
-                             int32_t channels, int32_t height, int32_t width, int32_t out_height,
-                             int32_t out_width, int32_t kernel_height, int32_t kernel_width,
-                             int32_t stride_height, int32_t stride_width, int32_t pad_top,
-                             int32_t pad_left)
+void adir_maxpool2d_grad(const float *x, const float *dy, float *dx, int32_t batch,
+                         int32_t channels, int32_t height, int32_t width, int32_t out_height,
+                         int32_t out_width, int32_t kernel_height, int32_t kernel_width,
+                         int32_t stride_height, int32_t stride_width, int32_t pad_top,
+                         int32_t pad_left)
 {
     const int32_t planes = batch * channels;
     const size_t plane = (size_t)height * (size_t)width;

@@ -1,7 +1,7 @@
 /* adir_matmul_and_shape.c: the reference kernels of the matmul_and_shape family (declared in
  * adir_matmul_and_shape.h): each kernel's semantics in its plainest loops, the C twin of
- * adir/interpreter/matmul_and_shape.py. adir_matmul, the tuned matmul that generated code calls,
- * is in tuned/adir_tuned_matmul.c; adir_ref_matmul here is what it must compute. */
+ * adir/interpreter/matmul_and_shape.py. adir_matmul here is what the tuned matmul
+ * (adir_tuned_matmul, tuned/adir_tuned_matmul.c) must compute. */
 #include <math.h>
 #include <string.h>
 
@@ -9,8 +9,8 @@
 
 /* c[i][j] = the sum over p of op_a(a)[i][p] * op_b(b)[j][p], p in order, one multiply and one
  * add per step (on separate lines: contracted into a fused multiply-add nowhere). */
-void adir_ref_matmul(const float *a, const float *b, float *c, int32_t batch, int32_t m,
-                     int32_t n, int32_t k, int transpose_a, int transpose_b, int shared_b)
+void adir_matmul(const float *a, const float *b, float *c, int32_t batch, int32_t m, int32_t n,
+                 int32_t k, int transpose_a, int transpose_b, int shared_b)
 {
     const size_t a_size = (size_t)m * (size_t)k;
     const size_t b_size = shared_b ? 0u : (size_t)k * (size_t)n;

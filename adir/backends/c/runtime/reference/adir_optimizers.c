@@ -1,10 +1,10 @@
 /* adir_optimizers.c: the reference kernels of the optimizers family (declared in
  * adir_optimizers.h): each kernel's semantics in its plainest loops, the C twin of
- * adir/interpreter/optimizers.py. The learning-rate schedules are the kernels generated code
- * calls; the updates it calls (adir_sgd_update, adir_matmul_adam_update, ...) are tuned
- * (tuned/adir_tuned_updates.c), and the adir_ref_ kernels here are what they must compute:
- * one element at a time, every float operation on its own line (rounded once, contracted into
- * a fused multiply-add nowhere), the gradient of a matmul update a plain sum in order. */
+ * adir/interpreter/optimizers.py. The updates have tuned versions (adir_tuned_sgd_update,
+ * adir_tuned_matmul_adam_update, ... in tuned/adir_tuned_updates.c), and the kernels here are what
+ * they must compute: one element at a time, every float operation on its own line (rounded once,
+ * contracted into a fused multiply-add nowhere), the gradient of a matmul update a plain sum in
+ * order. */
 #include <math.h>
 #include <string.h>
 
@@ -57,8 +57,8 @@ void adir_bias_correction(const float *t, float *out, double beta)
 
 /* -- parameter updates -------------------------------------------------------------------- */
 
-/* One element of adir_sgd_update: the new param. */
-static float adir_ref_sgd_step(float param, float grad, float rate, float weight_decay,
+/* One element of adir_tuned_sgd_update: the new param. */
+static float adir_sgd_step(float param, float grad, float rate, float weight_decay,
                                float clip_value)
 {
     const float g = adir_regularized_grad(grad, param, weight_decay, clip_value);
@@ -66,8 +66,8 @@ static float adir_ref_sgd_step(float param, float grad, float rate, float weight
     return param - step;
 }
 
-/* One element of adir_momentum_update: the new param and *buf_out. */
-static float adir_ref_momentum_step(float param, float buf, float grad, float rate,
+/* One element of adir_tuned_momentum_update: the new param and *buf_out. */
+static float adir_momentum_step(float param, float buf, float grad, float rate,
                                     float momentum, float weight_decay, float clip_value,
                                     int nesterov, float *buf_out)
 {
@@ -84,21 +84,21 @@ static float adir_ref_momentum_step(float param, float buf, float grad, float ra
     return param - step;
 }
 
-/* Adam's constants, as adir_adam_update derives them from its arguments. */
-struct adir_ref_adam {
+/* Adam's constants, as adir_tuned_adam_update derives them from its arguments. */
+struct adir_adam_scalars {
     float rate, weight_decay, clip_value, step_size, correction2, one_minus_beta1, beta2,
         one_minus_beta2, eps, keep;
     int shrink;
 };
 
-static struct adir_ref_adam adir_ref_adam_constants(const float *lr,
+static struct adir_adam_scalars adir_adam_constants(const float *lr,
                                                     const float *bias_correction1,
                                                     const float *bias_correction2_sqrt,
                                                     double beta1, double beta2, float eps,
                                                     float weight_decay, float clip_value,
                                                     int decoupled_weight_decay)
 {
-    struct adir_ref_adam c;
+    struct adir_adam_scalars c;
     c.rate = lr[0];
     /* Decoupled (AdamW): param * (1 - lr * weight_decay), and no L2 term in the gradient. */
     c.weight_decay = decoupled_weight_decay ? 0.0f : weight_decay;
@@ -118,8 +118,8 @@ static struct adir_ref_adam adir_ref_adam_constants(const float *lr,
     return c;
 }
 
-/* One element of adir_adam_update: the new param, *m_out and *v_out. */
-static float adir_ref_adam_step(const struct adir_ref_adam *c, float param, float m, float v,
+/* One element of adir_tuned_adam_update: the new param, *m_out and *v_out. */
+static float adir_adam_step(const struct adir_adam_scalars *c, float param, float m, float v,
                                 float grad, float *m_out, float *v_out)
 {
     const float g = adir_regularized_grad(grad, param, c->weight_decay, c->clip_value);
@@ -142,43 +142,42 @@ static float adir_ref_adam_step(const struct adir_ref_adam *c, float param, floa
     return p - step;
 }
 
-void adir_ref_sgd_update(const float *param, const float *grad, const float *lr,
-                         float *param_out, size_t n, float weight_decay, float clip_value)
+void adir_sgd_update(const float *param, const float *grad, const float *lr, float *param_out,
+                     size_t n, float weight_decay, float clip_value)
 {
     size_t i;
     for (i = 0; i < n; ++i) {
-        param_out[i] = adir_ref_sgd_step(param[i], grad[i], lr[0], weight_decay, clip_value);
+        param_out[i] = adir_sgd_step(param[i], grad[i], lr[0], weight_decay, clip_value);
     }
 }
 
-void adir_ref_momentum_update(const float *param, const float *buf, const float *grad,
-                              const float *lr, float *param_out, float *buf_out, size_t n,
-                              float momentum, float weight_decay, float clip_value, int nesterov)
+void adir_momentum_update(const float *param, const float *buf, const float *grad, const float *lr,
+                          float *param_out, float *buf_out, size_t n, float momentum,
+                          float weight_decay, float clip_value, int nesterov)
 {
     size_t i;
     for (i = 0; i < n; ++i) {
         float b;
-        const float p = adir_ref_momentum_step(param[i], buf[i], grad[i], lr[0], momentum,
+        const float p = adir_momentum_step(param[i], buf[i], grad[i], lr[0], momentum,
                                                weight_decay, clip_value, nesterov, &b);
         buf_out[i] = b;
         param_out[i] = p;
     }
 }
 
-void adir_ref_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
-                          const float *grad, const float *lr, const float *bias_correction1,
-                          const float *bias_correction2_sqrt, float *param_out,
-                          float *exp_avg_out, float *exp_avg_sq_out, size_t n, double beta1,
-                          double beta2, float eps, float weight_decay, float clip_value,
-                          int decoupled_weight_decay)
+void adir_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
+                      const float *grad, const float *lr, const float *bias_correction1,
+                      const float *bias_correction2_sqrt, float *param_out, float *exp_avg_out,
+                      float *exp_avg_sq_out, size_t n, double beta1, double beta2, float eps,
+                      float weight_decay, float clip_value, int decoupled_weight_decay)
 {
-    const struct adir_ref_adam c =
-        adir_ref_adam_constants(lr, bias_correction1, bias_correction2_sqrt, beta1, beta2, eps,
+    const struct adir_adam_scalars c =
+        adir_adam_constants(lr, bias_correction1, bias_correction2_sqrt, beta1, beta2, eps,
                                 weight_decay, clip_value, decoupled_weight_decay);
     size_t i;
     for (i = 0; i < n; ++i) {
         float m, v;
-        const float p = adir_ref_adam_step(&c, param[i], exp_avg[i], exp_avg_sq[i], grad[i], &m,
+        const float p = adir_adam_step(&c, param[i], exp_avg[i], exp_avg_sq[i], grad[i], &m,
                                            &v);
         exp_avg_out[i] = m;
         exp_avg_sq_out[i] = v;
@@ -189,7 +188,7 @@ void adir_ref_adam_update(const float *param, const float *exp_avg, const float 
 /* -- the same updates of a weight-gradient matmul ----------------------------------------- */
 
 /* Element (i, j) of op_a(a) op_b(b) (op_a(a) m x k, op_b(b) k x n): the sum over p in order. */
-static float adir_ref_gradient(const float *a, const float *b, int32_t m, int32_t n, int32_t k,
+static float adir_gradient(const float *a, const float *b, int32_t m, int32_t n, int32_t k,
                                int transpose_a, int transpose_b, int32_t i, int32_t j)
 {
     float sum = 0.0f;
@@ -205,42 +204,42 @@ static float adir_ref_gradient(const float *a, const float *b, int32_t m, int32_
     return sum;
 }
 
-void adir_ref_matmul_sgd_update(const float *param, const float *a, const float *b,
-                                const float *lr, float *out, int32_t m, int32_t n, int32_t k,
-                                int transpose_a, int transpose_b)
+void adir_matmul_sgd_update(const float *param, const float *a, const float *b, const float *lr,
+                            float *out, int32_t m, int32_t n, int32_t k, int transpose_a,
+                            int transpose_b)
 {
-    adir_ref_matmul_sgd_update_general(param, a, b, lr, out, m, n, k, transpose_a, transpose_b,
+    adir_matmul_sgd_update_general(param, a, b, lr, out, m, n, k, transpose_a, transpose_b,
                                        0.0f, 0.0f);
 }
 
-void adir_ref_matmul_sgd_update_general(const float *param, const float *a, const float *b,
-                                        const float *lr, float *param_out, int32_t m, int32_t n,
-                                        int32_t k, int transpose_a, int transpose_b,
-                                        float weight_decay, float clip_value)
+void adir_matmul_sgd_update_general(const float *param, const float *a, const float *b,
+                                    const float *lr, float *param_out, int32_t m, int32_t n,
+                                    int32_t k, int transpose_a, int transpose_b, float weight_decay,
+                                    float clip_value)
 {
     int32_t i, j;
     for (i = 0; i < m; ++i) {
         for (j = 0; j < n; ++j) {
             const size_t at = (size_t)i * (size_t)n + (size_t)j;
-            const float g = adir_ref_gradient(a, b, m, n, k, transpose_a, transpose_b, i, j);
-            param_out[at] = adir_ref_sgd_step(param[at], g, lr[0], weight_decay, clip_value);
+            const float g = adir_gradient(a, b, m, n, k, transpose_a, transpose_b, i, j);
+            param_out[at] = adir_sgd_step(param[at], g, lr[0], weight_decay, clip_value);
         }
     }
 }
 
-void adir_ref_matmul_momentum_update(const float *param, const float *buf, const float *a,
-                                     const float *b, const float *lr, float *param_out,
-                                     float *buf_out, int32_t m, int32_t n, int32_t k,
-                                     int transpose_a, int transpose_b, float momentum,
-                                     float weight_decay, float clip_value, int nesterov)
+void adir_matmul_momentum_update(const float *param, const float *buf, const float *a,
+                                 const float *b, const float *lr, float *param_out, float *buf_out,
+                                 int32_t m, int32_t n, int32_t k, int transpose_a, int transpose_b,
+                                 float momentum, float weight_decay, float clip_value,
+                                 int nesterov)
 {
     int32_t i, j;
     for (i = 0; i < m; ++i) {
         for (j = 0; j < n; ++j) {
             const size_t at = (size_t)i * (size_t)n + (size_t)j;
-            const float g = adir_ref_gradient(a, b, m, n, k, transpose_a, transpose_b, i, j);
+            const float g = adir_gradient(a, b, m, n, k, transpose_a, transpose_b, i, j);
             float new_buf;
-            const float p = adir_ref_momentum_step(param[at], buf[at], g, lr[0], momentum,
+            const float p = adir_momentum_step(param[at], buf[at], g, lr[0], momentum,
                                                    weight_decay, clip_value, nesterov,
                                                    &new_buf);
             buf_out[at] = new_buf;
@@ -249,25 +248,24 @@ void adir_ref_matmul_momentum_update(const float *param, const float *buf, const
     }
 }
 
-void adir_ref_matmul_adam_update(const float *param, const float *exp_avg,
-                                 const float *exp_avg_sq, const float *a, const float *b,
-                                 const float *lr, const float *bias_correction1,
-                                 const float *bias_correction2_sqrt, float *param_out,
-                                 float *exp_avg_out, float *exp_avg_sq_out, int32_t m, int32_t n,
-                                 int32_t k, int transpose_a, int transpose_b, double beta1,
-                                 double beta2, float eps, float weight_decay, float clip_value,
-                                 int decoupled_weight_decay)
+void adir_matmul_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
+                             const float *a, const float *b, const float *lr,
+                             const float *bias_correction1, const float *bias_correction2_sqrt,
+                             float *param_out, float *exp_avg_out, float *exp_avg_sq_out, int32_t m,
+                             int32_t n, int32_t k, int transpose_a, int transpose_b, double beta1,
+                             double beta2, float eps, float weight_decay, float clip_value,
+                             int decoupled_weight_decay)
 {
-    const struct adir_ref_adam c =
-        adir_ref_adam_constants(lr, bias_correction1, bias_correction2_sqrt, beta1, beta2, eps,
+    const struct adir_adam_scalars c =
+        adir_adam_constants(lr, bias_correction1, bias_correction2_sqrt, beta1, beta2, eps,
                                 weight_decay, clip_value, decoupled_weight_decay);
     int32_t i, j;
     for (i = 0; i < m; ++i) {
         for (j = 0; j < n; ++j) {
             const size_t at = (size_t)i * (size_t)n + (size_t)j;
-            const float g = adir_ref_gradient(a, b, m, n, k, transpose_a, transpose_b, i, j);
+            const float g = adir_gradient(a, b, m, n, k, transpose_a, transpose_b, i, j);
             float new_m, new_v;
-            const float p = adir_ref_adam_step(&c, param[at], exp_avg[at], exp_avg_sq[at], g,
+            const float p = adir_adam_step(&c, param[at], exp_avg[at], exp_avg_sq[at], g,
                                                &new_m, &new_v);
             exp_avg_out[at] = new_m;
             exp_avg_sq_out[at] = new_v;

@@ -1,4 +1,4 @@
-/* adir_tuned_matmul.c: the tuned adir_matmul (reference: adir_ref_matmul in
+/* adir_tuned_matmul.c: adir_tuned_matmul (reference: adir_matmul in
  * reference/adir_matmul_and_shape.c).
  *
  * Register-blocked loops in portable C99 that gcc and clang vectorize (at -O3, and with
@@ -269,8 +269,8 @@ static void adir_matmul_one(const float *a, const float *b, float *c, int32_t m,
     }
 }
 
-void adir_matmul(const float *a, const float *b, float *c, int32_t batch, int32_t m, int32_t n,
-                 int32_t k, int transpose_a, int transpose_b, int shared_b)
+void adir_tuned_matmul(const float *a, const float *b, float *c, int32_t batch, int32_t m,
+                       int32_t n, int32_t k, int transpose_a, int transpose_b, int shared_b)
 {
     const size_t a_size = (size_t)m * (size_t)k;
     const size_t b_size = shared_b ? 0u : (size_t)k * (size_t)n;

@@ -1,8 +1,8 @@
-/* adir_tuned_pool.c: the tuned max pools of the conv_and_pool family: adir_maxpool2d and
- * adir_maxpool2d_grad (references: adir_ref_maxpool2d and adir_ref_maxpool2d_grad in
- * reference/adir_conv_and_pool.c), for pools whose windows tile the image; the others run the
- * reference. Both pick the same pixel of each window as the reference, so they agree with it
- * bit for bit. */
+/* adir_tuned_pool.c: the tuned max pools of the conv_and_pool family: adir_tuned_maxpool2d and
+ * adir_tuned_maxpool2d_grad (references: adir_maxpool2d and adir_maxpool2d_grad in
+ * reference/adir_conv_and_pool.c), for pools whose windows tile the image only: select-kernels
+ * chooses the references for the others. Both pick the same pixel of each window as the reference,
+ * so they agree with it bit for bit. */
 #include <string.h>
 
 #include "adir_tuned.h"
@@ -12,15 +12,6 @@
  * choose with selects instead of branches (a branch per pixel on data is mispredicted half the
  * time), and the gradient writes each window's pixels once, dy at the chosen one and 0 at the
  * others (0 + dy, as the scattering adds it to a cleared dx: -0.0 becomes 0.0 alike). */
-static int adir_pool_is_tiling(int32_t height, int32_t width, int32_t out_height,
-                               int32_t out_width, int32_t kernel_height, int32_t kernel_width,
-                               int32_t stride_height, int32_t stride_width, int32_t pad_top,
-                               int32_t pad_left)
-{
-    return kernel_height == stride_height && kernel_width == stride_width && pad_top == 0 &&
-           pad_left == 0 && out_height * kernel_height <= height &&
-           out_width * kernel_width <= width;
-}
 
 /* The position in the window (row-major) and the value of the pixel adir_max_position picks
  * in a window that lies inside the image: window[i * width + j], i < kh, j < kw. */
@@ -182,36 +173,31 @@ static void adir_maxpool2d_grad_tiling(const float *x, const float *dy, float *d
     }
 }
 
-void adir_maxpool2d(const float *x, float *y, int32_t batch, int32_t channels, int32_t height,
-                    int32_t width, int32_t out_height, int32_t out_width, int32_t kernel_height,
-                    int32_t kernel_width, int32_t stride_height, int32_t stride_width,
-                    int32_t pad_top, int32_t pad_left)
+void adir_tuned_maxpool2d(const float *x, float *y, int32_t batch, int32_t channels, int32_t height,
+                          int32_t width, int32_t out_height, int32_t out_width,
+                          int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
+                          int32_t stride_width, int32_t pad_top, int32_t pad_left)
 {
-    const int32_t planes = batch * channels;
-    if (adir_pool_is_tiling(height, width, out_height, out_width, kernel_height, kernel_width,
-                            stride_height, stride_width, pad_top, pad_left)) {
-        adir_maxpool2d_tiling(x, y, planes, height, width, out_height, out_width, kernel_height,
-                              kernel_width);
-        return;
-    }
-    adir_ref_maxpool2d(x, y, batch, channels, height, width, out_height, out_width, kernel_height,
-                       kernel_width, stride_height, stride_width, pad_top, pad_left);
+    /* Windows that tile the image, as select-kernels checked: stride = kernel, no padding. */
+    (void)stride_height;
+    (void)stride_width;
+    (void)pad_top;
+    (void)pad_left;
+    adir_maxpool2d_tiling(x, y, batch * channels, height, width, out_height, out_width,
+                          kernel_height, kernel_width);
 }
 
-void adir_maxpool2d_grad(const float *x, const float *dy, float *dx, int32_t batch,
-                         int32_t channels, int32_t height, int32_t width, int32_t out_height,
-                         int32_t out_width, int32_t kernel_height, int32_t kernel_width,
-                         int32_t stride_height, int32_t stride_width, int32_t pad_top,
-                         int32_t pad_left)
+void adir_tuned_maxpool2d_grad(const float *x, const float *dy, float *dx, int32_t batch,
+                               int32_t channels, int32_t height, int32_t width, int32_t out_height,
+                               int32_t out_width, int32_t kernel_height, int32_t kernel_width,
+                               int32_t stride_height, int32_t stride_width, int32_t pad_top,
+                               int32_t pad_left)
 {
-    const int32_t planes = batch * channels;
-    if (adir_pool_is_tiling(height, width, out_height, out_width, kernel_height, kernel_width,
-                            stride_height, stride_width, pad_top, pad_left)) {
-        adir_maxpool2d_grad_tiling(x, dy, dx, planes, height, width, out_height, out_width,
-                                   kernel_height, kernel_width);
-        return;
-    }
-    adir_ref_maxpool2d_grad(x, dy, dx, batch, channels, height, width, out_height, out_width,
-                            kernel_height, kernel_width, stride_height, stride_width, pad_top,
-                            pad_left);
+    /* Windows that tile the image, as select-kernels checked: stride = kernel, no padding. */
+    (void)stride_height;
+    (void)stride_width;
+    (void)pad_top;
+    (void)pad_left;
+    adir_maxpool2d_grad_tiling(x, dy, dx, batch * channels, height, width, out_height,
+                               out_width, kernel_height, kernel_width);
 }

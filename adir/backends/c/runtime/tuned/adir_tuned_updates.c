@@ -1,20 +1,20 @@
-/* adir_tuned_updates.c: the tuned updates of the optimizers family: adir_sgd_update,
- * adir_momentum_update, adir_adam_update and their fusions with a weight-gradient matmul
- * (references: adir_ref_sgd_update, ... in reference/adir_optimizers.c). Bit for bit the
+/* adir_tuned_updates.c: the tuned updates of the optimizers family: adir_tuned_sgd_update,
+ * adir_tuned_momentum_update, adir_tuned_adam_update and their fusions with a weight-gradient
+ * matmul (references: adir_sgd_update, ... in reference/adir_optimizers.c). Bit for bit the
  * references' results where the gradient's sums are exact; else they differ only by the order
  * of those sums (and a fused multiply-add's single rounding). */
 #include <string.h>
 
 #include "adir_tuned.h"
 
-/* --- adir_matmul_sgd_update -------------------------------------------------------------------
+/* --- adir_tuned_matmul_sgd_update ---------------------------------------------------------
  *
  * With a plain b (the usual weight gradient, dy^T x, is transpose_a): register tiles of MR x NR
- * elements of the product, each a sum of outer products over p as in adir_matmul, then updated
- * at once, so the product is never stored. k (a batch) is not blocked: each tile's sums are
- * whole before lr multiplies them. With a fast fused multiply-add (C99's FP_FAST_FMAF) each
- * step of the sums rounds once. Tile sizes come from the target's settings header (targets/): the
- * GEMM micro-kernel's. */
+ * elements of the product, each a sum of outer products over p as in adir_tuned_matmul, then
+ * updated at once, so the product is never stored. k (a batch) is not blocked: each tile's sums are
+ * whole before lr multiplies them. With a fast fused multiply-add (C99's FP_FAST_FMAF) each step of
+ * the sums rounds once. Tile sizes come from the target's settings header (targets/): the GEMM
+ * micro-kernel's. */
 
 /* out[i * n + j] = param[i * n + j] - rate * (the sum over p < k of a[i * a_row + p * a_col] *
  * b[p * n + j]) for i < MR, j < NR: one full tile, its sums by the GEMM micro-kernel. */
@@ -71,9 +71,9 @@ ADIR_NOINLINE static void adir_sgd_edge(const float *param, const float *restric
     }
 }
 
-void adir_matmul_sgd_update(const float *param, const float *a, const float *b, const float *lr,
-                            float *out, int32_t m, int32_t n, int32_t k, int transpose_a,
-                            int transpose_b)
+void adir_tuned_matmul_sgd_update(const float *param, const float *a, const float *b,
+                                  const float *lr, float *out, int32_t m, int32_t n, int32_t k,
+                                  int transpose_a, int transpose_b)
 {
     const float rate = lr[0];
     const size_t sn = (size_t)n;
@@ -270,8 +270,8 @@ static void adir_adam_chunk(const struct adir_update *u, const float *param,
     }
 }
 
-void adir_sgd_update(const float *param, const float *grad, const float *lr, float *param_out,
-                     size_t n, float weight_decay, float clip_value)
+void adir_tuned_sgd_update(const float *param, const float *grad, const float *lr, float *param_out,
+                           size_t n, float weight_decay, float clip_value)
 {
     const struct adir_update u = adir_plain_update(lr, weight_decay, clip_value);
     size_t i;
@@ -281,9 +281,10 @@ void adir_sgd_update(const float *param, const float *grad, const float *lr, flo
     }
 }
 
-void adir_momentum_update(const float *param, const float *buf, const float *grad,
-                          const float *lr, float *param_out, float *buf_out, size_t n,
-                          float momentum, float weight_decay, float clip_value, int nesterov)
+void adir_tuned_momentum_update(const float *param, const float *buf, const float *grad,
+                                const float *lr, float *param_out, float *buf_out, size_t n,
+                                float momentum, float weight_decay, float clip_value,
+                                int nesterov)
 {
     const struct adir_update u = adir_momentum(lr, momentum, weight_decay, clip_value, nesterov);
     size_t i;
@@ -293,11 +294,12 @@ void adir_momentum_update(const float *param, const float *buf, const float *gra
     }
 }
 
-void adir_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
-                      const float *grad, const float *lr, const float *bias_correction1,
-                      const float *bias_correction2_sqrt, float *param_out, float *exp_avg_out,
-                      float *exp_avg_sq_out, size_t n, double beta1, double beta2, float eps,
-                      float weight_decay, float clip_value, int decoupled_weight_decay)
+void adir_tuned_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
+                            const float *grad, const float *lr, const float *bias_correction1,
+                            const float *bias_correction2_sqrt, float *param_out,
+                            float *exp_avg_out, float *exp_avg_sq_out, size_t n, double beta1,
+                            double beta2, float eps, float weight_decay, float clip_value,
+                            int decoupled_weight_decay)
 {
     const struct adir_update u = adir_adam(lr, bias_correction1, bias_correction2_sqrt, beta1,
                                            beta2, eps, weight_decay, clip_value,
@@ -486,10 +488,10 @@ static void adir_adam_panel(const struct adir_gradient_panel *panel, void *conte
     }
 }
 
-void adir_matmul_sgd_update_general(const float *param, const float *a, const float *b,
-                                    const float *lr, float *param_out, int32_t m, int32_t n,
-                                    int32_t k, int transpose_a, int transpose_b,
-                                    float weight_decay, float clip_value)
+void adir_tuned_matmul_sgd_update_general(const float *param, const float *a, const float *b,
+                                          const float *lr, float *param_out, int32_t m, int32_t n,
+                                          int32_t k, int transpose_a, int transpose_b,
+                                          float weight_decay, float clip_value)
 {
     struct adir_panel_update t;
     memset(&t, 0, sizeof t);
@@ -499,11 +501,11 @@ void adir_matmul_sgd_update_general(const float *param, const float *a, const fl
     adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_sgd_panel, &t);
 }
 
-void adir_matmul_momentum_update(const float *param, const float *buf, const float *a,
-                                 const float *b, const float *lr, float *param_out,
-                                 float *buf_out, int32_t m, int32_t n, int32_t k,
-                                 int transpose_a, int transpose_b, float momentum,
-                                 float weight_decay, float clip_value, int nesterov)
+void adir_tuned_matmul_momentum_update(const float *param, const float *buf, const float *a,
+                                       const float *b, const float *lr, float *param_out,
+                                       float *buf_out, int32_t m, int32_t n, int32_t k,
+                                       int transpose_a, int transpose_b, float momentum,
+                                       float weight_decay, float clip_value, int nesterov)
 {
     struct adir_panel_update t;
     memset(&t, 0, sizeof t);
@@ -515,13 +517,14 @@ void adir_matmul_momentum_update(const float *param, const float *buf, const flo
     adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_momentum_panel, &t);
 }
 
-void adir_matmul_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
-                             const float *a, const float *b, const float *lr,
-                             const float *bias_correction1, const float *bias_correction2_sqrt,
-                             float *param_out, float *exp_avg_out, float *exp_avg_sq_out,
-                             int32_t m, int32_t n, int32_t k, int transpose_a, int transpose_b,
-                             double beta1, double beta2, float eps, float weight_decay,
-                             float clip_value, int decoupled_weight_decay)
+void adir_tuned_matmul_adam_update(const float *param, const float *exp_avg,
+                                   const float *exp_avg_sq, const float *a, const float *b,
+                                   const float *lr, const float *bias_correction1,
+                                   const float *bias_correction2_sqrt, float *param_out,
+                                   float *exp_avg_out, float *exp_avg_sq_out, int32_t m, int32_t n,
+                                   int32_t k, int transpose_a, int transpose_b, double beta1,
+                                   double beta2, float eps, float weight_decay, float clip_value,
+                                   int decoupled_weight_decay)
 {
     struct adir_panel_update t;
     memset(&t, 0, sizeof t);

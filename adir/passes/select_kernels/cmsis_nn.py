@@ -1,16 +1,13 @@
-"""`lower-to-cmsis-nn`: pick the int8 kernels that CMSIS-NN computes, and plan their scratch.
+"""When CMSIS-NN's s8 kernels compute an int8 op (`select-kernels{kernels=cmsis-nn}`), and the
+scratch each call needs.
 
-    adir-opt m.mlir -p 'derive-predict,quantize-int8,bufferize,
-                       lower-to-cmsis-nn{target=dsp},plan-memory'
-
-Runs on the kernel level, after `bufferize` and before `plan-memory`. Each kernel op of the
-quantized family that a CMSIS-NN s8 function computes bit for bit gets the function's name
-(`adir.cmsis_nn = "arm_convolve_wrapper_s8"`); one that none does keeps its reference kernel and
-says why (`adir.cmsis_nn_refused = "..."`). Both show in the IR and in the C comments. A
-function that needs a scratch buffer (its `*_get_buffer_size` for the `target`) gets one: a
-`memref.alloc` of that many bytes just before the op, passed as an extra last `outs` operand
-(`adir.cmsis_nn_scratch` says how many bytes), which `plan-memory` then places in the arena
-like any other transient buffer, live only across its call.
+Each kernel op of the quantized family that a CMSIS-NN s8 function computes bit for bit uses
+it (`adir.kernel = "cmsis-nn"`, `adir.kernel_call = "arm_convolve_wrapper_s8"`); one that none
+does keeps its reference kernel and says why (`adir.kernel_refused`). A function that needs a
+scratch buffer (its `*_get_buffer_size` for the target's CMSIS-NN build) gets one from the
+pass: a `memref.alloc` of that many bytes just before the op, passed as an extra last `outs`
+operand (`adir.kernel_scratch` says how many bytes), which `plan-memory` then places in the
+arena like any other transient buffer, live only across its call.
 
     kernel op                      CMSIS-NN                          when
     qconv2d (groups 1)             arm_convolve_wrapper_s8           dilation 1, padding as TFLite's
@@ -35,38 +32,27 @@ qtranspose have no CMSIS-NN s8 counterpart with the same arithmetic and stay on 
 kernels. arm_softmax_s8 takes the softmax's integers as they are: num_rows = the product of the
 leading dims, row_size = the last, mult = multiplier, shift = the left shift, diff_min.
 
-Scratch sizes follow CMSIS-NN's `*_get_buffer_size` sources for each target: `scalar` (no
-__ARM_FEATURE_DSP, e.g. a Cortex-M0 or a host build), `dsp` (Cortex-M4/M7/M33) and `mve`
-(Helium, Cortex-M55/M85), as compiled by GCC (two of CMSIS-NN's sizes depend on the compiler:
-the 1x1 fast convolution's DSP buffer exists only under Arm Compiler 6, and the MVE threshold
-for turning a one-channel depthwise conv into a conv is 1 outside it).
+Scratch sizes follow CMSIS-NN's `*_get_buffer_size` sources for each of its builds (the
+target's `cmsis_nn_build`, `targets.py`): `scalar` (no __ARM_FEATURE_DSP, e.g. a Cortex-M0 or
+a host build), `dsp` (Cortex-M4/M7/M33) and `mve` (Helium, Cortex-M55/M85), as compiled by GCC
+(two of CMSIS-NN's sizes depend on the compiler: the 1x1 fast convolution's DSP buffer exists
+only under Arm Compiler 6, and the MVE threshold for turning a one-channel depthwise conv into
+a conv is 1 outside it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
-from xdsl.context import Context
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import (
-    DenseArrayBase,
-    IntegerAttr,
-    ModuleOp,
-    StringAttr,
-    i8,
-    i64,
-)
-from xdsl.ir import Operation
-from xdsl.passes import ModulePass
+from xdsl.dialects.builtin import IntegerAttr, i8, i64
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from adir.diagnostics import OpError
-from adir.dialects.kernel import KERNELS, KernelOp
+from adir.dialects.kernel import KernelOp
 from adir.dialects.tensor import quantized as q
+from adir.passes.select_kernels.rules import Refuse, Use, in_shape, ints, judges, out_shape
+from adir.passes.select_kernels.targets import KernelTarget
 
-TARGETS = ("scalar", "dsp", "mve")
 CH_IN_BLOCK_MVE = 124  # arm_nnsupportfunctions.h
 ONE_INPUT_CHANNEL_THRESHOLD_GCC = 1  # CONVERT_DW_CONV_WITH_ONE_INPUT_CH_..._THRESHOLD, not ACC6
 
@@ -74,16 +60,6 @@ ONE_INPUT_CHANNEL_THRESHOLD_GCC = 1  # CONVERT_DW_CONV_WITH_ONE_INPUT_CH_..._THR
 # 2^28 or more (Q12.19: 512 entries tied at the maximum) would shift an int32 by 32 or more,
 # undefined in C (and different on Arm and x86). 511 entries keep every sum below 2^28.
 SOFTMAX_CMSIS_NN_MAX_ROW = 511
-
-
-def ints(op: Operation, prop: str) -> list[int]:
-    array = op.properties[prop]
-    assert isinstance(array, DenseArrayBase)
-    return [int(v) for v in array.get_values()]
-
-
-def shape(op: KernelOp, index: int) -> tuple[int, ...]:
-    return tuple(op.operands[index].type.get_shape())  # type: ignore[attr-defined]
 
 
 def tflite_padding(padding: list[int]) -> bool:
@@ -184,83 +160,59 @@ def avgpool_size(target: str, channels: int) -> int:
     return channels * 4 if target == "dsp" else 0
 
 
-Choice = tuple[str | None, int, str]
-"""(the CMSIS-NN function or None, its scratch bytes, why not)."""
-ChoiceRule = Callable[[KernelOp, str], Choice]
-CMSIS_NN_RULES: dict[type[KernelOp], ChoiceRule] = {}
-"""The CMSIS-NN rule of each kernel op that has a CMSIS-NN counterpart, keyed by its class."""
-
-Rule = TypeVar("Rule", bound=ChoiceRule)
-
-
-def chooses(tensor_op: type[q.QuantizedOp]) -> Callable[[Rule], Rule]:
-    """Register the decorated rule for the kernels of `tensor_op`."""
-
-    def register(rule: Rule) -> Rule:
-        CMSIS_NN_RULES[KERNELS[tensor_op]] = rule
-        return rule
-
-    return register
-
-
-def choose(op: KernelOp, target: str) -> Choice:
-    """(CMSIS-NN function or None, scratch bytes, why not)."""
-    rule = CMSIS_NN_RULES.get(type(op))
-    return (None, 0, "") if rule is None else rule(op, target)
-
-
-@chooses(q.QConv2dOp)
-def conv(op: KernelOp, target: str) -> Choice:
+@judges("cmsis-nn", q.QConv2dOp)
+def conv(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     if ints(op, "dilation") != [1, 1]:
-        return None, 0, "dilation"
+        return Refuse("dilation")
     padding = ints(op, "padding")
     if not tflite_padding(padding):
-        return None, 0, "padding bottom/right not top/left or one more"
-    x, w, y = shape(op, 0), shape(op, 1), shape(op, 3)
+        return Refuse("padding bottom/right not top/left or one more")
+    x, w, y = in_shape(op, 0), in_shape(op, 1), out_shape(op)
     if w[1:3] == (1, 1) and any(padding):
         # CMSIS-NN's 1x1 path tells padding only by the top and left, and assumes none.
-        return None, 0, "1x1 kernel with padding"
-    stride = tuple(ints(op, "stride"))
+        return Refuse("1x1 kernel with padding")
+    stride = (ints(op, "stride")[0], ints(op, "stride")[1])
     pads = (padding[0], padding[2])
     groups = op.properties["groups"]
     assert isinstance(groups, IntegerAttr)
-    input, output = Dims(*x), Dims(*y)
+    build, input, output = target.cmsis_nn_build, Dims(*x), Dims(*y)
     if groups.value.data == 1:
-        size = conv_wrapper_size(target, input, Dims(*w), output, stride, pads)  # type: ignore[arg-type]
-        return "arm_convolve_wrapper_s8", size, ""
-    size = depthwise_wrapper_size(target, input, Dims(*w), output, stride, pads)  # type: ignore[arg-type]
-    return "arm_depthwise_conv_wrapper_s8", size, ""
+        size = conv_wrapper_size(build, input, Dims(*w), output, stride, pads)
+        return Use("arm_convolve_wrapper_s8", size)
+    size = depthwise_wrapper_size(build, input, Dims(*w), output, stride, pads)
+    return Use("arm_depthwise_conv_wrapper_s8", size)
 
 
-@chooses(q.QFullyConnectedOp)
-def fully_connected(op: KernelOp, target: str) -> Choice:
+@judges("cmsis-nn", q.QFullyConnectedOp)
+def fully_connected(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     if len(ints(op, "multiplier")) != 1:
-        return None, 0, "per-channel multipliers"
-    return "arm_fully_connected_s8", fully_connected_size(target, shape(op, 1)[0]), ""
+        return Refuse("per-channel multipliers")
+    size = fully_connected_size(target.cmsis_nn_build, in_shape(op, 1)[0])
+    return Use("arm_fully_connected_s8", size)
 
 
-@chooses(q.QMaxpool2dOp)
-def maxpool(op: KernelOp, target: str) -> Choice:
+@judges("cmsis-nn", q.QMaxpool2dOp)
+def maxpool(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     if not tflite_padding(ints(op, "padding")):
-        return None, 0, "padding bottom/right not top/left or one more"
-    return "arm_max_pool_s8", 0, ""
+        return Refuse("padding bottom/right not top/left or one more")
+    return Use("arm_max_pool_s8")
 
 
-@chooses(q.QAvgpool2dOp)
-def avgpool(op: KernelOp, target: str) -> Choice:
+@judges("cmsis-nn", q.QAvgpool2dOp)
+def avgpool(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     if not tflite_padding(ints(op, "padding")):
-        return None, 0, "padding bottom/right not top/left or one more"
-    return "arm_avgpool_s8", avgpool_size(target, shape(op, 0)[3]), ""
+        return Refuse("padding bottom/right not top/left or one more")
+    return Use("arm_avgpool_s8", avgpool_size(target.cmsis_nn_build, in_shape(op, 0)[3]))
 
 
-@chooses(q.QSoftmaxOp)
-def softmax(op: KernelOp, target: str) -> Choice:
-    x = shape(op, 0)
+@judges("cmsis-nn", q.QSoftmaxOp)
+def softmax(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    x = in_shape(op, 0)
     if x[-1] > SOFTMAX_CMSIS_NN_MAX_ROW:
-        return None, 0, f"rows of {x[-1]} entries, over the 511 arm_softmax_s8 takes"
+        return Refuse(f"rows of {x[-1]} entries, over the 511 arm_softmax_s8 takes")
     if 0 in x:
-        return None, 0, "empty rows"
-    return "arm_softmax_s8", 0, ""
+        return Refuse("empty rows")
+    return Use("arm_softmax_s8")
 
 
 def add_scratch(kernel: KernelOp, size: int) -> None:
@@ -272,36 +224,6 @@ def add_scratch(kernel: KernelOp, size: int) -> None:
     properties = {k: v for k, v in kernel.properties.items() if k != "operandSegmentSizes"}
     rebuilt = type(kernel)(list(kernel.ins), [*kernel.outs, alloc.memref], properties)
     rebuilt.attributes.update(kernel.attributes)
-    rebuilt.attributes["adir.cmsis_nn_scratch"] = IntegerAttr(size, i64)
+    rebuilt.attributes["adir.kernel_scratch"] = IntegerAttr(size, i64)
     rebuilt.location = kernel.location
     Rewriter.replace_op(kernel, rebuilt)
-
-
-@dataclass(frozen=True)
-class LowerToCmsisNnPass(ModulePass):
-    """Mark the int8 kernels CMSIS-NN computes and give them scratch (see the module
-    docstring)."""
-
-    name = "lower-to-cmsis-nn"
-
-    target: str = "scalar"  # scalar, dsp or mve: which *_get_buffer_size to follow
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.target not in TARGETS:
-            raise OpError(
-                op,
-                f"lower-to-cmsis-nn: target={self.target!r} is not one of {', '.join(TARGETS)}",
-            )
-        kernels = [inner for inner in op.walk() if isinstance(inner, KernelOp)]
-        if any("adir.cmsis_nn" in inner.attributes for inner in kernels):
-            raise OpError(op, "lower-to-cmsis-nn: the module was lowered already")
-        for kernel in kernels:
-            function, scratch, refused = choose(kernel, self.target)
-            if refused:
-                kernel.attributes["adir.cmsis_nn_refused"] = StringAttr(refused)
-            if function is None:
-                continue
-            kernel.attributes["adir.cmsis_nn"] = StringAttr(function)
-            if scratch:
-                add_scratch(kernel, scratch)
-        op.attributes["adir.cmsis_nn_target"] = StringAttr(self.target)

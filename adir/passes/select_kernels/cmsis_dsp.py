@@ -1,0 +1,166 @@
+"""When CMSIS-DSP computes a float op (`select-kernels{kernels=cmsis-dsp}`).
+
+The rule for "computes" is strict: the same result for every input up to the order of a
+floating-point sum, so the CMSIS build trains like the reference build.
+
+    kernel op                        CMSIS-DSP (call)                 when
+    matmul                           adir_cmsis_matmul:               no transpose
+                                     arm_mat_mult_f32 per batch
+    matmul {transpose_b}             adir_cmsis_matmul_nt:            no transpose_a
+                                     arm_mat_vec_mult_f32 per row
+    add, sub, mul                    arm_add/sub/mult_f32             operands of the out's shape
+    neg                              arm_negate_f32
+    relu                             arm_clip_f32(x, 0, +inf)         (bit-identical, nan and -0)
+    reshape, flatten                 arm_copy_f32
+    sum                              arm_accumulate_f32,              trailing axes (inner = 1)
+                                     adir_cmsis_sum_rows
+    sgd_update                       adir_cmsis_sgd_update            no weight decay or clipping
+    matmul_sgd_update {transpose_a}  adir_cmsis_matmul_sgd_update     the same, no transpose_b
+
+Matrix dims are uint16_t in CMSIS-DSP: a matmul with a dim above 65535 (or of 0, which its
+do-while loops do not allow) keeps adir's kernel, and so does every op whose operands are not
+all f32. Left out on purpose: `max` (arm_max_no_idx_f32 drops nans, numpy's max keeps them),
+`exp` and `log` (arm_vexp_f32/arm_vlog_f32 call expf/logf on a scalar core but are polynomial
+approximations under Helium and Neon, so legality would depend on the target), and matmuls
+with transpose_a (CMSIS-DSP has no transposed operand; arm_mat_trans_f32 would need scratch
+memory that the plan does not have). Convolutions, pooling, the losses and the momentum and
+Adam updates have no CMSIS-DSP counterpart. The SGD updates round as the reference does (the
+product, summed over k in order, times lr, subtracted), so they are bit for bit the
+reference's. The `adir_cmsis_*` calls are thin wrappers (runtime `adir_cmsis_dsp.c`: the
+matrix structs, the loops over batches, rows or chunks of a row).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects.builtin import DenseArrayBase, Float32Type, FloatAttr
+
+from adir.dialects.kernel import KernelOp
+from adir.dialects.tensor import activations as act
+from adir.dialects.tensor import elementwise as ew
+from adir.dialects.tensor import matmul_and_shape as mm
+from adir.dialects.tensor import optimizers as opt
+from adir.dialects.tensor import reductions as red
+from adir.dialects.tensor.base import TensorOp
+from adir.passes.select_kernels.rules import Refuse, Rule, Use, in_shape, judges, out_shape
+from adir.passes.select_kernels.targets import KernelTarget
+
+UINT16_MAX = 2**16 - 1
+
+FloatRule = Callable[[KernelOp, KernelTarget], Use | Refuse]
+
+
+def float32_only(*tensor_ops: type[TensorOp]) -> Callable[[FloatRule], Rule]:
+    """Register a CMSIS-DSP rule for these ops, refusing every op with a non-f32 operand."""
+
+    def register(rule: FloatRule) -> Rule:
+        def checked(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+            values = (*op.ins, *op.outs)
+            if not all(isinstance(v.type.element_type, Float32Type) for v in values):  # type: ignore[attr-defined]
+                return Refuse("not float32")
+            return rule(op, target)
+
+        return judges("cmsis-dsp", *tensor_ops)(checked)
+
+    return register
+
+
+def has(op: KernelOp, flag: str) -> bool:
+    return op.properties.get(flag) is not None
+
+
+@float32_only(mm.MatmulOp)
+def matmul(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    if has(op, "transpose_a"):
+        return Refuse("transpose_a: CMSIS-DSP has no transposed operand")
+    out, lhs = out_shape(op), in_shape(op, 0)
+    if not all(1 <= dim <= UINT16_MAX for dim in (out[-2], out[-1], lhs[-1])):
+        return Refuse("a dim outside CMSIS-DSP's 1 to 65535")
+    return Use("adir_cmsis_matmul_nt" if has(op, "transpose_b") else "adir_cmsis_matmul")
+
+
+def broadcasts(shape: Sequence[int], out: Sequence[int]) -> bool:
+    """Whether an operand of `shape` is broadcast to `out` (numpy's rules, aligned right)."""
+    padded = (1,) * (len(out) - len(shape)) + tuple(shape)
+    return 0 not in out and any(dim != size for dim, size in zip(padded, out, strict=True))
+
+
+def binary(function: str) -> FloatRule:
+    """The CMSIS-DSP `function(a, b, out, size)` of an elementwise op whose operands are not
+    broadcast."""
+
+    def rule(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+        if any(broadcasts(in_shape(op, i), out_shape(op)) for i in (0, 1)):
+            return Refuse("a broadcast operand")
+        return Use(function)
+
+    return rule
+
+
+float32_only(ew.AddOp)(binary("arm_add_f32"))
+float32_only(ew.SubOp)(binary("arm_sub_f32"))
+float32_only(ew.MulOp)(binary("arm_mult_f32"))
+
+
+def always(function: str) -> FloatRule:
+    return lambda op, target: Use(function)
+
+
+float32_only(ew.NegOp)(always("arm_negate_f32"))
+# arm_clip_f32 keeps x unless x > high or x < low: with [0, +inf], a nan and -0.0 pass as they
+# pass the reference `x < 0 ? 0 : x`, and everything else is the same too.
+float32_only(act.ReluOp)(always("arm_clip_f32"))
+float32_only(mm.ReshapeOp, mm.FlattenOp)(always("arm_copy_f32"))
+
+
+@float32_only(red.SumOp)
+def sum_(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    """A sum over trailing axes (inner = 1): each contiguous row of x sums into one element.
+    A sum over size-1 axes only is a copy (one element is its own sum; -0.0 stays -0.0)."""
+    shape = in_shape(op, 0)
+    axes = op.properties.get("axes")
+    rank = len(shape)
+    if isinstance(axes, DenseArrayBase):
+        reduced = {int(axis) % rank for axis in axes.get_values()}
+    else:
+        reduced = set(range(rank))
+    runs = red.reduction_runs(shape, reduced)
+    if 0 in shape:
+        return Refuse("nothing to add")
+    if any(is_reduced for _, is_reduced in runs[:-1]):
+        return Refuse("a leading or middle run of reduced axes")
+    reduced_count = runs[-1][0] if runs and runs[-1][1] else 1
+    if reduced_count == 1:
+        return Use("arm_copy_f32")
+    if reduced_count == math.prod(shape):
+        return Use("arm_accumulate_f32")
+    return Use("adir_cmsis_sum_rows")
+
+
+def regularized(op: KernelOp) -> bool:
+    """Whether the update has weight decay or clipping (not param - lr * grad)."""
+    return any(
+        isinstance(value := op.properties.get(name), FloatAttr) and value.value.data != 0
+        for name in ("weight_decay", "clip_value")
+    )
+
+
+@float32_only(opt.SgdUpdateOp)
+def sgd_update(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    if regularized(op):
+        return Refuse("weight decay or clipping")
+    return Use("adir_cmsis_sgd_update")
+
+
+@float32_only(opt.MatmulSgdUpdateOp)
+def matmul_sgd_update(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    """The weight gradient dy^T x (transpose_a, a plain b) of a batch of k >= 1 rows."""
+    if regularized(op):
+        return Refuse("weight decay or clipping")
+    if not has(op, "transpose_a") or has(op, "transpose_b"):
+        return Refuse("not the weight gradient dy^T x (transpose_a, a plain b)")
+    if in_shape(op, 1)[0] < 1:
+        return Refuse("an empty batch")
+    return Use("adir_cmsis_matmul_sgd_update")

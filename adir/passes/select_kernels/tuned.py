@@ -1,0 +1,97 @@
+"""When adir's tuned kernels (`runtime/tuned/`) compute an op.
+
+    kernel op                                       tuned kernel          when
+    matmul                                          adir_tuned_matmul     always
+    sgd/momentum/adam_update, matmul_*_update       adir_tuned_<kernel>   always
+    conv2d, conv2d_grad_input, conv2d_grad_weight   adir_tuned_<kernel>   stride 1, dilation 1,
+                                                                          no padding
+    maxpool2d, maxpool2d_grad                       adir_tuned_<kernel>   windows tile the image
+
+The convolution tiles read the im2col view of an unpadded stride-1 convolution as contiguous
+runs of the input's rows, and the pool tiles assume every pixel is in at most one window
+inside the image: outside those shapes the op keeps its reference kernel. Each tuned kernel is
+tested against its reference on shapes that reach every tile edge
+(`test/python/test_c_kernels_vs_reference.py`).
+"""
+
+from __future__ import annotations
+
+from adir.dialects.kernel import KernelOp
+from adir.dialects.tensor import conv_and_pool as cp
+from adir.dialects.tensor import matmul_and_shape as mm
+from adir.dialects.tensor import optimizers as opt
+from adir.passes.select_kernels.rules import Refuse, Use, in_shape, ints, judges, out_shape
+from adir.passes.select_kernels.targets import KernelTarget
+
+
+@judges(
+    "tuned",
+    mm.MatmulOp,
+    opt.SgdUpdateOp,
+    opt.MomentumUpdateOp,
+    opt.AdamUpdateOp,
+    opt.MatmulSgdUpdateOp,
+    opt.MatmulMomentumUpdateOp,
+    opt.MatmulAdamUpdateOp,
+)
+def any_shape(op: KernelOp, target: KernelTarget) -> Use:
+    """Tiles with edge cases for every size: any shape."""
+    return Use()
+
+
+def unpadded_stride_one(
+    op: KernelOp, image: tuple[int, ...], out: tuple[int, ...], kernel: list[int]
+) -> Use | Refuse:
+    """Whether a convolution of `image` [N, C, H, W] into `out` with a `kernel` [KH, KW] has
+    stride 1, dilation 1 and no padding (its output is exactly what fits)."""
+    if ints(op, "stride") != [1, 1]:
+        return Refuse(f"stride {ints(op, 'stride')}: the tiles take stride 1")
+    if ints(op, "dilation") != [1, 1]:
+        return Refuse(f"dilation {ints(op, 'dilation')}: the tiles take dilation 1")
+    fits = (image[2] - kernel[0] + 1, image[3] - kernel[1] + 1)
+    if any(ints(op, "padding")) or tuple(out[2:]) != fits:
+        return Refuse(f"padding {ints(op, 'padding')}: the tiles take none")
+    return Use()
+
+
+@judges("tuned", cp.Conv2dOp)
+def conv2d(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    return unpadded_stride_one(op, in_shape(op, 0), out_shape(op), list(in_shape(op, 1)[2:]))
+
+
+@judges("tuned", cp.Conv2dGradInputOp)
+def conv2d_grad_input(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    """dy [N, O, P, Q] and w give dx, the input's shape."""
+    return unpadded_stride_one(op, out_shape(op), in_shape(op, 0), list(in_shape(op, 1)[2:]))
+
+
+@judges("tuned", cp.Conv2dGradWeightOp)
+def conv2d_grad_weight(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    """x and dy [N, O, P, Q] give dw, the weight's shape."""
+    return unpadded_stride_one(op, in_shape(op, 0), in_shape(op, 1), ints(op, "kernel_size"))
+
+
+def tiling_windows(op: KernelOp, image: tuple[int, ...], out: tuple[int, ...]) -> Use | Refuse:
+    """Whether the pool's windows tile the image: stride = kernel, no padding at the top and
+    left, every window inside the image (padding at the bottom or right is then never read)."""
+    kernel = ints(op, "kernel_size")
+    stride = ints(op, "stride") if op.properties.get("stride") is not None else kernel
+    if stride != kernel:
+        return Refuse(f"stride {stride} is not the kernel {kernel}: windows overlap or skip")
+    top, _, left, _ = ints(op, "padding")
+    if top or left:
+        return Refuse(f"padding {ints(op, 'padding')} at the top or left: the tiles take none")
+    if out[2] * kernel[0] > image[2] or out[3] * kernel[1] > image[3]:
+        return Refuse("windows past the image's edge")
+    return Use()
+
+
+@judges("tuned", cp.Maxpool2dOp)
+def maxpool2d(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    return tiling_windows(op, in_shape(op, 0), out_shape(op))
+
+
+@judges("tuned", cp.Maxpool2dGradOp)
+def maxpool2d_grad(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    """x and dy [N, C, P, Q] give dx."""
+    return tiling_windows(op, in_shape(op, 0), in_shape(op, 1))
