@@ -81,6 +81,7 @@ def load(path: Path) -> ModelFile:
     if spec is None or spec.loader is None:
         raise GenerationError(f"{path}: cannot load it as Python")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # a dataclass of the model file looks its module up there
     spec.loader.exec_module(module)
     for name in ("model", "example_input"):
         if not callable(getattr(module, name, None)):
