@@ -22,6 +22,12 @@ What becomes what:
   function is `@loss`, marked `attributes {adir.loss}` for `autodiff`; without a loss, the
   model is `@forward`, returning its outputs.
 - Inputs keep the names of `forward`'s parameters; integer inputs (class labels) are `i32`.
+- A model in training mode is imported for training: batch norm with the batch's statistics;
+  dropout as `adir.dropout`, for which the function takes one more argument, `step` (a
+  `tensor<i64>` counter the caller increments each step), and each dropout a seed, 1, 2, ...
+  in the order the model runs them. `derive-predict` gives the inference function (eval
+  forms). A model in eval mode is imported as it computes then (running statistics, no
+  dropout).
 
 Every ATen op that cannot be imported is reported at once in an `UnsupportedOpsError`, each
 with the model's source line and the submodule it is in (`torch_errors.py`).

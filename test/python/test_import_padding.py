@@ -49,7 +49,9 @@ def assert_trains_like_torch(model: nn.Module, module, x: torch.Tensor, label: n
     """@loss_grad in float64 against the float64 model: the loss and every gradient."""
     module = module.clone()
     AutodiffPass().apply(adir_context(), module)
-    grad = next(op for op in module.ops if isinstance(op, FuncOp) and op.sym_name.data == "loss_grad")
+    grad = next(
+        op for op in module.ops if isinstance(op, FuncOp) and op.sym_name.data == "loss_grad"
+    )
     symbols = [ref.root_reference.data for ref in grad.attributes["adir.gradients"].data]
     loss, *grads = Session(module, np.float64).call("loss_grad", x.double().numpy(), label)
     reference = model.double()
@@ -92,7 +94,11 @@ def test_zero_padding_of_h_and_w_is_folded_into_the_conv(pad, padding, expected)
     ("pad", "value", "expected"),
     [
         # A nonzero value is not the conv's zero padding.
-        ((1, 1, 4, 5), 0.5, "low = array<i64: 0, 0, 4, 1>, high = array<i64: 0, 0, 5, 1>, value = 5"),
+        (
+            (1, 1, 4, 5),
+            0.5,
+            "low = array<i64: 0, 0, 4, 1>, high = array<i64: 0, 0, 5, 1>, value = 5",
+        ),
         # Padding the channels changes the conv's input channels: not the conv's padding.
         ((0, 0, 0, 0, 0, 1), 0.0, "low = array<i64: 0, 0, 0, 0>, high = array<i64: 0, 1, 0, 0>"),
     ],
@@ -119,5 +125,5 @@ def test_padding_that_crops_is_a_located_error_saying_what_to_use() -> None:
     (op,) = caught.value.ops
     assert op.target == "aten.constant_pad_nd.default"
     assert op.reason == "negative padding [-1, 0, 0, 0] (a crop): slice the tensor instead"
-    lines, start = inspect.getsourcelines(TfSameConv.forward)
+    _, start = inspect.getsourcelines(TfSameConv.forward)
     assert op.site.line == start + 1

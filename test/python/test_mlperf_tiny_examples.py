@@ -26,7 +26,6 @@ batch norm's running mean. Under Adam those are compared to STEPS * lr (`NOISE_D
 
 from __future__ import annotations
 
-import copy
 import importlib.util
 import re
 import sys
