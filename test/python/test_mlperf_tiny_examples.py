@@ -27,6 +27,7 @@ batch norm's running mean. Under Adam those are compared to STEPS * lr (`NOISE_D
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import re
 import sys
 import tempfile
@@ -38,11 +39,16 @@ import pytest
 import torch
 import torch.nn.functional as F
 from adir_dropout_masks import with_adir_masks
+from adir_testing import parse_example
 from c_testing import build_c, c_compilers, run_pipeline
 from torch import nn
 
+from adir.context import adir_context
 from adir.frontends.torch_import import import_module, symbol_names
+from adir.interpreter import Session
 from adir.passes import PLANNING_PIPELINE
+from adir.passes.derive_predict import DerivePredictPass
+from adir.tools.adir_import import main as adir_import_main
 
 ROOT = Path(__file__).resolve().parents[2]
 STEPS = 20
@@ -84,6 +90,17 @@ def training_data(name: str, batch: int) -> list[tuple[np.ndarray, ...]]:
     return steps
 
 
+def torch_model_in_float64(model: nn.Module) -> nn.Module:
+    """The model in float64, its batch norms' momentum and eps rounded to float32 as adir's
+    f32 properties hold them."""
+    model = model.double()
+    for module in model.modules():
+        if isinstance(module, nn.modules.batchnorm._BatchNorm):
+            module.momentum = float(np.float32(module.momentum))
+            module.eps = float(np.float32(module.eps))
+    return model
+
+
 def torch_training(
     name: str, optimizer: str, data, dtype: torch.dtype = torch.float32
 ) -> tuple[list[float], dict[str, np.ndarray]]:
@@ -93,11 +110,7 @@ def torch_training(
     model = model_file(name).model()
     dropouts, counter = with_adir_masks(model)
     if dtype == torch.float64:
-        model = model.double()
-        for module in model.modules():
-            if isinstance(module, nn.modules.batchnorm._BatchNorm):
-                module.momentum = float(np.float32(module.momentum))
-                module.eps = float(np.float32(module.eps))
+        model = torch_model_in_float64(model)
     assert dropouts == ([(1, 0.2), (2, 0.4)] if name == "ds_cnn" else [])
     kind = torch.optim.SGD if optimizer == "sgd" else torch.optim.Adam
     step_with = kind(model.parameters(), lr=OPTIMIZERS[optimizer])
@@ -209,3 +222,37 @@ def test_autoencoder_at_batch_2_is_as_close_to_float64_as_pytorch_float32() -> N
     assert spread.max() > 1e-3  # ill-conditioned indeed, or this test should be strict
     c_error = np.abs(c_losses / np.array(float64_losses) - 1)
     assert c_error.max() <= 2 * spread.max(), (c_error.max(), spread.max())
+
+
+def test_ds_cnn_predict_of_the_example_equals_eval_mode() -> None:
+    """derive-predict on examples/ds_cnn_torch.mlir (imported in training mode) is the model in
+    eval mode: running statistics, no dropout, no step argument. float64 on both sides, after
+    the batch norms' statistics are given trained-looking values; both sum in other orders
+    (at most 64 terms per sum, 11 layers deep), so 1e-12 is a margin of 1,000 over rounding."""
+    module = parse_example("ds_cnn_torch")
+    DerivePredictPass().apply(adir_context(), module)
+    session = Session(module, np.float64)
+    model = torch_model_in_float64(model_file("ds_cnn").model())
+    rng = np.random.default_rng(3)
+    with torch.no_grad():
+        for name, tensor in model.state_dict().items():
+            if name.endswith(("running_mean", "running_var")):
+                values = rng.uniform(0.5, 2.0, tensor.shape)
+                tensor.copy_(torch.from_numpy(values))
+                session.params[symbol_names([name])[name]] = values
+    x = rng.standard_normal((1, 1, 49, 10))
+    (logits,) = session.call("predict", x)
+    expected = model.eval()(torch.from_numpy(x)).detach().numpy()
+    np.testing.assert_allclose(logits, expected, rtol=1e-12, atol=1e-12 * np.abs(expected).max())
+
+
+def test_autoencoder_at_batch_1_is_pytorchs_error_at_the_models_line(capsys) -> None:
+    path = ROOT / "examples" / "torch" / "autoencoder.py"
+    arguments = [f"{path}:model", "--input-shape", "1,640", "--loss", "mse"]
+    assert adir_import_main(arguments) == 1
+    _, start = inspect.getsourcelines(model_file("autoencoder").Autoencoder.forward)
+    assert capsys.readouterr().err.startswith(
+        f"{path}:{start + 1}: error: the model fails on the example inputs: Expected more than 1 "
+        "value per channel when training, got input size torch.Size([1, 128]) (PyTorch's batch "
+        "norm in training mode needs 2 or more values per channel"
+    )
