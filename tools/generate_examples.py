@@ -56,7 +56,9 @@ class ModelFile:
 
     @property
     def source(self) -> str:
-        return self.path.relative_to(ROOT).as_posix()
+        """The file's path from the repository's root (as it is, for a file elsewhere)."""
+        path = self.path.resolve()
+        return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
 
     @property
     def example_name(self) -> str:
@@ -114,6 +116,12 @@ def generate(model_file: ModelFile) -> str:
 
     model = model_file.module.model()
     tensors = tuple(model_file.module.example_input(model_file.batch))
+    if model_file.loss is None and len(forward_inputs(model)) < len(tensors):
+        raise GenerationError(
+            f"{model_file.source}: forward takes {len(forward_inputs(model))} inputs but "
+            f"example_input gives {len(tensors)} tensors: define LOSS (the loss of the output "
+            "and the last tensor, the label), or take the label in forward and return the loss"
+        )
     try:
         if model_file.loss is None:
             module = import_module(model, tensors)
@@ -129,6 +137,12 @@ def generate(model_file: ModelFile) -> str:
     except TorchImportError as error:
         raise GenerationError(f"{model_file.source}: cannot import the model:\n{error}") from None
     return header(model_file) + module_to_text(module) + "\n"
+
+
+def forward_inputs(model: Any) -> list[str]:
+    """The names of the positional parameters of the model's forward."""
+    parameters = inspect.signature(model.forward).parameters.values()
+    return [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
 def target(model_file: ModelFile, output_dir: Path) -> Path:

@@ -65,3 +65,24 @@ def test_the_hand_written_ds_cnn_keeps_its_name() -> None:
     first = (ROOT / "examples" / "ds_cnn.mlir").read_text().splitlines()[0]
     assert not first.startswith("// Generated")
     assert TOOL.load(ROOT / "examples" / "torch" / "ds_cnn.py").example_name == "ds_cnn_torch"
+
+
+def test_a_model_file_without_loss_whose_forward_takes_no_label_says_to_define_loss(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "no_loss.py"
+    path.write_text(
+        "import torch\n"
+        "def model():\n"
+        "    torch.manual_seed(0)\n"
+        "    return torch.nn.Linear(3, 2)\n"
+        "def example_input(batch):\n"
+        "    return torch.randn(batch, 3), torch.zeros(batch, dtype=torch.long)\n"
+    )
+    with pytest.raises(TOOL.GenerationError) as caught:
+        TOOL.generate(TOOL.load(path))
+    assert str(caught.value) == (
+        f"{path.resolve()}: forward takes 1 inputs but example_input gives 2 tensors: define "
+        "LOSS (the loss of the output and the last tensor, the label), or take the label in "
+        "forward and return the loss"
+    )
