@@ -22,6 +22,12 @@ What becomes what:
   function is `@loss`, marked `attributes {adir.loss}` for `autodiff`; without a loss, the
   model is `@forward`, returning its outputs.
 - Inputs keep the names of `forward`'s parameters; integer inputs (class labels) are `i32`.
+- A model in training mode is imported for training: batch norm with the batch's statistics;
+  dropout as `adir.dropout`, for which the function takes one more argument, `step` (a
+  `tensor<i64>` counter the caller increments each step), and each dropout a seed, 1, 2, ...
+  in the order the model runs them. `derive-predict` gives the inference function (eval
+  forms). A model in eval mode is imported as it computes then (running statistics, no
+  dropout).
 
 Every ATen op that cannot be imported is reported at once in an `UnsupportedOpsError`, each
 with the model's source line and the submodule it is in (`torch_errors.py`).
@@ -47,6 +53,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from adir.frontends.aten import ATEN_OPS, Lowering, Unsupported, arguments, static_shape
+from adir.frontends.aten.normalization import is_training_dropout
 from adir.frontends.builder import ModelBuilder, Param
 from adir.frontends.sites import BuildError, SourceSite
 from adir.frontends.torch_errors import (
@@ -135,7 +142,12 @@ def loss_and_label(
     if label_shape is None:
         # The output's shape, from a copy (a model in training mode updates its buffers).
         with torch.no_grad():
-            output = copy.deepcopy(model)(*inputs)
+            try:
+                output = copy.deepcopy(model)(*inputs)
+            except ValueError as error:
+                if BATCH_STATISTICS_LIMIT not in str(error):
+                    raise  # the model's own error, which adir-import locates as it is
+                raise model_error("the model fails on the example inputs", error) from error
         label_shape = tuple(output.shape[:-1] if class_indices else output.shape)
     if label_dtype is None:
         label_dtype = torch.int64 if class_indices else torch.float32
@@ -161,14 +173,27 @@ def export(module: nn.Module, inputs: tuple[torch.Tensor, ...]) -> ExportedProgr
         try:
             program = torch.export.export(module, inputs)
         except Exception as error:
-            raise TorchImportError(
-                f"torch.export cannot trace the model: {first_line(error)}",
-                user_site(traceback_frames(error)),
-            ) from error
+            raise model_error("torch.export cannot trace the model", error) from error
         table = torch.export.default_decompositions()
         for overload in ATEN_OPS:
             table.pop(overload, None)
         return program.run_decompositions(table)
+
+
+BATCH_STATISTICS_LIMIT = "Expected more than 1 value per channel when training"
+"""PyTorch's error for a batch norm in training mode over one value per channel (BatchNorm1d on
+an (N, C) input at N = 1): the running variance is unbiased, a sum over M - 1 = 0 values."""
+
+
+def model_error(doing: str, error: Exception) -> TorchImportError:
+    """`error`, which PyTorch raised running the model, at the model's line."""
+    message = f"{doing}: {first_line(error)}"
+    if BATCH_STATISTICS_LIMIT in str(error):
+        message += (
+            " (PyTorch's batch norm in training mode needs 2 or more values per channel, "
+            "N x spatial size: train at batch >= 2, or import the model in eval mode)"
+        )
+    return TorchImportError(message, user_site(traceback_frames(error)))
 
 
 def lower_program(
@@ -225,12 +250,17 @@ def lower_program(
         and (returned[0].meta["val"].dtype == torch.float32)
     )
     name = func_name or ("loss" if loss else "forward")
-    with builder.function(name, [spec for _, spec in user_inputs], loss=loss) as function:
-        for (node, _), arg in zip(user_inputs, function.args, strict=True):
+    inputs = [spec for _, spec in user_inputs]
+    if any(is_training_dropout(node) for node in graph.nodes if node in needed):
+        taken = {input_name for input_name, _, _ in inputs}
+        inputs.append((_unique("step", taken), (), "i64"))
+    with builder.function(name, inputs, loss=loss) as function:
+        for (node, _), arg in zip(user_inputs, function.args[: len(user_inputs)], strict=True):
             values[node] = arg
+        step = function.args[len(user_inputs)] if len(inputs) > len(user_inputs) else None
         for node in constants:
             values[node] = builder.constant(_constant_value(program, specs[node.name].target))
-        _lower_nodes(builder, graph, needed, values, prefix)
+        _lower_nodes(builder, graph, needed, values, prefix, step)
         for node, target in mutations:
             builder.store(values[node], params_by_target[target])
         builder.ret(*(values[node] for node in returned))
@@ -244,9 +274,11 @@ def _lower_nodes(
     needed: set[fx.Node],
     values: dict[fx.Node, Any],
     prefix: str,
+    step: Any = None,
 ) -> None:
-    """Lower every needed call in order; raise one error listing all that cannot be."""
-    lowering = Lowering(builder, values)
+    """Lower every needed call in order; raise one error listing all that cannot be. `step`:
+    the function's step counter, which training-mode dropouts read."""
+    lowering = Lowering(builder, values, step)
     unsupported: dict[tuple[str, SourceSite | None, str], UnsupportedOp] = {}
     for node in graph.nodes:
         if node.op != "call_function" or node not in needed:
@@ -347,6 +379,14 @@ def _ancestors(roots: Sequence[fx.Node]) -> set[fx.Node]:
 
 def _state_name(target: str, prefix: str) -> str:
     return target.removeprefix(prefix)
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    """`name`, or `name_1`, `name_2`, ... if an input already has it."""
+    candidate, suffix = name, 1
+    while candidate in taken:
+        candidate, suffix = f"{name}_{suffix}", suffix + 1
+    return candidate
 
 
 def _identifier(name: str) -> str:

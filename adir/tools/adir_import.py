@@ -8,7 +8,8 @@ taking no arguments, or an instance. One `--input-shape` per input of `forward` 
 dims, `:i64`/`:i32` for an integer input; floats are f32). `--loss` adds a loss on the model's
 output and a `label` input of `--label-shape` (see `adir.frontends.torch_import`); without it, a
 model whose forward returns a scalar is the loss function itself. The model is imported in the
-mode its factory leaves it in (training, for a new module), or in eval mode with `--eval`.
+mode its factory leaves it in (training, for a new module: batch statistics, and dropout with a
+`%step` argument after the label), or in eval mode with `--eval` (docs/frontends.md).
 
 Errors (a bad file, an op adir cannot import, ...) are `file:line: error: message` with exit
 code 1; `-o` is written only on success, as `adir-opt -o` is (`adir.output_files`).

@@ -12,8 +12,9 @@ BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
 
 
 def test_the_guide_has_an_example_for_each_front_end() -> None:
-    assert len(BLOCKS) == 2
+    assert len(BLOCKS) == 3
     assert "ModelBuilder" in BLOCKS[0] and "import_module" in BLOCKS[1]
+    assert "nn.Dropout" in BLOCKS[2] and "DerivePredictPass" in BLOCKS[2]
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))

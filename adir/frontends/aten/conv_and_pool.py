@@ -18,18 +18,39 @@ def _pair(value: int | Sequence[int]) -> tuple[int, int]:
     return (values[0], values[0]) if len(values) == 1 else (values[0], values[1])
 
 
+def _zero_padding_of_hw(arg: Any) -> tuple[fx.Node, tuple[int, int, int, int]] | None:
+    """(source, [top, bottom, left, right]) if `arg` is a `constant_pad_nd` with value 0 that
+    pads only H and W (TensorFlow's "same" padding written as `nn.ZeroPad2d`), else None."""
+    if not isinstance(arg, fx.Node) or arg.target != aten_.constant_pad_nd.default:
+        return None
+    source, pad = arg.args[0], [int(p) for p in arg.args[1]]
+    value = arg.args[2] if len(arg.args) > 2 else arg.kwargs.get("value", 0)
+    if value != 0 or len(pad) not in (2, 4) or min(pad) < 0 or not isinstance(source, fx.Node):
+        return None
+    left, right, top, bottom = (*pad, 0, 0)[:4]
+    return source, (top, bottom, left, right)
+
+
 @aten(aten_.convolution.default)
 def convolution(lo: Lowering, node: fx.Node, a: Args) -> Any:
-    """`F.conv2d` (torch's symmetric padding [ph, pw] is adir's [ph, ph, pw, pw])."""
+    """`F.conv2d` (torch's symmetric padding [ph, pw] is adir's [ph, ph, pw, pw]). A zero
+    padding of H and W right before it (`nn.ZeroPad2d`, `F.pad`) is added to the conv's own
+    padding, which is asymmetric in adir, so the padded input is never materialised."""
     rank = len(Lowering.shape(a["weight"]))
     require(rank == 4, f"a {rank - 2}-D convolution (adir has conv2d)")
     require(not a["transposed"], "a transposed convolution")
+    height, width = _pair(a["padding"])
+    padding = (height, height, width, width)
+    source = a["input"]
+    if (folded := _zero_padding_of_hw(source)) is not None:
+        source, extra = folded
+        padding = tuple(p + e for p, e in zip(padding, extra, strict=True))
     return lo.b.conv2d(
-        lo.value(a["input"]),
+        lo.value(source),
         lo.value(a["weight"]),
         lo.value(a["bias"]),
         stride=_pair(a["stride"]),
-        padding=_pair(a["padding"]),
+        padding=padding,
         dilation=_pair(a["dilation"]),
         groups=int(a["groups"]),
     )

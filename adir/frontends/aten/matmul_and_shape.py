@@ -124,3 +124,25 @@ def full(lo: Lowering, node: fx.Node, a: Args) -> Any:
     require(node.meta["val"].dtype == torch.float32, f"a {node.meta['val'].dtype} constant")
     value = a.get("s", a.get("fill_value"))
     return lo.b.constant(torch.full(Lowering.shape(node), float(value)).numpy())
+
+
+def pad_sides(pad: list[int], rank: int) -> tuple[list[int], list[int]]:
+    """ATen's `pad` (`F.pad`'s: (before, after) pairs from the last dim backwards) as adir.pad's
+    `low` and `high`, one entry per dim."""
+    low, high = [0] * rank, [0] * rank
+    for pair in range(len(pad) // 2):
+        dim = rank - 1 - pair
+        low[dim], high[dim] = int(pad[2 * pair]), int(pad[2 * pair + 1])
+    return low, high
+
+
+@aten(aten_.constant_pad_nd.default)
+def constant_pad_nd(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    """`F.pad(x, pad, value=v)` and `nn.ZeroPad2d`/`ConstantPad*d` are `adir.pad`. A zero
+    padding of H and W that a 2-D convolution reads is folded into the convolution's padding
+    instead (`conv_and_pool.convolution`), and this op is then left without uses and removed."""
+    pad = [int(p) for p in a["pad"]]
+    require(len(pad) % 2 == 0, f"pad {pad} with an odd number of entries")
+    require(min(pad, default=0) >= 0, f"negative padding {pad} (a crop): slice the tensor instead")
+    low, high = pad_sides(pad, len(Lowering.shape(a["self"])))
+    return lo.b.pad(lo.value(a["self"]), low, high, value=float(a["value"]))

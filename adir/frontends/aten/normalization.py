@@ -3,7 +3,13 @@
 In training mode, torch.export gives `_native_batch_norm_legit_functional`, whose results are
 `adir.batchnorm`'s: (output, mean, invstd, new running mean, new running var); the importer
 stores the last two into the running-statistics params, as PyTorch updates its buffers. In eval
-mode it gives `_native_batch_norm_legit_no_training`, which is `adir.batchnorm_eval`.
+mode it gives `_native_batch_norm_legit_no_training`, which is `adir.batchnorm_eval`. The input
+is `[N, C]` or `[N, C, *]`: BatchNorm1d, 2d and 3d are the same op.
+
+Training-mode dropout is `adir.dropout`, reading the step counter that the importer adds as the
+function's last argument. So a model imported in training mode has one training function, with
+batch statistics and dropout, and `derive-predict` gives its inference function (running
+statistics, no dropout).
 """
 
 from __future__ import annotations
@@ -13,7 +19,14 @@ from typing import Any
 import numpy as np
 from torch import fx
 
-from adir.frontends.aten.registry import Args, Lowering, Unsupported, aten, aten_, require
+from adir.frontends.aten.registry import (
+    Args,
+    Lowering,
+    arguments,
+    aten,
+    aten_,
+    require,
+)
 
 
 def _affine(lo: Lowering, a: Args) -> tuple[Any, Any]:
@@ -51,11 +64,35 @@ def batch_norm_eval(lo: Lowering, node: fx.Node, a: Args) -> Any:
     return (y, None, None)
 
 
+def is_training_dropout(node: fx.Node) -> bool:
+    """Whether `node` is a dropout that drops anything: in training mode (ATen's `train`, which
+    None means too) with p > 0. The importer gives the function a step counter for these."""
+    if node.target not in (aten_.native_dropout.default, aten_.dropout.default):
+        return False
+    a = arguments(node)
+    return a["train"] is not False and float(a["p"]) > 0
+
+
+def _dropout(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    x = lo.value(a["input"])
+    if not is_training_dropout(node):
+        return x  # eval mode or p = 0: the identity, as in PyTorch, bit for bit
+    assert lo.step is not None, "lower_program gives a model with dropout a step counter"
+    return lo.b.dropout(x, lo.step, lo.next_seed(), float(a["p"]))
+
+
 @aten(aten_.native_dropout.default)
+def native_dropout(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    """`adir.dropout` with the function's step counter and the next seed (1, 2, ... in the
+    order the model runs its dropouts): each element is kept with probability 1 - p and scaled
+    by 1 / (1 - p), as in PyTorch, with adir's counter-based random bits instead of torch's
+    generator's (PyTorch's stream cannot be reproduced on a device; the test replaces PyTorch's
+    masks with adir's to compare). The mask (result #1) is not computed: the backward op
+    recomputes it from the seed and the step."""
+    return (_dropout(lo, node, a), None)
+
+
+@aten(aten_.dropout.default)
 def dropout(lo: Lowering, node: fx.Node, a: Args) -> Any:
-    """The identity when not training (or p = 0). In training, adir's dropout draws its masks
-    from a step counter the model does not have, with other bits than torch's: import the
-    model in eval mode (`model.eval()`, `adir-import --eval`) and add dropout with the builder."""
-    if a["train"] is False or a["p"] == 0:
-        return (lo.value(a["input"]), None)
-    raise Unsupported("training-mode dropout; import the model in eval mode")
+    """`aten.dropout` (export keeps it whole in some modes): as `native_dropout`."""
+    return _dropout(lo, node, a)

@@ -31,11 +31,20 @@ class Unsupported(Exception):
 
 
 class Lowering:
-    """What a handler needs: the builder, and the adir value of each fx node lowered so far."""
+    """What a handler needs: the builder, and the adir value of each fx node lowered so far;
+    for a model with training-mode dropout, the function's step counter (`step`), which each
+    `adir.dropout` reads with a seed of its own (`next_seed`)."""
 
-    def __init__(self, builder: ModelBuilder, values: dict[fx.Node, Any]):
+    def __init__(self, builder: ModelBuilder, values: dict[fx.Node, Any], step: Any = None):
         self.b = builder
         self.values = values
+        self.step = step
+        self.seeds = 0
+
+    def next_seed(self) -> int:
+        """1, 2, ...: the seed of each dropout in the order the model runs them."""
+        self.seeds += 1
+        return self.seeds
 
     def value(self, arg: Any) -> Any:
         """The adir value of an fx node (lists elementwise); anything else as it is."""
