@@ -1,4 +1,7 @@
-"""ATen's 2-D convolution and pooling: the conv_and_pool family (NCHW, as PyTorch's)."""
+"""ATen's 2-D and 1-D convolution and pooling: the conv_and_pool family (NCHW, as PyTorch's).
+
+The 1-D pools need nothing here: torch.export writes `F.max_pool1d`, `F.avg_pool1d` and
+`F.adaptive_avg_pool1d` as their 2-D forms between an unsqueeze and a squeeze."""
 
 from __future__ import annotations
 
@@ -20,10 +23,13 @@ def _pair(value: int | Sequence[int]) -> tuple[int, int]:
 
 @aten(aten_.convolution.default)
 def convolution(lo: Lowering, node: fx.Node, a: Args) -> Any:
-    """`F.conv2d` (torch's symmetric padding [ph, pw] is adir's [ph, ph, pw, pw])."""
+    """`F.conv2d` (torch's symmetric padding [ph, pw] is adir's [ph, ph, pw, pw]), and
+    `F.conv1d` as a conv2d of height 1 (`conv1d`)."""
     rank = len(Lowering.shape(a["weight"]))
-    require(rank == 4, f"a {rank - 2}-D convolution (adir has conv2d)")
+    require(rank in (3, 4), f"a {rank - 2}-D convolution (adir has conv2d and conv1d)")
     require(not a["transposed"], "a transposed convolution")
+    if rank == 3:
+        return conv1d(lo, node, a)
     return lo.b.conv2d(
         lo.value(a["input"]),
         lo.value(a["weight"]),
@@ -33,6 +39,32 @@ def convolution(lo: Lowering, node: fx.Node, a: Args) -> Any:
         dilation=_pair(a["dilation"]),
         groups=int(a["groups"]),
     )
+
+
+def conv1d(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    """`F.conv1d` on [N, C, L] is `F.conv2d` on [N, C, 1, L] with a [O, C / groups, 1, K]
+    weight: the same sums in the same order, so the result is exact. The input, the weight
+    (a parameter keeps PyTorch's 3-D shape, so its name and shape match the state_dict) and the
+    output are reshaped around the conv2d; docs/frontends.md says why this is not an op."""
+    (n, c, length), (o, c_per_group, k) = Lowering.shape(a["input"]), Lowering.shape(a["weight"])
+    stride, padding, dilation = (_single(a[key]) for key in ("stride", "padding", "dilation"))
+    image = lo.b.reshape(lo.value(a["input"]), [n, c, 1, length])
+    weight = lo.b.reshape(lo.value(a["weight"]), [o, c_per_group, 1, k])
+    y = lo.b.conv2d(
+        image,
+        weight,
+        lo.value(a["bias"]),
+        stride=(1, stride),
+        padding=(0, 0, padding, padding),
+        dilation=(1, dilation),
+        groups=int(a["groups"]),
+    )
+    return lo.b.reshape(y, list(Lowering.shape(node)))
+
+
+def _single(value: int | Sequence[int]) -> int:
+    """ATen's `int[1]`: an int, or one entry."""
+    return value if isinstance(value, int) else int(value[0])
 
 
 @aten(aten_.max_pool2d_with_indices.default)
