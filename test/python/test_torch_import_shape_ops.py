@@ -271,3 +271,35 @@ def test_unsupported_forms_are_located_errors_saying_why(name: str) -> None:
     assert op.reason == reason
     assert op.site is not None and op.site.text.strip() == "return self.layer(x)"
     assert op.module.startswith("'layer' (")
+
+
+@pytest.mark.parametrize(
+    ("target", "take", "label_shape"),
+    [
+        ("aten.select.int", lambda label: label[:, 0], (2, 2)),
+        ("aten.slice.Tensor", lambda label: label[:, 1:].flatten(), (2, 2)),
+        ("aten.cat.default", lambda label: torch.cat([label, label]), (1,)),
+    ],
+    ids=["select", "slice", "cat"],
+)
+def test_moving_integer_data_is_a_located_error(target: str, take, label_shape) -> None:
+    """adir's data-movement ops take f32: slicing a label tensor says so at its line, instead
+    of the op's operand-type message."""
+
+    class Model(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = nn.Linear(4, 3)
+
+        def forward(self, x: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+            return nn.functional.cross_entropy(self.fc(x), take(labels))
+
+    with pytest.raises(UnsupportedOpsError) as caught:
+        import_module(Model(), (torch.randn(2, 4), torch.zeros(label_shape, dtype=torch.long)))
+    (op,) = caught.value.ops
+    assert op.target == target
+    assert op.reason == (
+        "a tensor of int64: adir moves only f32 data (give the model its integer inputs "
+        "already in the shape it needs)"
+    )
+    assert op.site is not None and "take(labels)" in op.site.text

@@ -55,14 +55,27 @@ def linear(lo: Lowering, node: fx.Node, a: Args) -> Any:
     return lo.b.reshape(lo.b.linear(flat, weight, bias), list(out_shape))
 
 
+def require_f32(node: fx.Node) -> None:
+    """adir's data-movement ops move f32 tensors; an integer one (a label) is a located
+    error saying so, rather than the op's operand-type message."""
+    dtype = node.meta["val"].dtype
+    require(
+        dtype == torch.float32,
+        f"a tensor of {str(dtype).removeprefix('torch.')}: adir moves only f32 data (give the "
+        "model its integer inputs already in the shape it needs)",
+    )
+
+
 @aten(aten_.permute.default)
 def permute(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    require_f32(node)
     rank = len(Lowering.shape(a["self"]))
     return lo.b.transpose(lo.value(a["self"]), [d % rank for d in a["dims"]])
 
 
 @aten(aten_.t.default)
 def t(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    require_f32(node)
     if len(Lowering.shape(a["self"])) < 2:
         return lo.value(a["self"])  # the transpose of a vector is itself
     return lo.b.transpose(lo.value(a["self"]), [1, 0])
@@ -70,6 +83,7 @@ def t(lo: Lowering, node: fx.Node, a: Args) -> Any:
 
 @aten(aten_.transpose.int)
 def transpose(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    require_f32(node)
     rank = len(Lowering.shape(a["self"]))
     permutation = list(range(rank))
     i, j = a["dim0"] % rank, a["dim1"] % rank
@@ -89,6 +103,7 @@ def transpose(lo: Lowering, node: fx.Node, a: Args) -> Any:
 )
 def reshape(lo: Lowering, node: fx.Node, a: Args) -> Any:
     """Every view that only regroups dims is a reshape to the result's (static) shape."""
+    require_f32(node)
     return lo.b.reshape(lo.value(a["self"]), list(Lowering.shape(node)))
 
 
@@ -154,6 +169,7 @@ def slice_dim(lo: Lowering, value: Any, shape: tuple[int, ...], dim: int, bounds
 def slice_(lo: Lowering, node: fx.Node, a: Args) -> Any:
     """`self[..., start:end:step, ...]` along `dim`: `adir.slice` with ATen's bounds clamped
     into the dim (`x[:, -3:]`, `x[:, 100:]` and `x[:, :2**63 - 1]` all import)."""
+    require_f32(node)
     shape = Lowering.shape(a["self"])
     dim = a["dim"] % len(shape)  # torch.export has checked the rank and that step >= 1
     start, stop = clamped_bounds(shape[dim], a["start"], a["end"])
@@ -164,6 +180,7 @@ def slice_(lo: Lowering, node: fx.Node, a: Args) -> Any:
 def select(lo: Lowering, node: fx.Node, a: Args) -> Any:
     """`self.select(dim, index)` (`x[:, 2]`): the one-element slice at `index`, reshaped to
     drop `dim`."""
+    require_f32(node)
     shape = Lowering.shape(a["self"])
     dim = a["dim"] % len(shape)
     index = a["index"] % shape[dim]  # torch.export has checked it is in range
@@ -175,6 +192,7 @@ def select(lo: Lowering, node: fx.Node, a: Args) -> Any:
 def cat(lo: Lowering, node: fx.Node, a: Args) -> Any:
     """`torch.cat(tensors, dim)`: `adir.concat` (`torch.stack` comes here as a cat of views).
     PyTorch skips 1-D empty tensors in a cat of higher rank (a legacy rule); so does this."""
+    require_f32(node)
     rank = len(Lowering.shape(node))
     tensors = [t for t in a["tensors"] if rank == 1 or Lowering.shape(t) != (0,)]
     if len(tensors) == 1:
@@ -187,6 +205,7 @@ def split(lo: Lowering, node: fx.Node, a: Args) -> Any:
     """`torch.split` (by sizes, or in chunks of `split_size`, the last one smaller): one
     `adir.slice` per part, which are the op's results (the unused ones are removed after
     lowering)."""
+    require_f32(a["self"])
     shape = Lowering.shape(a["self"])
     dim = a["dim"] % len(shape)
     x, start, parts = lo.value(a["self"]), 0, []
