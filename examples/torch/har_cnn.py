@@ -12,8 +12,8 @@ Classification from Scratch with Deep Neural Networks: A Strong Baseline", IJCNN
 average pooling and a linear classifier. Scaled to a microcontroller, and three changes, each
 for a reason:
 
-- 16, 32 and 16 filters instead of 128, 256 and 128 (4,662 parameters and batch-norm
-  statistics, 18.6 KB in float32);
+- 16, 32 and 16 filters instead of 128, 256 and 128 (4,662 parameters and 128
+  batch-norm running statistics: 19,160 bytes in float32);
 - kernel sizes 7, 5 and 3 instead of 8, 5 and 3: with `padding="same"`, an odd kernel pads
   both ends equally, which is the convolution's own padding, while an even one makes PyTorch
   add a separate asymmetric `constant_pad_nd` before the convolution;
