@@ -24,7 +24,7 @@ def _pair(value: int | Sequence[int]) -> tuple[int, int]:
 @aten(aten_.convolution.default)
 def convolution(lo: Lowering, node: fx.Node, a: Args) -> Any:
     """`F.conv2d` (torch's symmetric padding [ph, pw] is adir's [ph, ph, pw, pw]), and
-    `F.conv1d` as a conv2d of height 1 (`conv1d`)."""
+    `F.conv1d` (a 3-D weight)."""
     rank = len(Lowering.shape(a["weight"]))
     require(rank in (3, 4), f"a {rank - 2}-D convolution (adir has conv2d and conv1d)")
     require(not a["transposed"], "a transposed convolution")
@@ -42,24 +42,17 @@ def convolution(lo: Lowering, node: fx.Node, a: Args) -> Any:
 
 
 def conv1d(lo: Lowering, node: fx.Node, a: Args) -> Any:
-    """`F.conv1d` on [N, C, L] is `F.conv2d` on [N, C, 1, L] with a [O, C / groups, 1, K]
-    weight: the same sums in the same order, so the result is exact. The input, the weight
-    (a parameter keeps PyTorch's 3-D shape, so its name and shape match the state_dict) and the
-    output are reshaped around the conv2d; docs/frontends.md says why this is not an op."""
-    (n, c, length), (o, c_per_group, k) = Lowering.shape(a["input"]), Lowering.shape(a["weight"])
+    """`F.conv1d` on [N, C, L]: `adir.conv1d` (symmetric padding p is [p, p])."""
     stride, padding, dilation = (_single(a[key]) for key in ("stride", "padding", "dilation"))
-    image = lo.b.reshape(lo.value(a["input"]), [n, c, 1, length])
-    weight = lo.b.reshape(lo.value(a["weight"]), [o, c_per_group, 1, k])
-    y = lo.b.conv2d(
-        image,
-        weight,
+    return lo.b.conv1d(
+        lo.value(a["input"]),
+        lo.value(a["weight"]),
         lo.value(a["bias"]),
-        stride=(1, stride),
-        padding=(0, 0, padding, padding),
-        dilation=(1, dilation),
+        stride=stride,
+        padding=padding,
+        dilation=dilation,
         groups=int(a["groups"]),
     )
-    return lo.b.reshape(y, list(Lowering.shape(node)))
 
 
 def _single(value: int | Sequence[int]) -> int:
