@@ -204,6 +204,35 @@ class ConvAndPoolFunctions(FamilyFunctions):
         window = op.window(op.pair_values("kernel_size"))
         return (conv2d_grad_weight(x, dy, window, op.group_count()),)
 
+    # conv1d: conv2d on height-1 views ([N, C, L] -> [N, C, 1, L], no copy), so the numbers
+    # are conv2d's.
+    @impl(cp.Conv1dOp)
+    def run_conv1d(self, interpreter: Interpreter, op: cp.Conv1dOp, args: tuple[Any, ...]):
+        x, w, *bias = args
+        window = op.window((1, w.shape[2]))
+        y = conv2d(
+            x[:, :, None], w[:, :, None], bias[0] if bias else None, window, op.group_count()
+        )
+        return (y[:, :, 0],)
+
+    @impl(cp.Conv1dGradInputOp)
+    def run_conv1d_grad_input(
+        self, interpreter: Interpreter, op: cp.Conv1dGradInputOp, args: tuple[Any, ...]
+    ):
+        dy, w = args
+        size, window = (1, op.length_values("input_size")), op.window((1, w.shape[2]))
+        dx = conv2d_grad_input(dy[:, :, None], w[:, :, None], size, window, op.group_count())
+        return (dx[:, :, 0],)
+
+    @impl(cp.Conv1dGradWeightOp)
+    def run_conv1d_grad_weight(
+        self, interpreter: Interpreter, op: cp.Conv1dGradWeightOp, args: tuple[Any, ...]
+    ):
+        x, dy = args
+        window = op.window((1, op.length_values("kernel_size")))
+        dw = conv2d_grad_weight(x[:, :, None], dy[:, :, None], window, op.group_count())
+        return (dw[:, :, 0],)
+
     @impl(cp.Maxpool2dOp)
     def run_maxpool2d(self, interpreter: Interpreter, op: cp.Maxpool2dOp, args: tuple[Any, ...]):
         return (maxpool2d(args[0], op.window()),)

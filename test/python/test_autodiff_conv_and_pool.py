@@ -67,6 +67,31 @@ def test_conv2d(name: str) -> None:
         check_op_gradients(op_text, shapes, lambda x, w: case.torch_conv(x, w, None))
 
 
+# conv1d: (input, weight, stride, (left, right), dilation, groups, bias), against F.conv1d of
+# the input padded by F.pad (torch's conv1d pads both ends alike).
+CONV1D_CASES = {
+    "k3": ((2, 3, 7), (4, 3, 3), 1, (0, 0), 1, 1, True),
+    "stride_2_asymmetric_padding_no_bias": ((1, 2, 8), (3, 2, 3), 2, (2, 1), 1, 1, False),
+    "dilation_2_groups_2": ((2, 4, 9), (6, 2, 3), 1, (2, 2), 2, 2, True),
+    "depthwise": ((1, 3, 6), (3, 1, 4), 1, (1, 2), 1, 3, True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONV1D_CASES))
+def test_conv1d(name: str) -> None:
+    shape, weight, stride, padding, dilation, groups, bias = CONV1D_CASES[name]
+    props = (
+        f"{{stride = array<i64: {stride}>, padding = array<i64: {padding[0]}, {padding[1]}>, "
+        f"dilation = array<i64: {dilation}>, groups = {groups} : i64}}"
+    )
+
+    def torch_conv(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None):
+        return F.conv1d(F.pad(x, padding), w, b, stride, 0, dilation, groups)
+
+    shapes = [shape, weight] + ([(weight[0],)] if bias else [])
+    check_op_gradients(f"adir.conv1d OPERANDS {props}", shapes, torch_conv)
+
+
 POOL_CASES = {
     "2x2": PoolCase((2, 3, 6, 6), (2, 2)),
     "2x2_odd_input": PoolCase((2, 2, 5, 7), (2, 2)),

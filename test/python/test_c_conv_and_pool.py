@@ -1,12 +1,12 @@
 """The C kernels of the conv_and_pool family against the interpreter (gcc, ASan, UBSan).
 
-Each configuration builds one function that runs a forward op and its gradient ops side by
-side (conv2d, conv2d_grad_input and conv2d_grad_weight; maxpool2d, avgpool2d and their
-adjoints), so one C build checks the three loops that share a window. The configurations
-cover what the kernels special-case: the kernel taps that fall into the padding (symmetric,
-asymmetric, wider than the kernel), strides and dilations that skip pixels, output sizes that
-drop the last rows and columns, groups and depthwise channels, the optional bias, and the
-element maxpool2d_grad routes its gradient to among equal values, nan and -inf. LeNet-5 and
+Each configuration builds one function that runs a forward op and its gradient ops side by side
+(conv2d, conv2d_grad_input and conv2d_grad_weight, and the same of conv1d; maxpool2d, avgpool2d
+and their adjoints), so one C build checks the three loops that share a window. The
+configurations cover what the kernels special-case: the kernel taps that fall into the padding
+(symmetric, asymmetric, wider than the kernel), strides and dilations that skip pixels, output
+sizes that drop the last rows and columns, groups and depthwise channels, the optional bias, and
+the element maxpool2d_grad routes its gradient to among equal values, nan and -inf. LeNet-5 and
 DS-CNN then train for a few SGD steps with the kernels as autodiff uses them.
 """
 
@@ -161,6 +161,82 @@ def test_conv2d_and_its_adjoints(name: str, rng: np.random.Generator) -> None:
     """Two steps: an adjoint that adds to its output without clearing it first fails the
     second (the arena holds the first step's values)."""
     conv = CONVS[name]
+    check_c_against_interpreter(conv.text(), "f", [conv.operands(rng), conv.operands(rng)])
+
+
+@dataclass(frozen=True)
+class Conv1d:
+    """conv1d on [N, C, L] with padding (left, right), and its adjoints."""
+
+    input: tuple[int, int, int]
+    weight: tuple[int, int, int]
+    bias: bool = True
+    stride: int = 1
+    padding: tuple[int, int] = (0, 0)
+    dilation: int = 1
+    groups: int = 1
+
+    def output(self) -> Shape:
+        left, right = self.padding
+        length = window_output(
+            self.input[2], self.weight[2], self.stride, left, right, self.dilation
+        )
+        return (self.input[0], self.weight[0], length)
+
+    def args(self) -> dict[str, Shape]:
+        bias = {"b": self.weight[:1]} if self.bias else {}
+        return {"x": self.input, "w": self.weight, **bias, "dy": self.output()}
+
+    def text(self) -> str:
+        """@f(x, w, [b,] dy) -> conv1d(x, w, [b]), its input and its weight adjoint of dy."""
+        x, w, y = tensor(self.input), tensor(self.weight), tensor(self.output())
+        inputs = {name: shape for name, shape in self.args().items() if name != "dy"}
+        operands = ", ".join(f"%{name}" for name in inputs)
+        types = ", ".join(tensor(shape) for shape in inputs.values())
+        props = (
+            f"stride = {array([self.stride])}, padding = {array(self.padding)}, "
+            f"dilation = {array([self.dilation])}, groups = {self.groups} : i64"
+        )
+        input_size = f"input_size = {array(self.input[2:])}"
+        kernel_size = f"kernel_size = {array(self.weight[2:])}"
+        return function(
+            self.args(),
+            [
+                ("y", f"adir.conv1d {operands} {{{props}}} : {types}", self.output()),
+                (
+                    "dx",
+                    f"adir.conv1d_grad_input %dy, %w {{{props}, {input_size}}} : {y}, {w}",
+                    self.input,
+                ),
+                (
+                    "dw",
+                    f"adir.conv1d_grad_weight %x, %dy {{{props}, {kernel_size}}} : {x}, {y}",
+                    self.weight,
+                ),
+            ],
+        )
+
+    def operands(self, rng: np.random.Generator) -> list[np.ndarray]:
+        return [normal(rng, *shape) for shape in self.args().values()]
+
+
+CONV1DS = {
+    "k3": Conv1d((2, 3, 10), (4, 3, 3)),
+    "no_bias": Conv1d((2, 3, 10), (4, 3, 3), bias=False),
+    "stride_2_drops_the_last_position": Conv1d((2, 2, 10), (3, 2, 3), stride=2),
+    "padding_same": Conv1d((1, 3, 9), (4, 3, 5), padding=(2, 2)),
+    "asymmetric_padding_wider_than_the_kernel": Conv1d((2, 2, 5), (3, 2, 2), padding=(3, 1)),
+    "dilation_3_stride_2": Conv1d((1, 2, 13), (3, 2, 3), stride=2, padding=(1, 2), dilation=3),
+    "groups_2": Conv1d((2, 4, 8), (6, 2, 3), groups=2),
+    "depthwise": Conv1d((2, 4, 8), (4, 1, 5), padding=(2, 2), groups=4),
+    "kernel_covers_input": Conv1d((2, 2, 4), (3, 2, 4)),
+}
+
+
+@pytest.mark.parametrize("name", list(CONV1DS))
+def test_conv1d_and_its_adjoints(name: str, rng: np.random.Generator) -> None:
+    """As conv2d's: two steps, so an adjoint that does not clear its output fails."""
+    conv = CONV1DS[name]
     check_c_against_interpreter(conv.text(), "f", [conv.operands(rng), conv.operands(rng)])
 
 

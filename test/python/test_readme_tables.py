@@ -97,3 +97,16 @@ def test_flag_table_lists_exactly_adir_opt_s_own_flags() -> None:
         (spec,) = CODE.findall(flag_cell)
         listed.add(spec.split("=")[0])
     assert listed == flags
+
+
+def test_importer_table_lists_every_aten_overload_exactly() -> None:
+    """The ATen ops column of the importer's table names each overload with a handler
+    (`adir/frontends/aten/`), as `torch.ops.aten` spells it, and nothing else."""
+    from adir.frontends.aten import ATEN_OPS  # here: it imports torch, which the rest need not
+
+    listed: list[str] = []
+    for _family, ops, _what in table_rows("## The PyTorch importer"):
+        (names,) = CODE.findall(ops)
+        listed += names.split()
+    assert len(listed) == len(set(listed))
+    assert set(listed) == {str(overload).removeprefix("aten.") for overload in ATEN_OPS}

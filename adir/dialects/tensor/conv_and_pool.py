@@ -8,6 +8,8 @@ wrapped here):
     %a = adir.avgpool2d %y {kernel_size = array<i64: 3, 3>, stride = array<i64: 1, 1>,
            padding = array<i64: 1, 1, 1, 1>, count_include_pad = false} : tensor<1x4x4x4xf32>
     %g = adir.global_avgpool2d %y : tensor<1x4x4x4xf32> -> tensor<1x4x1x1xf32>
+    %z = adir.conv1d %s, %k {padding = array<i64: 1, 1>}
+           : tensor<1x3x16xf32>, tensor<4x3x3xf32> -> tensor<1x4x16xf32>
 
 Images are `[N, C, H, W]` (NCHW, PyTorch's layout) and conv weights `[O, C / groups, KH, KW]`
 (`nn.Conv2d.weight`). NHWC is not an op variant: a layout is a kernel-level decision, so a
@@ -27,6 +29,11 @@ Properties (`array<i64: ...>`; a property equal to its default is left out of th
 Output sizes round down (torch's `ceil_mode = False`): `out = (in + pad_lo + pad_hi -
 dilation * (kernel - 1) - 1) // stride + 1`, at least 1.
 
+conv1d (`[N, C, L]`, weights `[O, C / groups, K]`, `padding = [left, right]`, one-entry
+`stride` and `dilation`) is conv2d of an image of height 1: `[N, C, L]` and `[N, C, 1, L]` are
+the same bytes, so it and its two gradient ops share conv2d's shape rules, numpy semantics and C
+kernels, and a model's sequence data and 1-D weights are never copied into 4-D shapes.
+
 conv2d's bias is an optional third operand (`F.conv2d(x, w, b)`), not a separate `bias_add`:
 every conv kernel (reference C, CMSIS-NN) takes the bias, so there is nothing to fuse later.
 It is the op's only optional operand, so IRDL needs no `operandSegmentSizes` to place it.
@@ -45,7 +52,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import ClassVar, TypedDict
 
 from xdsl.dialects.builtin import (
     I64,
@@ -129,7 +136,13 @@ class Window2d:
 
 
 def window_output(
-    op_name: str, operand: str, size: Dim, kernel: Dim, window: Window2d, axis: int
+    op_name: str,
+    operand: str,
+    size: Dim,
+    kernel: Dim,
+    window: Window2d,
+    axis: int,
+    axes: tuple[str, str] = AXES,
 ) -> Dim:
     """The output size along `axis` of a `kernel` sliding over `size` with the window's
     stride, padding and dilation (None if the size or the kernel is unknown, which is why the
@@ -144,22 +157,26 @@ def window_output(
     if extent > padded:
         dilated = f" ({kernel} dilated by {dilation})" if dilation > 1 else ""
         raise VerifyException(
-            f"{op_name}: kernel {AXES[axis]} {extent}{dilated} exceeds the padded {operand} "
-            f"{AXES[axis]} {padded} ({size} + padding {lo} + {hi})"
+            f"{op_name}: kernel {axes[axis]} {extent}{dilated} exceeds the padded {operand} "
+            f"{axes[axis]} {padded} ({size} + padding {lo} + {hi})"
         )
     return (padded - extent) // window.stride[axis] + 1
 
 
 def check_output_dims(
-    op_name: str, grad_shape: Dims, expected: tuple[Dim, Dim], input_size: tuple[Dim, Dim]
+    op_name: str,
+    grad_shape: Dims,
+    expected: tuple[Dim, Dim],
+    input_size: tuple[Dim, Dim],
+    axes: tuple[str, str] = AXES,
 ) -> None:
     """The adjoint `grad` has the spatial size the forward op's output had."""
     for axis in (0, 1):
         got, want = grad_shape[2 + axis], expected[axis]
         if got is not None and want is not None and got != want:
             raise VerifyException(
-                f"{op_name}: operand grad has {AXES[axis]} {got}, but the forward op gives "
-                f"{want} for an input {AXES[axis]} of {input_size[axis]}"
+                f"{op_name}: operand grad has {axes[axis]} {got}, but the forward op gives "
+                f"{want} for an input {axes[axis]} of {input_size[axis]}"
             )
 
 
@@ -201,7 +218,8 @@ class WindowOp(TensorOp):
         values = tuple(int(v) for v in array.get_values())
         if len(values) != count:
             raise VerifyException(
-                f"{self.name}: {prop} must have {count} entries ({meaning}), got {len(values)}"
+                f"{self.name}: {prop} must have {count} entr{'y' if count == 1 else 'ies'} "
+                f"({meaning}), got {len(values)}"
             )
         if any(v < minimum for v in values):
             kind = "positive" if minimum == 1 else "non-negative"
@@ -225,6 +243,8 @@ class ConvWindowOp(WindowOp):
     padding = prop_def(DenseArrayBase[I64], default_value=_array([0, 0, 0, 0]))
     dilation = prop_def(DenseArrayBase[I64], default_value=_array([1, 1]))
     groups = prop_def(IntegerAttr[I64], default_value=IntegerAttr(1, i64))
+    AXIS_NAMES: ClassVar[tuple[str, str]] = AXES
+    """The names of the spatial axes in messages."""
 
     @staticmethod
     def conv_properties(
@@ -295,9 +315,49 @@ class ConvWindowOp(WindowOp):
         """(H_out, W_out) of the convolution of an input by a kernel, either maybe unknown."""
         window = self.window((1, 1))  # stride, padding and dilation; the kernel is apart
         return (
-            window_output(self.name, "input", input_shape[2], kernel[0], window, 0),
-            window_output(self.name, "input", input_shape[3], kernel[1], window, 1),
+            window_output(
+                self.name, "input", input_shape[2], kernel[0], window, 0, self.AXIS_NAMES
+            ),
+            window_output(
+                self.name, "input", input_shape[3], kernel[1], window, 1, self.AXIS_NAMES
+            ),
         )
+
+    def conv_result(self, x: Dims, w: Dims) -> Dims:
+        """conv2d's shape rule on [N, C, H, W] and [O, C / groups, KH, KW], with the optional
+        bias [O] as the op's third operand: [N, O, H_out, W_out]."""
+        out_channels, _ = self.check_channels(x[1], w)
+        bias = self.operand_shape(2) if len(self.operands) == 3 else None
+        require_rank(self.name, "bias", bias, (1,))
+        if bias is not None:
+            if None not in (bias[0], out_channels) and bias[0] != out_channels:
+                raise VerifyException(
+                    f"{self.name}: operand bias has {bias[0]} entries but operand "
+                    f"weight has {out_channels} output channels"
+                )
+            out_channels = _known(out_channels, bias[0])
+        height, width = self.conv_output(x, (w[2], w[3]))
+        return (x[0], out_channels, height, width)
+
+    def grad_input_result(self, dy: Dims, w: Dims, size: tuple[int, int]) -> Dims:
+        """conv2d_grad_input's shape rule: [N, C, H, W] from the adjoint [N, O, H_out, W_out],
+        the weight and the forward input's (H, W)."""
+        out_channels, in_channels = self.check_channels(None, w)
+        require_equal_dims(self.name, "output channels", dy[1], out_channels, ("grad", "weight"))
+        expected = self.conv_output((None, None, *size), (w[2], w[3]))
+        check_output_dims(self.name, dy, expected, size, self.AXIS_NAMES)
+        return (dy[0], in_channels, *size)
+
+    def grad_weight_result(self, x: Dims, dy: Dims, kernel: tuple[int, int]) -> Dims:
+        """conv2d_grad_weight's shape rule: [O, C / groups, KH, KW] from the forward input,
+        the adjoint [N, O, H_out, W_out] and the kernel's (KH, KW)."""
+        groups = self.group_count()
+        out_channels, in_channels = self.check_channels(x[1], (dy[1], None, *kernel), "grad")
+        require_equal_dims(self.name, "batch sizes", x[0], dy[0], ("input", "grad"))
+        expected = self.conv_output(x, kernel)
+        check_output_dims(self.name, dy, expected, (x[2], x[3]), self.AXIS_NAMES)
+        group_channels = None if in_channels is None else in_channels // groups
+        return (out_channels, group_channels, *kernel)
 
 
 @irdl_op_definition
@@ -333,20 +393,7 @@ class Conv2dOp(ConvWindowOp):
         input_shape, weight_shape = self.operand_shape(0), self.operand_shape(1)
         require_rank(self.name, "input", input_shape, (4,))
         require_rank(self.name, "weight", weight_shape, (4,))
-        x, w = _dims4(input_shape), _dims4(weight_shape)
-        out_channels, _ = self.check_channels(x[1], w)
-        if self.bias is not None:
-            bias_shape = self.operand_shape(2)
-            require_rank(self.name, "bias", bias_shape, (1,))
-            if bias_shape is not None:
-                if None not in (bias_shape[0], out_channels) and bias_shape[0] != out_channels:
-                    raise VerifyException(
-                        f"{self.name}: operand bias has {bias_shape[0]} entries but operand "
-                        f"weight has {out_channels} output channels"
-                    )
-                out_channels = _known(out_channels, bias_shape[0])
-        height, width = self.conv_output(x, (w[2], w[3]))
-        return [tensor_type(f32, (x[0], out_channels, height, width))]
+        return [tensor_type(f32, self.conv_result(_dims4(input_shape), _dims4(weight_shape)))]
 
 
 @irdl_op_definition
@@ -387,12 +434,9 @@ class Conv2dGradInputOp(ConvWindowOp):
         require_rank(self.name, "grad", grad_shape, (4,))
         require_rank(self.name, "weight", weight_shape, (4,))
         size = self.pair_values("input_size")
-        dy, w = _dims4(grad_shape), _dims4(weight_shape)
-        out_channels, in_channels = self.check_channels(None, w)
-        require_equal_dims(self.name, "output channels", dy[1], out_channels, ("grad", "weight"))
-        expected = self.conv_output((None, None, *size), (w[2], w[3]))
-        check_output_dims(self.name, dy, expected, size)
-        return [tensor_type(f32, (dy[0], in_channels, *size))]
+        return [
+            tensor_type(f32, self.grad_input_result(_dims4(grad_shape), _dims4(weight_shape), size))
+        ]
 
 
 @irdl_op_definition
@@ -434,13 +478,183 @@ class Conv2dGradWeightOp(ConvWindowOp):
         require_rank(self.name, "grad", grad_shape, (4,))
         kernel = self.pair_values("kernel_size")
         x, dy = _dims4(input_shape), _dims4(grad_shape)
-        groups = self.group_count()
-        out_channels, in_channels = self.check_channels(x[1], (dy[1], None, *kernel), "grad")
-        require_equal_dims(self.name, "batch sizes", x[0], dy[0], ("input", "grad"))
-        expected = self.conv_output(x, kernel)
-        check_output_dims(self.name, dy, expected, (x[2], x[3]))
-        group_channels = None if in_channels is None else in_channels // groups
-        return [tensor_type(f32, (out_channels, group_channels, *kernel))]
+        return [tensor_type(f32, self.grad_weight_result(x, dy, kernel))]
+
+
+# --- 1-D convolution: conv2d of an image of height 1 -----------------------------------------
+
+
+def _height_one(shape: Shape) -> Dims:
+    """[N, C, L] as [N, C, 1, L]: the same elements in the same order."""
+    n, c, length = (None,) * 3 if shape is None else shape
+    return (n, c, 1, length)
+
+
+class Conv1dWindowOp(ConvWindowOp):
+    """conv1d and its gradient ops: on `[N, C, L]` and weights `[O, C / groups, K]`, which are
+    `[N, C, 1, L]` and `[O, C / groups, 1, K]` byte for byte, so each op is its conv2d
+    namesake on an image of height 1, with the same shape rule, numbers and kernel. Properties:
+    `stride = [s]`, `padding = [left, right]`, `dilation = [d]`, `groups`."""
+
+    stride = prop_def(DenseArrayBase[I64], default_value=_array([1]))
+    padding = prop_def(DenseArrayBase[I64], default_value=_array([0, 0]))
+    dilation = prop_def(DenseArrayBase[I64], default_value=_array([1]))
+    AXIS_NAMES: ClassVar[tuple[str, str]] = ("height", "length")
+
+    @staticmethod
+    def conv1d_properties(
+        stride: int = 1, padding: int | Sequence[int] = 0, dilation: int = 1, groups: int = 1
+    ) -> dict[str, Attribute]:
+        left, right = (padding, padding) if isinstance(padding, int) else padding
+        return {
+            "stride": _array([stride]),
+            "padding": _array([left, right]),
+            "dilation": _array([dilation]),
+            "groups": IntegerAttr(groups, i64),
+        }
+
+    def conv1d_parameters(self) -> dict[str, int | tuple[int, int]]:
+        """The keyword arguments that rebuild these properties (for the VJP rule)."""
+        (stride,) = self.entries("stride", 1, "length", 1)
+        left, right = self.entries("padding", 2, "left, right", 0)
+        (dilation,) = self.entries("dilation", 1, "length", 1)
+        return {
+            "stride": stride,
+            "padding": (left, right),
+            "dilation": dilation,
+            "groups": self.group_count(),
+        }
+
+    def conv_parameters(self) -> ConvParameters:
+        """conv2d's properties for the same convolution of a height-1 image."""
+        one = self.conv1d_parameters()
+        left, right = one["padding"]  # type: ignore[misc]
+        return {
+            "stride": (1, one["stride"]),  # type: ignore[typeddict-item]
+            "padding": (0, 0, left, right),
+            "dilation": (1, one["dilation"]),  # type: ignore[typeddict-item]
+            "groups": self.group_count(),
+        }
+
+    def window(self, kernel: Sequence[int]) -> Window2d:
+        """The window of a [1, K] kernel on a height-1 image (`kernel` as (1, K))."""
+        two = self.conv_parameters()
+        return Window2d((kernel[0], kernel[1]), two["stride"], two["padding"], two["dilation"])
+
+    def length_values(self, prop: str) -> int:
+        """A one-entry property (`input_size`, `kernel_size`): a length."""
+        return self.entries(prop, 1, "length", 1)[0]
+
+
+@irdl_op_definition
+class Conv1dOp(Conv1dWindowOp):
+    """`F.conv1d(input, weight, bias, stride, padding, dilation, groups)`, with `padding` as
+    (left, right): `F.conv1d(F.pad(input, (left, right)), ...)`.
+
+    input [N, C, L], weight [O, C / groups, K], bias [O] (optional) -> [N, O, L_out], with
+    `L_out = (L + left + right - dilation * (K - 1) - 1) // stride + 1`: conv2d of height 1.
+    """
+
+    name = "adir.conv1d"
+    input = operand_def(FloatTensor)
+    weight = operand_def(FloatTensor)
+    bias = opt_operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+
+    def __init__(
+        self,
+        input: SSAValue,
+        weight: SSAValue,
+        bias: SSAValue | None = None,
+        stride: int = 1,
+        padding: int | Sequence[int] = 0,
+        dilation: int = 1,
+        groups: int = 1,
+    ):
+        properties = self.conv1d_properties(stride, padding, dilation, groups)
+        super().__init__([input, weight, bias], properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        input_shape, weight_shape = self.operand_shape(0), self.operand_shape(1)
+        require_rank(self.name, "input", input_shape, (3,))
+        require_rank(self.name, "weight", weight_shape, (3,))
+        n, o, _, length = self.conv_result(_height_one(input_shape), _height_one(weight_shape))
+        return [tensor_type(f32, (n, o, length))]
+
+
+@irdl_op_definition
+class Conv1dGradInputOp(Conv1dWindowOp):
+    """The adjoint of conv1d's input (`torch.nn.grad.conv1d_input`): conv2d_grad_input of
+    height 1, with conv1d's properties and the forward input's length `input_size = [L]`.
+    grad [N, O, L_out], weight [O, C / groups, K] -> [N, C, L]."""
+
+    name = "adir.conv1d_grad_input"
+    traits = traits_def(NotDifferentiable("a gradient op: autodiff emits it"))
+    grad = operand_def(FloatTensor)
+    weight = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    input_size = prop_def(DenseArrayBase[I64])
+
+    def __init__(
+        self,
+        grad: SSAValue,
+        weight: SSAValue,
+        input_size: Sequence[int],
+        stride: int = 1,
+        padding: int | Sequence[int] = 0,
+        dilation: int = 1,
+        groups: int = 1,
+    ):
+        properties = self.conv1d_properties(stride, padding, dilation, groups)
+        properties["input_size"] = _array(input_size)
+        super().__init__([grad, weight], properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        grad_shape, weight_shape = self.operand_shape(0), self.operand_shape(1)
+        require_rank(self.name, "grad", grad_shape, (3,))
+        require_rank(self.name, "weight", weight_shape, (3,))
+        size = (1, self.length_values("input_size"))
+        dy, w = _height_one(grad_shape), _height_one(weight_shape)
+        n, c, _, length = self.grad_input_result(dy, w, size)
+        return [tensor_type(f32, (n, c, length))]
+
+
+@irdl_op_definition
+class Conv1dGradWeightOp(Conv1dWindowOp):
+    """The adjoint of conv1d's weight (`torch.nn.grad.conv1d_weight`): conv2d_grad_weight of
+    height 1, with conv1d's properties and the kernel's length `kernel_size = [K]`.
+    input [N, C, L], grad [N, O, L_out] -> [O, C / groups, K]. The bias's adjoint is
+    `sum(grad, [0, 2])`."""
+
+    name = "adir.conv1d_grad_weight"
+    traits = traits_def(NotDifferentiable("a gradient op: autodiff emits it"))
+    input = operand_def(FloatTensor)
+    grad = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    kernel_size = prop_def(DenseArrayBase[I64])
+
+    def __init__(
+        self,
+        input: SSAValue,
+        grad: SSAValue,
+        kernel_size: Sequence[int],
+        stride: int = 1,
+        padding: int | Sequence[int] = 0,
+        dilation: int = 1,
+        groups: int = 1,
+    ):
+        properties = self.conv1d_properties(stride, padding, dilation, groups)
+        properties["kernel_size"] = _array(kernel_size)
+        super().__init__([input, grad], properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        input_shape, grad_shape = self.operand_shape(0), self.operand_shape(1)
+        require_rank(self.name, "input", input_shape, (3,))
+        require_rank(self.name, "grad", grad_shape, (3,))
+        kernel = (1, self.length_values("kernel_size"))
+        x, dy = _height_one(input_shape), _height_one(grad_shape)
+        o, c, _, k = self.grad_weight_result(x, dy, kernel)
+        return [tensor_type(f32, (o, c, k))]
 
 
 # --- pooling -----------------------------------------------------------------------------
@@ -647,11 +861,14 @@ class Avgpool2dGradOp(PoolWindowOp):
 
 CONV_AND_POOL_OPS = [
     Conv2dOp,
+    Conv1dOp,
     Maxpool2dOp,
     Avgpool2dOp,
     GlobalAvgpool2dOp,
     Conv2dGradInputOp,
     Conv2dGradWeightOp,
+    Conv1dGradInputOp,
+    Conv1dGradWeightOp,
     Maxpool2dGradOp,
     Avgpool2dGradOp,
 ]

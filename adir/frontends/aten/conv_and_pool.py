@@ -1,4 +1,7 @@
-"""ATen's 2-D convolution and pooling: the conv_and_pool family (NCHW, as PyTorch's)."""
+"""ATen's 2-D and 1-D convolution and pooling: the conv_and_pool family (NCHW, as PyTorch's).
+
+The 1-D pools need nothing here: torch.export writes `F.max_pool1d`, `F.avg_pool1d` and
+`F.adaptive_avg_pool1d` as their 2-D forms between an unsqueeze and a squeeze."""
 
 from __future__ import annotations
 
@@ -33,12 +36,15 @@ def _zero_padding_of_hw(arg: Any) -> tuple[fx.Node, tuple[int, int, int, int]] |
 
 @aten(aten_.convolution.default)
 def convolution(lo: Lowering, node: fx.Node, a: Args) -> Any:
-    """`F.conv2d` (torch's symmetric padding [ph, pw] is adir's [ph, ph, pw, pw]). A zero
-    padding of H and W right before it (`nn.ZeroPad2d`, `F.pad`) is added to the conv's own
-    padding, which is asymmetric in adir, so the padded input is never materialised."""
+    """`F.conv2d` (torch's symmetric padding [ph, pw] is adir's [ph, ph, pw, pw]), and
+    `F.conv1d` (a 3-D weight). A zero padding of H and W right before a 2-D conv
+    (`nn.ZeroPad2d`, `F.pad`) is added to the conv's own padding, which is asymmetric in adir,
+    so the padded input is never materialised (a conv1d keeps its pad op)."""
     rank = len(Lowering.shape(a["weight"]))
-    require(rank == 4, f"a {rank - 2}-D convolution (adir has conv2d)")
+    require(rank in (3, 4), f"a {rank - 2}-D convolution (adir has conv2d and conv1d)")
     require(not a["transposed"], "a transposed convolution")
+    if rank == 3:
+        return conv1d(lo, node, a)
     height, width = _pair(a["padding"])
     padding = (height, height, width, width)
     source = a["input"]
@@ -54,6 +60,25 @@ def convolution(lo: Lowering, node: fx.Node, a: Args) -> Any:
         dilation=_pair(a["dilation"]),
         groups=int(a["groups"]),
     )
+
+
+def conv1d(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    """`F.conv1d` on [N, C, L]: `adir.conv1d` (symmetric padding p is [p, p])."""
+    stride, padding, dilation = (_single(a[key]) for key in ("stride", "padding", "dilation"))
+    return lo.b.conv1d(
+        lo.value(a["input"]),
+        lo.value(a["weight"]),
+        lo.value(a["bias"]),
+        stride=stride,
+        padding=padding,
+        dilation=dilation,
+        groups=int(a["groups"]),
+    )
+
+
+def _single(value: int | Sequence[int]) -> int:
+    """ATen's `int[1]`: an int, or one entry."""
+    return value if isinstance(value, int) else int(value[0])
 
 
 @aten(aten_.max_pool2d_with_indices.default)

@@ -69,3 +69,18 @@ func.func @dynamic(%x: tensor<?x3x?x16xf32>, %w: tensor<8x3x3x3xf32>, %u: tensor
   %2 = adir.conv2d %u, %v, %b : tensor<*xf32>, tensor<?x3x3x3xf32>, tensor<5xf32> -> tensor<*xf32>
   func.return %1 : tensor<*xf32>
 }
+
+// -----
+
+// conv1d on [N, C, L]: 128 -conv7, padding 3-> 128 -conv5, stride 2, dilation 2-> (128 - 9) // 2 + 1 = 60;
+// unknown dims stay unknown.
+// CHECK-LABEL: func.func @conv1d(%x: tensor<2x3x128xf32>, %w: tensor<16x3x7xf32>, %w2: tensor<8x16x5xf32>, %b: tensor<8xf32>, %u: tensor<?x3x?xf32>) -> tensor<2x8x60xf32>
+// CHECK-NEXT:    %0 = adir.conv1d %x, %w {padding = array<i64: 3, 3>} : tensor<2x3x128xf32>, tensor<16x3x7xf32> -> tensor<2x16x128xf32>
+// CHECK-NEXT:    %1 = adir.conv1d %0, %w2, %b {stride = array<i64: 2>, dilation = array<i64: 2>} : tensor<2x16x128xf32>, tensor<8x16x5xf32>, tensor<8xf32> -> tensor<2x8x60xf32>
+// CHECK-NEXT:    %2 = adir.conv1d %u, %w : tensor<?x3x?xf32>, tensor<16x3x7xf32> -> tensor<?x16x?xf32>
+func.func @conv1d(%x: tensor<2x3x128xf32>, %w: tensor<16x3x7xf32>, %w2: tensor<8x16x5xf32>, %b: tensor<8xf32>, %u: tensor<?x3x?xf32>) -> tensor<*xf32> {
+  %0 = adir.conv1d %x, %w {padding = array<i64: 3, 3>} : tensor<2x3x128xf32>, tensor<16x3x7xf32> -> tensor<*xf32>
+  %1 = adir.conv1d %0, %w2, %b {stride = array<i64: 2>, dilation = array<i64: 2>} : tensor<*xf32>, tensor<8x16x5xf32>, tensor<8xf32> -> tensor<*xf32>
+  %2 = adir.conv1d %u, %w : tensor<?x3x?xf32>, tensor<16x3x7xf32> -> tensor<*xf32>
+  func.return %1 : tensor<*xf32>
+}

@@ -48,13 +48,19 @@ INT32_MAX = 2**31 - 1
 
 
 def window_call(
-    site: CallSite, kernel: str, buffers: list[str], sizes: list[int], window: list[int]
+    site: CallSite,
+    kernel: str,
+    buffers: list[str],
+    sizes: list[int],
+    window: list[int],
+    taps: int | None = None,
 ) -> str:
     """`ADIR_<KERNEL>(buffers, sizes, window)`, if the sizes fit the kernels' int32_t
     arithmetic: each value it computes is a sum of at most three of them (a padded image
-    size, a tap's position), N * C planes or KH * KW taps."""
-    batch, channels, kernel_height, kernel_width = sizes[0], sizes[1], window[0], window[1]
-    largest = max(3 * max(sizes + window), batch * channels, kernel_height * kernel_width)
+    size, a tap's position), N * C planes or KH * KW taps (`taps`, for a 1-D window K)."""
+    batch, channels = sizes[0], sizes[1]
+    taps = window[0] * window[1] if taps is None else taps
+    largest = max(3 * max(sizes + window), batch * channels, taps)
     if largest > INT32_MAX:
         raise site.error(f"sizes {sizes} and window {window} exceed the kernel's int32_t")
     return site.call(kernel, *buffers, *sizes, *window)
@@ -82,6 +88,44 @@ def conv2d_grad_weight(op: KernelOp, site: CallSite) -> str:
     buffers = [site.input(0), site.input(1), site.output()]
     sizes = [*image, *grad[1:]]
     return window_call(site, "conv2d_grad_weight", buffers, sizes, conv_window(op, weight[2:]))
+
+
+def conv1d_window(op: KernelOp, kernel: int) -> list[int]:
+    """kernel, stride, pad_left, dilation, groups (the right padding is implied by the output
+    length)."""
+    left, _ = values(op, "padding")
+    groups = op.properties["groups"]
+    assert isinstance(groups, IntegerAttr)
+    return [kernel, *values(op, "stride"), left, *values(op, "dilation"), groups.value.data]
+
+
+@emits(cp.Conv1dOp)
+def conv1d(op: KernelOp, site: CallSite) -> str:
+    sequence, weight, out = site.in_shape(0), site.in_shape(1), site.out_shape()
+    bias = site.input(2) if len(op.ins) == 3 else "NULL"
+    buffers = [site.input(0), site.input(1), bias, site.output()]
+    sizes = [*sequence, *out[1:]]
+    return window_call(site, "conv1d", buffers, sizes, conv1d_window(op, weight[2]), weight[2])
+
+
+@emits(cp.Conv1dGradInputOp)
+def conv1d_grad_input(op: KernelOp, site: CallSite) -> str:
+    grad, weight, sequence = site.in_shape(0), site.in_shape(1), site.out_shape()
+    buffers = [site.input(0), site.input(1), site.output()]
+    sizes = [*sequence, *grad[1:]]
+    return window_call(
+        site, "conv1d_grad_input", buffers, sizes, conv1d_window(op, weight[2]), weight[2]
+    )
+
+
+@emits(cp.Conv1dGradWeightOp)
+def conv1d_grad_weight(op: KernelOp, site: CallSite) -> str:
+    sequence, grad, weight = site.in_shape(0), site.in_shape(1), site.out_shape()
+    buffers = [site.input(0), site.input(1), site.output()]
+    sizes = [*sequence, *grad[1:]]
+    return window_call(
+        site, "conv1d_grad_weight", buffers, sizes, conv1d_window(op, weight[2]), weight[2]
+    )
 
 
 @emits(cp.Maxpool2dOp)

@@ -26,6 +26,16 @@ def conv2d(b: BackwardBuilder, op: cp.Conv2dOp, dy: SSAValue) -> Adjoints:
     return [dx, dw, b.sum(dy, [0, 2, 3])]
 
 
+@vjp(cp.Conv1dOp)
+def conv1d(b: BackwardBuilder, op: cp.Conv1dOp, dy: SSAValue) -> Adjoints:
+    params = op.conv1d_parameters()
+    dx = b.emit(cp.Conv1dGradInputOp(dy, op.weight, static_shape(op.input)[2:], **params))
+    dw = b.emit(cp.Conv1dGradWeightOp(op.input, dy, static_shape(op.weight)[2:], **params))
+    if op.bias is None:
+        return [dx, dw]
+    return [dx, dw, b.sum(dy, [0, 2])]
+
+
 @vjp(cp.Maxpool2dOp)
 def maxpool2d(b: BackwardBuilder, op: cp.Maxpool2dOp, dy: SSAValue) -> Adjoints:
     # The argmax is recomputed from the input; no indices are saved.

@@ -90,3 +90,23 @@ func.func @unknown(%x: tensor<?x3x?x8xf32>, %w: tensor<4x?x3x3xf32>, %u: tensor<
   %3 = adir.global_avgpool2d %x : tensor<?x3x?x8xf32> -> tensor<?x3x1x1xf32>
   func.return %1 : tensor<*xf32>
 }
+
+// -----
+
+// conv1d (on [N, C, L], padding (left, right); conv2d of height 1) and its two gradient ops;
+// properties equal to their defaults are not printed.
+// CHECK-LABEL: func.func @conv1d
+func.func @conv1d(%x: tensor<2x4x10xf32>, %w: tensor<6x2x3xf32>, %b: tensor<6xf32>, %dy: tensor<2x6x5xf32>) -> tensor<6x2x3xf32> {
+  // CHECK-NEXT: %0 = adir.conv1d %x, %w, %b {padding = array<i64: 1, 1>, groups = 2 : i64} : tensor<2x4x10xf32>, tensor<6x2x3xf32>, tensor<6xf32> -> tensor<2x6x10xf32>
+  %0 = adir.conv1d %x, %w, %b {padding = array<i64: 1, 1>, groups = 2 : i64} : tensor<2x4x10xf32>, tensor<6x2x3xf32>, tensor<6xf32> -> tensor<2x6x10xf32>
+  // CHECK-NEXT: %1 = adir.conv1d %x, %w {groups = 2 : i64} : tensor<2x4x10xf32>, tensor<6x2x3xf32> -> tensor<2x6x8xf32>
+  %1 = adir.conv1d %x, %w {stride = array<i64: 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1>, groups = 2 : i64} : tensor<2x4x10xf32>, tensor<6x2x3xf32> -> tensor<2x6x8xf32>
+  // CHECK-NEXT: %2 = adir.conv1d %x, %w {stride = array<i64: 2>, padding = array<i64: 2, 1>, dilation = array<i64: 2>, groups = 2 : i64} : tensor<2x4x10xf32>, tensor<6x2x3xf32> -> tensor<2x6x5xf32>
+  %2 = adir.conv1d %x, %w {stride = array<i64: 2>, padding = array<i64: 2, 1>, dilation = array<i64: 2>, groups = 2 : i64} : tensor<2x4x10xf32>, tensor<6x2x3xf32> -> tensor<2x6x5xf32>
+  // CHECK-NEXT: %3 = adir.conv1d_grad_input %dy, %w {stride = array<i64: 2>, padding = array<i64: 2, 1>, dilation = array<i64: 2>, groups = 2 : i64, input_size = array<i64: 10>} : tensor<2x6x5xf32>, tensor<6x2x3xf32> -> tensor<2x4x10xf32>
+  %3 = adir.conv1d_grad_input %dy, %w {stride = array<i64: 2>, padding = array<i64: 2, 1>, dilation = array<i64: 2>, groups = 2 : i64, input_size = array<i64: 10>} : tensor<2x6x5xf32>, tensor<6x2x3xf32> -> tensor<2x4x10xf32>
+  // CHECK-NEXT: %4 = adir.conv1d_grad_weight %x, %dy {stride = array<i64: 2>, padding = array<i64: 2, 1>, dilation = array<i64: 2>, groups = 2 : i64, kernel_size = array<i64: 3>} : tensor<2x4x10xf32>, tensor<2x6x5xf32> -> tensor<6x2x3xf32>
+  %4 = adir.conv1d_grad_weight %x, %dy {stride = array<i64: 2>, padding = array<i64: 2, 1>, dilation = array<i64: 2>, groups = 2 : i64, kernel_size = array<i64: 3>} : tensor<2x4x10xf32>, tensor<2x6x5xf32> -> tensor<6x2x3xf32>
+  // CHECK-NEXT: func.return %4 : tensor<6x2x3xf32>
+  func.return %4 : tensor<6x2x3xf32>
+}

@@ -436,3 +436,91 @@ func.func @avgpool2d_grad_grad_rank(%dy: tensor<3x4x4xf32>) {
   func.return
 }
 // CHECK: conv_and_pool_invalid.mlir:435:3: error: adir.avgpool2d_grad: operand grad must have rank 4, got rank 3 (3x4x4)
+
+// -----
+
+func.func @conv1d_input_rank(%x: tensor<1x3x1x8xf32>, %w: tensor<4x3x3xf32>) {
+  %0 = adir.conv1d %x, %w : tensor<1x3x1x8xf32>, tensor<4x3x3xf32> -> tensor<*xf32>
+  func.return
+}
+// CHECK: conv_and_pool_invalid.mlir:443:3: error: adir.conv1d: operand input must have rank 3, got rank 4 (1x3x1x8)
+
+// -----
+
+func.func @conv1d_channels(%x: tensor<1x3x8xf32>, %w: tensor<4x2x3xf32>) {
+  %0 = adir.conv1d %x, %w : tensor<1x3x8xf32>, tensor<4x2x3xf32> -> tensor<*xf32>
+  func.return
+}
+// CHECK: conv_and_pool_invalid.mlir:451:3: error: adir.conv1d: input channels 3 and weight channels 2 (x groups 1) do not match
+
+// -----
+
+func.func @conv1d_kernel_too_long(%x: tensor<1x3x4xf32>, %w: tensor<4x3x6xf32>) {
+  %0 = adir.conv1d %x, %w : tensor<1x3x4xf32>, tensor<4x3x6xf32> -> tensor<*xf32>
+  func.return
+}
+// CHECK: conv_and_pool_invalid.mlir:459:3: error: adir.conv1d: kernel length 6 exceeds the padded input length 4 (4 + padding 0 + 0)
+
+// -----
+
+func.func @conv1d_padding_entries(%x: tensor<1x3x8xf32>, %w: tensor<4x3x3xf32>) {
+  %0 = adir.conv1d %x, %w {padding = array<i64: 1>} : tensor<1x3x8xf32>, tensor<4x3x3xf32> -> tensor<*xf32>
+  func.return
+}
+// CHECK: conv_and_pool_invalid.mlir:467:3: error: adir.conv1d: padding must have 2 entries (left, right), got 1
+
+// -----
+
+func.func @conv1d_stride_zero(%x: tensor<1x3x8xf32>, %w: tensor<4x3x3xf32>) {
+  %0 = adir.conv1d %x, %w {stride = array<i64: 0>} : tensor<1x3x8xf32>, tensor<4x3x3xf32> -> tensor<*xf32>
+  func.return
+}
+// CHECK: conv_and_pool_invalid.mlir:475:3: error: adir.conv1d: stride entries must be positive, got [0]
+
+// -----
+
+func.func @conv1d_bias(%x: tensor<1x3x8xf32>, %w: tensor<4x3x3xf32>, %b: tensor<5xf32>) {
+  %0 = adir.conv1d %x, %w, %b : tensor<1x3x8xf32>, tensor<4x3x3xf32>, tensor<5xf32> -> tensor<*xf32>
+  func.return
+}
+// CHECK: conv_and_pool_invalid.mlir:483:3: error: adir.conv1d: operand bias has 5 entries but operand weight has 4 output channels
+
+// -----
+
+func.func @conv1d_wrong_result(%x: tensor<1x3x8xf32>, %w: tensor<4x3x3xf32>) {
+  %0 = adir.conv1d %x, %w : tensor<1x3x8xf32>, tensor<4x3x3xf32> -> tensor<1x4x8xf32>
+  func.return
+}
+// CHECK: conv_and_pool_invalid.mlir:491:3: error: adir.conv1d: result type tensor<1x4x8xf32> does not match the type tensor<1x4x6xf32> implied by its operands and properties
+
+// -----
+
+func.func @conv1d_grad_input_grad_length(%dy: tensor<1x4x4xf32>, %w: tensor<4x3x3xf32>) {
+  %0 = adir.conv1d_grad_input %dy, %w {stride = array<i64: 2>, input_size = array<i64: 11>} : tensor<1x4x4xf32>, tensor<4x3x3xf32> -> tensor<*xf32>
+  func.return
+}
+// CHECK: conv_and_pool_invalid.mlir:499:3: error: adir.conv1d_grad_input: operand grad has length 4, but the forward op gives 5 for an input length of 11
+
+// -----
+
+func.func @conv1d_grad_input_size_entries(%dy: tensor<1x4x6xf32>, %w: tensor<4x3x3xf32>) {
+  %0 = adir.conv1d_grad_input %dy, %w {input_size = array<i64: 1, 8>} : tensor<1x4x6xf32>, tensor<4x3x3xf32> -> tensor<*xf32>
+  func.return
+}
+// CHECK: conv_and_pool_invalid.mlir:507:3: error: adir.conv1d_grad_input: input_size must have 1 entry (length), got 2
+
+// -----
+
+func.func @conv1d_grad_weight_batch(%x: tensor<2x3x8xf32>, %dy: tensor<1x4x6xf32>) {
+  %0 = adir.conv1d_grad_weight %x, %dy {kernel_size = array<i64: 3>} : tensor<2x3x8xf32>, tensor<1x4x6xf32> -> tensor<*xf32>
+  func.return
+}
+// CHECK: conv_and_pool_invalid.mlir:515:3: error: adir.conv1d_grad_weight: batch sizes 2 and 1 of input and grad do not match
+
+// -----
+
+func.func @conv1d_grad_weight_grad_rank(%x: tensor<1x3x8xf32>, %dy: tensor<1x4x1x6xf32>) {
+  %0 = adir.conv1d_grad_weight %x, %dy {kernel_size = array<i64: 3>} : tensor<1x3x8xf32>, tensor<1x4x1x6xf32> -> tensor<*xf32>
+  func.return
+}
+// CHECK: conv_and_pool_invalid.mlir:523:3: error: adir.conv1d_grad_weight: operand grad must have rank 3, got rank 4 (1x4x1x6)

@@ -187,6 +187,35 @@ void adir_conv2d_grad_weight(const float *x, const float *dy, float *dw, int32_t
  * rows top + [i_first, i_end) and columns left + [j_first, j_end) (the taps inside the image):
  * PyTorch's CPU scan, which starts at the first pixel with max = -inf and takes a pixel when
  * `value > max || isnan(value)`. So the first maximum in row-major order, or the last nan. */
+/* conv1d and its adjoints: [N, C, L] is [N, C, 1, L] byte for byte, so each is its conv2d
+ * namesake (through its macro: the tuned kernel, or the user's) on an image of height 1. */
+void adir_conv1d(const float *x, const float *w, const float *bias, float *y, int32_t batch,
+                 int32_t channels, int32_t length, int32_t out_channels, int32_t out_length,
+                 int32_t kernel, int32_t stride, int32_t pad_left, int32_t dilation,
+                 int32_t groups)
+{
+    ADIR_CONV2D(x, w, bias, y, batch, channels, 1, length, out_channels, 1, out_length, 1, kernel,
+                1, stride, 0, pad_left, 1, dilation, groups);
+}
+
+void adir_conv1d_grad_input(const float *dy, const float *w, float *dx, int32_t batch,
+                            int32_t channels, int32_t length, int32_t out_channels,
+                            int32_t out_length, int32_t kernel, int32_t stride, int32_t pad_left,
+                            int32_t dilation, int32_t groups)
+{
+    ADIR_CONV2D_GRAD_INPUT(dy, w, dx, batch, channels, 1, length, out_channels, 1, out_length, 1,
+                           kernel, 1, stride, 0, pad_left, 1, dilation, groups);
+}
+
+void adir_conv1d_grad_weight(const float *x, const float *dy, float *dw, int32_t batch,
+                             int32_t channels, int32_t length, int32_t out_channels,
+                             int32_t out_length, int32_t kernel, int32_t stride, int32_t pad_left,
+                             int32_t dilation, int32_t groups)
+{
+    ADIR_CONV2D_GRAD_WEIGHT(x, dy, dw, batch, channels, 1, length, out_channels, 1, out_length, 1,
+                            kernel, 1, stride, 0, pad_left, 1, dilation, groups);
+}
+
 static size_t adir_max_position(const float *x_plane, int32_t width, int32_t top,
                                 int32_t i_first, int32_t i_end, int32_t left, int32_t j_first,
                                 int32_t j_end)

@@ -1,0 +1,147 @@
+"""examples/torch/har_cnn.py, the 1-D CNN for activity recognition, as it is written: it imports
+with no edits, compiles with SGD and with Adam to C (built with -Wall -Wextra -Wpedantic
+-Werror, run under ASan and UBSan), and 20 training steps of the C, at batch 1 and at batch 8,
+give the loss of every step and every parameter and batch-norm running statistic after them to
+1e-4 relative, against `torch.optim.SGD` / `torch.optim.Adam` on the same module and data.
+
+Both sides compute in float32 and sum in their own orders, so they differ by rounding: about
+sqrt(k) float32 ulps for a sum of k terms (Higham's rule of thumb), k at most 32 x 3 = 96 in a
+convolution and 8 x 128 in a batch norm's statistics, carried through 20 steps. The largest
+differences measured (`ADIR_HAR_REPORT=1` prints them): see docs/frontends.md. Parameters are
+compared elementwise and, as in test_c_torch_import.py, with an absolute floor of 1e-4 of the
+tensor's largest magnitude, for entries that a step carries through zero.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import os
+import tempfile
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+import torch
+from c_testing import build_c, c_compilers, run_pipeline
+from torch import nn
+
+from adir.frontends.torch_import import import_module, symbol_names
+from adir.passes import PLANNING_PIPELINE
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "torch" / "har_cnn.py"
+STEPS = 20
+RTOL = 1e-4
+OPTIMIZERS = {
+    "sgd": ("sgd lr=0.01", lambda params: torch.optim.SGD(params, lr=0.01)),
+    "adam": ("adam lr=0.001", lambda params: torch.optim.Adam(params, lr=0.001)),
+}
+
+
+def load_example() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("har_cnn", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    return example
+
+
+@pytest.fixture(scope="module")
+def example() -> ModuleType:
+    return load_example()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """PyTorch's own threads only slow these small convolutions on a loaded machine."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def batches(example: ModuleType, batch: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The example's own batch first, then random windows and labels."""
+    x, label = example_input = example.example_input(batch)
+    assert len(example_input) == 2
+    rng = np.random.default_rng(batch)
+    data = [(x.numpy(), label.numpy())]
+    for _ in range(STEPS - 1):
+        window = rng.standard_normal(x.shape).astype(np.float32)
+        data.append((window, rng.integers(0, example.CLASSES, label.shape)))
+    return data
+
+
+def torch_training(
+    model: nn.Module, optimizer: torch.optim.Optimizer, data
+) -> tuple[list[float], dict[str, np.ndarray]]:
+    """The loss of each step, and every float parameter and buffer after them by adir symbol."""
+    losses = []
+    for x, label in data:
+        optimizer.zero_grad()
+        loss = model(torch.from_numpy(x), torch.from_numpy(label))
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    state = {k: v for k, v in model.state_dict().items() if v.dtype == torch.float32}
+    symbols = symbol_names(list(state))
+    return losses, {symbols[name]: tensor.numpy() for name, tensor in state.items()}
+
+
+def test_imports_with_no_edits(example: ModuleType) -> None:
+    """Three conv1d blocks on the parameters as PyTorch shapes them, three training-mode batch
+    norms whose running statistics are stored, a global average pool, the loss."""
+    from adir.frontends.builder import module_to_text
+
+    module = import_module(example.model(), example.example_input(1))
+    module.verify()
+    text = module_to_text(module)
+    assert "func.func @loss(%x: tensor<1x3x128xf32>, %label: tensor<1xi32>)" in text
+    assert text.count("adir.conv1d ") == 3
+    assert "adir.param @features_0_0_weight : tensor<16x3x7xf32>" in text
+    assert text.count("adir.batchnorm ") == 3
+    assert text.count("adir.store ") == 6
+    assert "adir.global_avgpool2d" in text and "adir.cross_entropy" in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("batch", [1, 8])
+@pytest.mark.parametrize("optimizer", sorted(OPTIMIZERS))
+def test_trains_in_c_like_pytorch(example: ModuleType, optimizer: str, batch: int) -> None:
+    options, make_optimizer = OPTIMIZERS[optimizer]
+    model = example.model()
+    reference = copy.deepcopy(model)
+    data = batches(example, batch)
+    module = import_module(model, tuple(torch.from_numpy(a) for a in data[0]))
+    planned = run_pipeline(
+        module, f"infer-shapes,autodiff,insert-optimizer{{kind={options}}},{PLANNING_PIPELINE}"
+    )
+    torch_losses, torch_state = torch_training(
+        reference, make_optimizer(reference.parameters()), data
+    )
+    params = [op.sym_name.data for op in planned.ops if op.name == "adir.param"]
+    # Every compiler (gcc and clang) for one configuration, the first for the others.
+    compilers = c_compilers() if (optimizer, batch) == ("sgd", 1) else c_compilers()[:1]
+    for compiler in compilers:
+        with tempfile.TemporaryDirectory(prefix="adir-har-") as directory:
+            build = build_c(planned, "train_step", STEPS, Path(directory), compiler, sanitize=True)
+            outputs = build.run(0, data)
+        assert len(outputs) == STEPS + len(params)
+        c_losses = np.array([float(v) for v in outputs[:STEPS]])
+        c_state = dict(zip(params, outputs[STEPS:], strict=True))
+        assert set(torch_state) <= set(c_state)
+        worst = {"loss": float(np.max(np.abs(c_losses / np.array(torch_losses) - 1)))}
+        np.testing.assert_allclose(c_losses, np.array(torch_losses), rtol=RTOL, err_msg=compiler)
+        for symbol, expected in torch_state.items():
+            scale = float(np.abs(expected).max())
+            worst[symbol] = float(np.max(np.abs(c_state[symbol] - expected)) / scale)
+            np.testing.assert_allclose(
+                c_state[symbol], expected, rtol=RTOL, atol=RTOL * scale, err_msg=symbol
+            )
+        if os.environ.get("ADIR_HAR_REPORT"):
+            print(f"\n{optimizer} batch {batch} ({compiler}): the largest difference relative")
+            print(
+                f"  to the tensor's largest magnitude: {max(worst.values()):.2e} "
+                f"({max(worst, key=worst.get)})"
+            )
