@@ -198,13 +198,14 @@ def softplus_grad(x: np.ndarray, dy: np.ndarray, beta: float, threshold: float) 
 def clamp_grad(
     saved: np.ndarray, dy: np.ndarray, low: float, high: float, inclusive: bool
 ) -> np.ndarray:
-    """torch.clamp's backward (`inclusive`: `low <= x <= high ? dy : 0`, 0 at a nan) or
-    hardtanh_backward (`x <= low || x >= high ? 0 : dy`, dy at a nan); `saved` is the clamp's
-    input, or without `inclusive` equally its output (ClampGradOp says why)."""
-    zero = dy.dtype.type(0)
+    """`dy` inside the bounds, 0 outside and at a nan: torch.clamp's backward on the closed
+    interval (`inclusive`), hardtanh_backward's vectorised loop on the open one. `saved` is the
+    clamp's input, or without `inclusive` equally its output (ClampGradOp says why)."""
     if inclusive:
-        return np.where((saved >= low) & (saved <= high), dy, zero)
-    return np.where((saved <= low) | (saved >= high), zero, dy)
+        inside = (saved >= low) & (saved <= high)
+    else:
+        inside = (saved > low) & (saved < high)
+    return np.where(inside, dy, dy.dtype.type(0))
 
 
 def hardswish_grad(x: np.ndarray, dy: np.ndarray) -> np.ndarray:

@@ -149,7 +149,7 @@ class ClampOp(ClampBoundsMixin, UnaryElementwiseOp):
     (as torch.clamp). One op for `torch.clamp` / `clamp_min` / `clamp_max` with number bounds,
     `hardtanh` and ReLU6 (`{min = 0.0 : f32, max = 6.0 : f32}`); `inclusive` chooses the
     gradient at the bounds: without it hardtanh's (0 at x == min and x == max), with it
-    torch.clamp's (dy there). The forward computation is the same."""
+    torch.clamp's (dy there); see `ClampGradOp`. The forward computation is the same."""
 
     name = "adir.clamp"
     min = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(-math.inf, f32))
@@ -413,18 +413,22 @@ class GeluGradOp(InputGradOp):
 
 @irdl_op_definition
 class ClampGradOp(ClampBoundsMixin, ActivationGradOp):
-    """The gradient of `adir.clamp` with the same bounds, in PyTorch's two conventions:
+    """The gradient of `adir.clamp` with the same bounds: `grad` where `saved` is inside them,
+    0 elsewhere, in PyTorch's two conventions at the bounds themselves:
 
-    - without `inclusive`, hardtanh's (`hardtanh_backward(grad, self, min, max)`):
-      `dx = (saved <= min || saved >= max) ? 0 : grad`, so 0 at the bounds themselves, and a
-      nan passes `grad`;
-    - with `inclusive`, torch.clamp's (`clamp_backward`, and `clamp_min` / `clamp_max`):
-      `dx = (saved >= min && saved <= max) ? grad : 0`, so `grad` at the bounds, and 0 at a nan.
+    - without `inclusive`, hardtanh's (`hardtanh_backward`, so nn.Hardtanh and nn.ReLU6): the
+      open interval, `dx = (min < saved && saved < max) ? grad : 0`, 0 at x == min and x == max;
+    - with `inclusive`, torch.clamp's (`clamp_backward`, and clamp_min / clamp_max): the closed
+      interval, `dx = (min <= saved && saved <= max) ? grad : 0`, `grad` at the bounds.
+
+    A nan gets 0 in both. (PyTorch 2.13's CPU hardtanh_backward gives 0 at a nan in its
+    vectorised loop and `grad` in its scalar remainder, the last n mod 16 floats on AVX-512;
+    adir takes the vectorised loop's answer, the one nearly every element gets.)
 
     `saved` is the clamp's input; without `inclusive` its output gives the same result (the
     output is at or beyond a bound exactly where the input is, nan where it is nan, and min >
-    max makes both tests true everywhere), which is what autodiff gives it: PyTorch saves the
-    output for an in-place hardtanh_ in the same way. A missing bound is an infinite one."""
+    max puts both outside everywhere), which is what autodiff gives it, as PyTorch does for an
+    in-place hardtanh_. A missing bound is an infinite one."""
 
     name = "adir.clamp_grad"
     saved = operand_def(FloatTensor)

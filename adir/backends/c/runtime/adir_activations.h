@@ -137,7 +137,7 @@ void adir_gelu_tanh_grad(const float *x, const float *dy, float *dx, size_t n);
 #define ADIR_GELU_TANH_GRAD adir_gelu_tanh_grad
 #endif
 
-/* hardtanh's backward: dx = (s <= lo || s >= hi) ? 0 : dy, s the clamp's input or output. */
+/* hardtanh's backward: dx = (s > lo && s < hi) ? dy : 0, s the clamp's input or output. */
 void adir_clamp_grad(const float *s, const float *dy, float *dx, size_t n, float lo, float hi);
 #ifndef ADIR_CLAMP_GRAD
 #define ADIR_CLAMP_GRAD adir_clamp_grad

@@ -287,7 +287,7 @@ void adir_clamp_grad(const float *s, const float *dy, float *dx, size_t n, float
     size_t i;
     for (i = 0; i < n; ++i) {
         const float v = s[i], g = dy[i];
-        dx[i] = (v <= lo || v >= hi) ? 0.0f : g;
+        dx[i] = (v > lo && v < hi) ? g : 0.0f;
     }
 }
 
