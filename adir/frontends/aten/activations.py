@@ -7,7 +7,15 @@ from typing import Any
 
 from torch import fx
 
-from adir.frontends.aten.registry import Args, Lowering, aten, aten_, require, unary
+from adir.frontends.aten.registry import (
+    Args,
+    Lowering,
+    Unsupported,
+    aten,
+    aten_,
+    require,
+    unary,
+)
 
 for _name in ("relu", "sigmoid", "tanh", "hardswish", "hardsigmoid"):
     aten(getattr(aten_, _name).default)(unary(_name))
@@ -69,7 +77,13 @@ def relu6(lo: Lowering, node: fx.Node, a: Args) -> Any:
 @aten(aten_.clamp.default, aten_.clamp_min.default, aten_.clamp_max.default)
 def clamp(lo: Lowering, node: fx.Node, a: Args) -> Any:
     """torch.clamp, clamp_min, clamp_max with number bounds: torch.clamp's gradient, which
-    passes dy at the bounds (`inclusive`). (Tensor bounds, `clamp.Tensor`, are not imported:
-    write `torch.maximum` / `torch.minimum` for those.)"""
+    passes dy at the bounds (`inclusive`)."""
     low, high = _bound(a.get("min"), "min"), _bound(a.get("max"), "max")
     return lo.b.clamp(lo.value(a["self"]), low, high, inclusive=True)
+
+
+@aten(aten_.clamp.Tensor, aten_.clamp_min.Tensor, aten_.clamp_max.Tensor)
+def clamp_by_tensors(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    raise Unsupported(
+        "tensor bounds; give the bounds as numbers, or write torch.maximum / torch.minimum"
+    )
