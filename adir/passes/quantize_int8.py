@@ -27,9 +27,9 @@ input is quantized on entry, its outputs dequantized on exit.
   (`INT8_RULES`); an op with the `Int8Lookup` trait (sigmoid, tanh, relu, clamp, hardswish,
   hardsigmoid) -> qlookup on a 256-entry table of its function, to the output range the trait
   fixes (sigmoid to scale 1/256, zero point -128, tanh to 1/128, 0, TFLite's fixed output
-  quantization) or calibration gives; softmax over the last axis -> qsoftmax (beta 1, to scale 1/256, zero point -128,
-  TFLite's int8 SOFTMAX). Images enter NHWC through a qtranspose (a qreshape when the move
-  only involves a dim of size 1) and leave it the same way.
+  quantization) or calibration gives; softmax over the last axis -> qsoftmax (beta 1, to scale
+  1/256, zero point -128, TFLite's int8 SOFTMAX). Images enter NHWC through a qtranspose (a
+  qreshape when the move only involves a dim of size 1) and leave it the same way.
 - Any other op stays f32, fed by dequantize and feeding quantize (e.g. the MLP's final
   log_softmax): the function is int8 where the family can express it, and says where not.
 """

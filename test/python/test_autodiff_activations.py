@@ -56,7 +56,6 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 import torch
-from xdsl.dialects.func import FuncOp
 from adir_testing import interpret, tensor_type
 from gradient_testing import (
     adir_gradients,
@@ -68,6 +67,7 @@ from gradient_testing import (
     wrapped_op_ir,
 )
 from test_interpreter_activations import assert_within, f32
+from xdsl.dialects.func import FuncOp
 
 from adir.dialects.tensor.activations import ClampGradOp, ClampOp
 from adir.interpreter import activations
@@ -490,6 +490,7 @@ def test_grad_from_saved_output_keeps_precision_near_saturation(name: str) -> No
 
 # --- the clamps at their kinks: PyTorch's conventions, exactly -------------------------------
 
+
 # Each bound, the float64 next to it on both sides, nan and the infinities.
 def around(*kinks: float) -> np.ndarray:
     k = np.array(kinks)
@@ -567,7 +568,9 @@ func.func @f(%x: tensor<4xf32>) -> tensor<f32> attributes {adir.loss} {
   func.return %s : tensor<f32>
 }"""
     module = differentiate_ir(text, "f", [0])
-    grad_function = next(f for f in module.ops if isinstance(f, FuncOp) and f.sym_name.data == "f_grad")
+    grad_function = next(
+        f for f in module.ops if isinstance(f, FuncOp) and f.sym_name.data == "f_grad"
+    )
     ops = list(grad_function.body.walk())
     clamps = {op.inclusive is not None: op for op in ops if isinstance(op, ClampOp)}
     grads = {op.inclusive is not None: op for op in ops if isinstance(op, ClampGradOp)}

@@ -320,7 +320,9 @@ KINKS = [-6.0, -3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.5, 3.0, 6.0]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name", [n for n in sorted(ELEMENTWISE) if n.startswith(("clamp", "hard"))])
+@pytest.mark.parametrize(
+    "name", [n for n in sorted(ELEMENTWISE) if n.startswith(("clamp", "hard"))]
+)
 def test_clamps_at_their_kinks_equal_torch_bit_for_bit(name: str, dtype) -> None:
     op, props, reference = ELEMENTWISE[name]
     kinks = np.array(KINKS, dtype=dtype)

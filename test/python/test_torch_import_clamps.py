@@ -11,8 +11,8 @@ import re
 import numpy as np
 import pytest
 import torch
-from test_torch_import import adir_loss_and_gradients, assert_gradients_equal, weights_of
 import torch.nn.functional as F
+from test_torch_import import adir_loss_and_gradients, assert_gradients_equal, weights_of
 from torch import nn
 
 from adir.frontends.builder import module_to_text
@@ -117,7 +117,7 @@ class NanBound(nn.Module):
     ids=["tensor_bounds", "nan_bound"],
 )
 def test_bounds_adir_cannot_take_are_located_errors(model: nn.Module, target: str, reason: str):
-    lines, start = inspect.getsourcelines(type(model).forward)
+    _, start = inspect.getsourcelines(type(model).forward)
     with pytest.raises(UnsupportedOpsError) as caught:
         import_module(model, (torch.randn(2, 4),))
     (op,) = caught.value.ops

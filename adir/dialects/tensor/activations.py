@@ -157,8 +157,10 @@ class ClampOp(ClampBoundsMixin, UnaryElementwiseOp):
     inclusive = opt_prop_def(UnitAttr)
     # int8: a table of the clamp with this op's bounds, to the calibrated output range.
     traits = traits_def(
-        Int8Lookup(lambda x, op: np.minimum(np.maximum(x, op.min.value.data), op.max.value.data),
-                   of_op=True)
+        Int8Lookup(
+            lambda x, op: np.minimum(np.maximum(x, op.min.value.data), op.max.value.data),
+            of_op=True,
+        )
     )
 
     def __init__(
