@@ -99,6 +99,27 @@ def softplus(x: np.ndarray, beta: float, threshold: float) -> np.ndarray:
     return np.where(scaled > threshold, x, np.log1p(np.exp(scaled)) / x.dtype.type(beta))
 
 
+def clamp(x: np.ndarray, low: float, high: float) -> np.ndarray:
+    """`t = x < low ? low : x; t > high ? high : t`: nan and -0.0 pass through (torch.clamp
+    keeps both), and low > high gives high everywhere (torch.clamp's rule)."""
+    dtype = x.dtype.type
+    t = np.where(x < low, dtype(low), x)
+    return np.where(t > high, dtype(high), t)
+
+
+def hardswish(x: np.ndarray) -> np.ndarray:
+    """torch's `x * min(max(x + 3, 0), 6) / 6`, the product first. The clamp is written as
+    selects so that a nan stays nan (numpy's maximum would too, but says so with a warning)."""
+    dtype = x.dtype.type
+    return x * clamp(x + dtype(3), 0.0, 6.0) / dtype(6)
+
+
+def hardsigmoid(x: np.ndarray) -> np.ndarray:
+    """torch's `min(max(x + 3, 0), 6) / 6`."""
+    dtype = x.dtype.type
+    return clamp(x + dtype(3), 0.0, 6.0) / dtype(6)
+
+
 # --- gradients: PyTorch's backward kernels (aten/src/ATen/native/cpu/Activation.cpp and
 # BinaryOpsKernel.cpp, SoftMaxKernel.cpp), in the dtype of the operands --------------------
 
@@ -172,6 +193,36 @@ def softplus_grad(x: np.ndarray, dy: np.ndarray, beta: float, threshold: float) 
     the overflow-free `sigmoid` gives 1 there and agrees within rounding elsewhere."""
     scaled = x * x.dtype.type(beta)
     return np.where(scaled > threshold, dy, dy * sigmoid(scaled))
+
+
+def clamp_grad(
+    saved: np.ndarray, dy: np.ndarray, low: float, high: float, inclusive: bool
+) -> np.ndarray:
+    """`dy` inside the bounds, 0 outside and at a nan: torch.clamp's backward on the closed
+    interval (`inclusive`), hardtanh_backward's vectorised loop on the open one. `saved` is the
+    clamp's input, or without `inclusive` equally its output (ClampGradOp says why)."""
+    if inclusive:
+        inside = (saved >= low) & (saved <= high)
+    else:
+        inside = (saved > low) & (saved < high)
+    return np.where(inside, dy, dy.dtype.type(0))
+
+
+def hardswish_grad(x: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    """torch's `hardswish_backward`: `x <= -3 ? 0 : x < 3 ? dy * (x / 3 + 0.5) : dy`."""
+    dtype = x.dtype.type
+    slope = x / dtype(3) + dtype(0.5)
+    return np.where(x <= -3, dtype(0), np.where(x < 3, dy * slope, dy))
+
+
+# torch's hardsigmoid_backward multiplies by the float constant 1.0f / 6.0f in every dtype.
+HARDSIGMOID_SLOPE = float(np.float32(1.0) / np.float32(6.0))
+
+
+def hardsigmoid_grad(x: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    """torch's `hardsigmoid_backward`: `-3 < x < 3 ? dy * (1.0f / 6.0f) : 0`."""
+    dtype = x.dtype.type
+    return np.where((x > -3) & (x < 3), dy * dtype(HARDSIGMOID_SLOPE), dtype(0))
 
 
 def softmax_grad(y: np.ndarray, dy: np.ndarray, axis: int) -> np.ndarray:
@@ -251,6 +302,36 @@ class ActivationsFunctions(FamilyFunctions):
     @impl(act.GeluGradOp)
     def run_gelu_grad(self, interpreter: Interpreter, op: act.GeluGradOp, args: tuple[Any, ...]):
         return (gelu_grad(*args, op.approximate.data),)
+
+    @impl(act.ClampOp)
+    def run_clamp(self, interpreter: Interpreter, op: act.ClampOp, args: tuple[Any, ...]):
+        return (clamp(args[0], *op.bounds()),)
+
+    @impl(act.HardswishOp)
+    def run_hardswish(self, interpreter: Interpreter, op: act.HardswishOp, args: tuple[Any, ...]):
+        return (hardswish(args[0]),)
+
+    @impl(act.HardsigmoidOp)
+    def run_hardsigmoid(
+        self, interpreter: Interpreter, op: act.HardsigmoidOp, args: tuple[Any, ...]
+    ):
+        return (hardsigmoid(args[0]),)
+
+    @impl(act.ClampGradOp)
+    def run_clamp_grad(self, interpreter: Interpreter, op: act.ClampGradOp, args: tuple[Any, ...]):
+        return (clamp_grad(*args, *op.bounds(), op.inclusive is not None),)
+
+    @impl(act.HardswishGradOp)
+    def run_hardswish_grad(
+        self, interpreter: Interpreter, op: act.HardswishGradOp, args: tuple[Any, ...]
+    ):
+        return (hardswish_grad(*args),)
+
+    @impl(act.HardsigmoidGradOp)
+    def run_hardsigmoid_grad(
+        self, interpreter: Interpreter, op: act.HardsigmoidGradOp, args: tuple[Any, ...]
+    ):
+        return (hardsigmoid_grad(*args),)
 
     @impl(act.SoftmaxGradOp)
     def run_softmax_grad(

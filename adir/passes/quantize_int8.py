@@ -24,12 +24,12 @@ input is quantized on entry, its outputs dequantized on exit.
 - conv2d (groups 1, or depthwise) -> qconv2d in NHWC; matmul by a parameter (2-D) ->
   qfully_connected; maxpool2d, avgpool2d without padding, global_avgpool2d -> the NHWC pools
   (output scale = input scale, as TFLite requires); reshape/flatten -> qreshape
-  (`INT8_RULES`); an op with the `Int8Lookup` trait (sigmoid, tanh, relu) -> qlookup on a
-  256-entry table of its function, to the output range the trait fixes (sigmoid to scale
-  1/256, zero point -128, tanh to 1/128, 0, TFLite's fixed output quantization) or calibration
-  gives; softmax over the last axis -> qsoftmax (beta 1, to scale 1/256, zero point -128,
-  TFLite's int8 SOFTMAX). Images enter NHWC through a qtranspose (a qreshape when the move
-  only involves a dim of size 1) and leave it the same way.
+  (`INT8_RULES`); an op with the `Int8Lookup` trait (sigmoid, tanh, relu, clamp, hardswish,
+  hardsigmoid) -> qlookup on a 256-entry table of its function, to the output range the trait
+  fixes (sigmoid to scale 1/256, zero point -128, tanh to 1/128, 0, TFLite's fixed output
+  quantization) or calibration gives; softmax over the last axis -> qsoftmax (beta 1, to scale
+  1/256, zero point -128, TFLite's int8 SOFTMAX). Images enter NHWC through a qtranspose (a
+  qreshape when the move only involves a dim of size 1) and leave it the same way.
 - Any other op stays f32, fed by dequantize and feeding quantize (e.g. the MLP's final
   log_softmax): the function is int8 where the family can express it, and says where not.
 """
@@ -364,7 +364,7 @@ class Quantizer:
         else:
             scale, zero_point = self.output_params(op.results[0])
         levels = dequantize(np.arange(-128, 128, dtype=np.int8), x.scale, x.zero_point)
-        table = quantize(lookup.function(levels.astype(np.float64)), scale, zero_point)
+        table = quantize(lookup.values(op, levels.astype(np.float64)), scale, zero_point)
         table_value = self.constant(table, i8, op)
         looked = self.emit(q.QLookupOp(x.value, table_value), op, op.results[0])
         self.ints[op.results[0]] = QValue(looked.results[0], scale, zero_point, x.nhwc)

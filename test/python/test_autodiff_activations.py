@@ -11,6 +11,8 @@ exp within 2.5 ulp and tanh 1.4 ulp, PyTorch's within 0.9 ulp; the interpreter's
 float64 one rounded to float32 (u). Constants are rounded to float32 identically on both sides.
 
 - relu_grad, leaky_relu_grad: exact (a select; one multiplication by the same f32 alpha).
+- clamp_grad, hardsigmoid_grad: exact (a select; one multiplication by the same float 1/6).
+- hardswish_grad: exact: `dy * (x / 3 + 0.5)` on both sides, the same IEEE operations.
 - sigmoid_grad: `dy * (1 - y) * y` on both sides; `1 - y` is exact for y >= 1/2 (Sterbenz),
   else one rounding: 3u each, 3 eps relative in all.
 - tanh_grad: ours `dy * ((1 - y) * (1 + y))` is within 4u relative (a factor that is small is
@@ -65,7 +67,9 @@ from gradient_testing import (
     wrapped_op_ir,
 )
 from test_interpreter_activations import assert_within, f32
+from xdsl.dialects.func import FuncOp
 
+from adir.dialects.tensor.activations import ClampGradOp, ClampOp
 from adir.interpreter import activations
 
 F = torch.nn.functional
@@ -94,6 +98,16 @@ ELEMENTWISE: dict[str, tuple[str, Callable[[torch.Tensor], torch.Tensor]]] = {
         "adir.softplus OPERANDS {beta = 2.0 : f32, threshold = 5.0 : f32}",
         lambda t: F.softplus(t, beta=2.0, threshold=5.0),
     ),
+    "relu6": ("adir.clamp OPERANDS {min = 0.0 : f32, max = 6.0 : f32}", F.relu6),
+    "hardtanh": ("adir.clamp OPERANDS {min = -1.0 : f32, max = 1.0 : f32}", F.hardtanh),
+    "clamp": (
+        "adir.clamp OPERANDS {min = -1.0 : f32, max = 1.0 : f32, inclusive}",
+        lambda t: torch.clamp(t, -1.0, 1.0),
+    ),
+    "clamp_min": ("adir.clamp OPERANDS {min = 0.0 : f32, inclusive}", lambda t: t.clamp_min(0.0)),
+    "clamp_max": ("adir.clamp OPERANDS {max = 0.0 : f32, inclusive}", lambda t: t.clamp_max(0.0)),
+    "hardswish": ("adir.hardswish OPERANDS", F.hardswish),
+    "hardsigmoid": ("adir.hardsigmoid OPERANDS", F.hardsigmoid),
 }
 AXIS_OPS = {"softmax": torch.softmax, "log_softmax": torch.log_softmax}
 
@@ -259,6 +273,17 @@ GRAD_OPS: dict[str, tuple[str, str, Callable[[torch.Tensor], torch.Tensor], bool
         ELEMENTWISE["softplus_beta_2_threshold_5"][1],
         False,
     ),
+    "relu6": ("clamp_grad", "{min = 0.0 : f32, max = 6.0 : f32}", F.relu6, True),
+    "hardtanh": ("clamp_grad", "{min = -1.0 : f32, max = 1.0 : f32}", F.hardtanh, True),
+    "clamp": (
+        "clamp_grad",
+        "{min = -1.0 : f32, max = 1.0 : f32, inclusive}",
+        ELEMENTWISE["clamp"][1],
+        False,
+    ),
+    "clamp_min": ("clamp_grad", "{min = 0.0 : f32, inclusive}", ELEMENTWISE["clamp_min"][1], False),
+    "hardswish": ("hardswish_grad", "", F.hardswish, False),
+    "hardsigmoid": ("hardsigmoid_grad", "", F.hardsigmoid, False),
 }
 
 
@@ -304,7 +329,9 @@ def float32_bound(
     x, y, dy, dx = (np.asarray(v, np.float64) for v in (x, y, dy, dx))
     abs_dy, abs_dx = np.abs(dy), np.abs(dx)
     underflow = tiny * abs_dy
-    if name in ("relu", "leaky_relu"):
+    if name in ("relu", "leaky_relu", "relu6", "hardtanh", "clamp", "clamp_min"):
+        return np.zeros_like(x)
+    if name in ("hardswish", "hardsigmoid"):
         return np.zeros_like(x)
     if name == "sigmoid":
         return 3 * eps * abs_dx + underflow
@@ -364,7 +391,7 @@ def test_elementwise_grad_op_float32_matches_torch(name: str) -> None:
     check_grad_op_float32(name, *GRAD_OPS[name], x)
 
 
-SPECIAL = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan]
+SPECIAL = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 3.0, -3.0, 6.0, -6.0]
 LARGE = [100.0, -100.0, 1e4, -1e4, 88.0, -88.0, -90.0, 20.0, 25.0, 9.0, -9.0, 5.0, -5.0]
 EXTREME = [1e-38, -1e-38, 3e38, -3e38]
 
@@ -459,3 +486,94 @@ def test_grad_from_saved_output_keeps_precision_near_saturation(name: str) -> No
     u = float(np.finfo(np.float32).eps) / 2
     relative = (1 + u) ** (3 if name == "sigmoid" else 4) - 1
     assert np.all(np.abs(actual - exact) <= relative * np.abs(exact))
+
+
+# --- the clamps at their kinks: PyTorch's conventions, exactly -------------------------------
+
+
+# Each bound, the float64 next to it on both sides, nan and the infinities.
+def around(*kinks: float) -> np.ndarray:
+    k = np.array(kinks)
+    return np.concatenate([k, np.nextafter(k, -np.inf), np.nextafter(k, np.inf)])
+
+
+EDGES = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 100.0, -100.0])
+
+
+@pytest.mark.parametrize("name", ["relu6", "hardtanh", "clamp", "clamp_min", "clamp_max"])
+def test_clamp_gradient_at_the_bounds_is_torchs(name: str) -> None:
+    """hardtanh and ReLU6 (hardtanh_backward): 0 at x == min and x == max; torch.clamp,
+    clamp_min, clamp_max (clamp_backward): dy at the bounds; 0 at a nan in both. Equal to
+    torch.autograd bit for bit in float64, and to the formula written out here. The nan comes
+    first, where torch's hardtanh_backward takes its vectorised loop (0 at a nan; its scalar
+    remainder, the last n mod 8 doubles on AVX-512, would pass dy: ClampGradOp)."""
+    x = np.concatenate([EDGES, around(-1.0, 0.0, 1.0, 6.0)])
+    ours, theirs, r = gradients_at(*ELEMENTWISE[name], x)
+    np.testing.assert_array_equal(ours, theirs)
+    low, high = {
+        "relu6": (0.0, 6.0),
+        "hardtanh": (-1.0, 1.0),
+        "clamp": (-1.0, 1.0),
+        "clamp_min": (0.0, np.inf),
+        "clamp_max": (-np.inf, 0.0),
+    }[name]
+    with np.errstate(invalid="ignore"):
+        if name in ("relu6", "hardtanh"):
+            passes = (x > low) & (x < high)  # the open interval
+        else:
+            passes = (x >= low) & (x <= high)  # the closed one
+    np.testing.assert_array_equal(ours, np.where(passes, r, 0.0))
+    at_bounds = (x == low) | (x == high)
+    assert at_bounds.sum() >= 1
+    expected_at_bounds = 0.0 if name in ("relu6", "hardtanh") else r[at_bounds]
+    np.testing.assert_array_equal(ours[at_bounds], expected_at_bounds)
+
+
+@pytest.mark.parametrize("name", ["hardswish", "hardsigmoid"])
+def test_hard_activation_gradient_at_minus_3_and_3_is_torchs(name: str) -> None:
+    """hardswish_backward: 0 at x = -3 and dy at x = 3 (the right-hand slopes), dy at a nan;
+    hardsigmoid_backward: 0 at -3 and 3 and at a nan, dy * float(1/6) between. Bit for bit
+    as torch.autograd in float64, but for hardswish at a nan: torch's float64 vectorised loop
+    gives nan there, its scalar remainder and its float32 kernel (all of it, checked below)
+    give dy, which adir follows."""
+    x = np.concatenate([EDGES, around(-3.0, 0.0, 3.0)])
+    nan = np.isnan(x)
+    r = np.random.default_rng(7).standard_normal(x.shape)
+    ir = wrapped_op_ir(ELEMENTWISE[name][0], [tensor_type(x.shape)], tensor_type(x.shape))
+    ours = adir_gradients(differentiate_ir(ir, "f", [0]), [x, r])[1]
+    reference = ELEMENTWISE[name][1]
+    theirs = torch_gradients(lambda t, s: (reference(t) * s).sum(), [x, r], [0])[1]
+    np.testing.assert_array_equal(ours[~nan], theirs[~nan])
+    at_minus_3, at_3 = x == -3.0, x == 3.0
+    np.testing.assert_array_equal(ours[at_minus_3], 0.0)
+    if name == "hardswish":
+        np.testing.assert_array_equal(ours[at_3 | nan], r[at_3 | nan])
+        _, dx32 = torch_float32_backward(reference, x.astype(np.float32), r.astype(np.float32))
+        np.testing.assert_array_equal(dx32[nan], r[nan].astype(np.float32))
+    else:
+        np.testing.assert_array_equal(ours[nan], theirs[nan])
+        np.testing.assert_array_equal(ours[at_3 | nan], 0.0)
+        inside = (x > -3) & (x < 3)
+        np.testing.assert_array_equal(ours[inside], r[inside] * float(np.float32(1) / 6))
+
+
+def test_relu6_vjp_saves_its_output_and_clamp_its_input() -> None:
+    """The one value each clamp's gradient reads: hardtanh's convention reads the clamp's
+    output (which the next layer keeps anyway), torch.clamp's its input; never two values."""
+    text = """
+func.func @f(%x: tensor<4xf32>) -> tensor<f32> attributes {adir.loss} {
+  %a = adir.clamp %x {min = 0.0 : f32, max = 6.0 : f32} : tensor<4xf32>
+  %b = adir.clamp %a {min = 1.0 : f32, inclusive} : tensor<4xf32>
+  %s = adir.sum %b : tensor<4xf32> -> tensor<f32>
+  func.return %s : tensor<f32>
+}"""
+    module = differentiate_ir(text, "f", [0])
+    grad_function = next(
+        f for f in module.ops if isinstance(f, FuncOp) and f.sym_name.data == "f_grad"
+    )
+    ops = list(grad_function.body.walk())
+    clamps = {op.inclusive is not None: op for op in ops if isinstance(op, ClampOp)}
+    grads = {op.inclusive is not None: op for op in ops if isinstance(op, ClampGradOp)}
+    assert len(grads) == 2
+    assert grads[False].saved is clamps[False].result
+    assert grads[True].saved is clamps[True].input

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from c_testing import check_c_against_interpreter, run_pipeline
+from c_testing import c_compilers, check_c_against_interpreter, run_pipeline
 
 from adir.backends.c.model import print_model
 from adir.context import parse_module
@@ -63,6 +63,14 @@ ACTIVATIONS = {
         False,
         "GELU_TANH",
     ),
+    "relu6": (
+        "adir.clamp {min = 0.0 : f32, max = 6.0 : f32}",
+        "adir.clamp_grad {min = 0.0 : f32, max = 6.0 : f32}",
+        True,
+        "CLAMP",
+    ),
+    "hardswish": ("adir.hardswish", "adir.hardswish_grad", False, "HARDSWISH"),
+    "hardsigmoid": ("adir.hardsigmoid", "adir.hardsigmoid_grad", False, "HARDSIGMOID"),
 }
 
 # A copy of an argument into a transient buffer (leaky_relu with slope 1 is the identity), so
@@ -171,3 +179,60 @@ def test_log_softmax_of_huge_logits_is_finite() -> None:
     x = (1e4 * np.sign(normal(3, 6)) + normal(3, 6)).astype(np.float32)
     (log_probs, _) = check_c_against_interpreter(text, "f", [[x, normal(3, 6)]])
     assert np.isfinite(log_probs).all()
+
+
+# Every kink of the clamps below and of hardswish / hardsigmoid, the float32 next to each on
+# both sides, nan and the infinities: 3 x 7 + 7 = 28 elements.
+KINKS = np.array([-3.0, -1.0, -0.0, 0.0, 2.5, 3.0, 6.0], np.float32)
+CLAMP_INPUT = np.concatenate(
+    [
+        KINKS,
+        np.nextafter(KINKS, np.float32(-np.inf)),
+        np.nextafter(KINKS, np.float32(np.inf)),
+        np.array([np.nan, np.inf, -np.inf, -100.0, 100.0, 0.5, -0.5], np.float32),
+    ]
+).reshape(4, 7)
+C = "tensor<4x7xf32>"
+
+
+@pytest.mark.parametrize("compiler", c_compilers())
+def test_clamps_and_hard_activations_at_their_kinks(compiler: str) -> None:
+    """clamp (ReLU6, hardtanh's gradient; torch.clamp's inclusive one; one bound only; min >
+    max), hardswish, hardsigmoid and every gradient, at the kinks, beside them, at nan and
+    +-inf: the C equals the interpreter bit for bit (nan where it has nan)."""
+    bounds = [
+        "{min = 0.0 : f32, max = 6.0 : f32}",
+        "{min = -1.0 : f32, max = 2.5 : f32, inclusive}",
+        "{min = -0.0 : f32}",
+        "{max = 3.0 : f32, inclusive}",
+        "{min = 3.0 : f32, max = -1.0 : f32, inclusive}",
+    ]
+    lines, results = [], []
+    for i, props in enumerate(bounds):
+        lines.append(f"  %y{i} = adir.clamp %x {props} : {C}")
+        saved = "%x" if "inclusive" in props else f"%y{i}"
+        lines.append(f"  %d{i} = adir.clamp_grad {saved}, %dy {props} : {C}")
+        results += [f"%y{i}", f"%d{i}"]
+    for op in ("hardswish", "hardsigmoid"):
+        lines.append(f"  %{op} = adir.{op} %x : {C}")
+        lines.append(f"  %{op}_grad = adir.{op}_grad %x, %dy : {C}")
+        results += [f"%{op}", f"%{op}_grad"]
+    types = ", ".join([C] * len(results))
+    text = "\n".join(
+        [
+            f"func.func @f(%x: {C}, %dy: {C}) -> ({types}) {{",
+            *lines,
+            f"  func.return {', '.join(results)} : {types}",
+            "}",
+        ]
+    )
+    source = emitted_c(text)
+    assert "ADIR_CLAMP_GRAD(" in source and "ADIR_CLAMP_INCLUSIVE_GRAD(" in source
+    # A missing bound is an infinite one: {min = -0.0} is [-0.0, inf], {max = 3.0} [-inf, 3].
+    assert "28u, -0.0f, INFINITY);" in source and "28u, -INFINITY, 3.0f);" in source
+    outputs = check_c_against_interpreter(
+        text, "f", [[CLAMP_INPUT, normal(4, 7)]], rtol=0.0, atol=0.0, compiler=compiler
+    )
+    relu6, relu6_grad = outputs[0].ravel(), outputs[1].ravel()
+    x = CLAMP_INPUT.ravel()
+    assert np.isnan(relu6[x != x]).all() and (relu6_grad[(x == 0) | (x == 6)] == 0).all()

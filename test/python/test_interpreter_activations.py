@@ -7,6 +7,9 @@ accuracy of the elementary functions measured on dense grids: numpy's float32 ex
 within 1 ulp. An error of k ulp is at most k * eps relative.
 
 - relu, leaky_relu: exact, including the sign of zero (a comparison and one multiplication).
+- clamp: exact, including the sign of zero (two comparisons).
+- hardswish, hardsigmoid: exact: torch's kernels do the same IEEE operations in the same
+  order (an addition, the clamp, a product, a division by 6).
 - tanh: 2 eps relative (1.4 + 0.6 ulp).
 - sigmoid: 6 eps relative: exp (2.5 and 0.9 ulp), one addition and one division in each.
 - softmax over n elements: (n + 7) eps relative: as sigmoid, plus the sum of n terms, which
@@ -67,6 +70,22 @@ ELEMENTWISE: dict[str, tuple[str, str, Callable[[torch.Tensor], torch.Tensor]]] 
     ),
     "gelu": ("gelu", "", F.gelu),
     "gelu_tanh": ("gelu", '{approximate = "tanh"}', lambda t: F.gelu(t, approximate="tanh")),
+    "clamp_relu6": ("clamp", "{min = 0.0 : f32, max = 6.0 : f32}", F.relu6),
+    "clamp_hardtanh": ("clamp", "{min = -1.0 : f32, max = 1.0 : f32}", F.hardtanh),
+    "clamp_inclusive": (
+        "clamp",
+        "{min = -2.0 : f32, max = 2.5 : f32, inclusive}",
+        lambda t: torch.clamp(t, -2.0, 2.5),
+    ),
+    "clamp_min_only": ("clamp", "{min = 0.5 : f32, inclusive}", lambda t: t.clamp_min(0.5)),
+    "clamp_max_only": ("clamp", "{max = -0.5 : f32, inclusive}", lambda t: t.clamp_max(-0.5)),
+    "clamp_min_above_max": (
+        "clamp",
+        "{min = 3.0 : f32, max = 1.0 : f32, inclusive}",
+        lambda t: torch.clamp(t, 3.0, 1.0),
+    ),
+    "hardswish": ("hardswish", "", F.hardswish),
+    "hardsigmoid": ("hardsigmoid", "", F.hardsigmoid),
 }
 
 AXIS_OPS = {"softmax": torch.softmax, "log_softmax": torch.log_softmax}
@@ -91,7 +110,7 @@ def tolerance(name: str, x: np.ndarray, n: int = 1) -> tuple[float, np.ndarray |
     docstring for where each number comes from)."""
     eps = float(np.finfo(x.dtype).eps)
     tiny = float(np.finfo(x.dtype).smallest_normal)
-    if name.startswith(("relu", "leaky_relu")):
+    if name.startswith(("relu", "leaky_relu", "clamp", "hardswish", "hardsigmoid")):
         return 0.0, 0.0
     if name == "tanh":
         return 2 * eps, 0.0
@@ -293,3 +312,25 @@ def test_leaky_relu_alpha_is_a_float32() -> None:
         unary_ir("leaky_relu", "{alpha = 0.1 : f32}", x.shape), "f", x, float_dtype=np.float64
     )
     np.testing.assert_array_equal(actual, [-0.10000000149011612, -0.30000000447034836, 2.0])
+
+
+# The kinks of the clamps and of hardswish / hardsigmoid, and the float next to each on both
+# sides in float32 (x + 3 rounds to 6 just below x = 3, so hardsigmoid is 1 there in both).
+KINKS = [-6.0, -3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.5, 3.0, 6.0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "name", [n for n in sorted(ELEMENTWISE) if n.startswith(("clamp", "hard"))]
+)
+def test_clamps_at_their_kinks_equal_torch_bit_for_bit(name: str, dtype) -> None:
+    op, props, reference = ELEMENTWISE[name]
+    kinks = np.array(KINKS, dtype=dtype)
+    x = np.concatenate(
+        [kinks, np.nextafter(kinks, dtype(-np.inf)), np.nextafter(kinks, dtype(np.inf)), EDGE]
+    ).astype(dtype)
+    (actual,) = interpret(unary_ir(op, props, x.shape), "f", x, float_dtype=dtype)
+    expected = reference(as_torch(x)).numpy()
+    np.testing.assert_array_equal(actual, expected)
+    zeros = (actual == 0) & (expected == 0)
+    np.testing.assert_array_equal(np.signbit(actual[zeros]), np.signbit(expected[zeros]))

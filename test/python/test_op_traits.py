@@ -26,8 +26,11 @@ import importlib
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
+from xdsl.dialects.builtin import TensorType, f32
 from xdsl.ir import Attribute, Operation
+from xdsl.utils.test_value import create_ssa_value
 
 from adir.dialects.kernel import AdirKernel
 from adir.dialects.tensor import ADIR_OPS, Adir
@@ -274,12 +277,13 @@ def names_with(trait: type) -> set[str]:
 
 
 def test_recomputable_ops_are_the_cheap_ones() -> None:
-    """The 33 ops recompute-activations used to list as CHEAP: elementwise arithmetic,
-    activations, batchnorm, dropout, pooling and shape ops; never a matmul, a convolution or a
-    gradient op."""
+    """The 33 ops recompute-activations used to list as CHEAP (elementwise arithmetic,
+    activations, batchnorm, dropout, pooling and shape ops), plus clamp, hardswish and
+    hardsigmoid (unary elementwise ops); never a matmul, a convolution or a gradient op."""
     cheap = (
         "add sub mul div pow maximum minimum neg exp log sqrt cmp select "
         "relu leaky_relu sigmoid tanh gelu softplus softmax log_softmax "
+        "clamp hardswish hardsigmoid "
         "batchnorm dropout maxpool2d avgpool2d global_avgpool2d pad "
         "reshape flatten transpose broadcast_to slice concat"
     ).split()
@@ -287,12 +291,13 @@ def test_recomputable_ops_are_the_cheap_ones() -> None:
 
 
 def test_in_place_operands() -> None:
-    """Elementwise ops and the six elementwise activation gradients write over any operand; a
+    """Elementwise ops and the nine elementwise activation gradients write over any operand; a
     batchnorm writes its new running mean over the old one (result 3 over operand 3) and its
     new running variance over the old one (4 over 4), nothing else."""
     from adir.dialects.tensor.normalization import BatchnormOp
 
-    grads = {f"adir.{a}_grad" for a in "relu leaky_relu sigmoid tanh gelu softplus".split()}
+    activations = "relu leaky_relu sigmoid tanh gelu softplus clamp hardswish hardsigmoid"
+    grads = {f"adir.{a}_grad" for a in activations.split()}
     assert grads <= names_with(ElementwiseMappable)
     assert "adir.softmax_grad" not in names_with(ElementwiseMappable)
     trait = BatchnormOp.get_trait(InPlaceOperands)
@@ -301,16 +306,24 @@ def test_in_place_operands() -> None:
 
 
 def test_int8_lookups_and_their_output_ranges() -> None:
-    """sigmoid and tanh have TFLite's fixed int8 outputs (1/256, -128) and (1/128, 0); relu's
-    comes from calibration."""
+    """sigmoid and tanh have TFLite's fixed int8 outputs (1/256, -128) and (1/128, 0); relu's,
+    clamp's, hardswish's and hardsigmoid's come from calibration; clamp's table depends on the
+    op's bounds (ReLU6: the levels -1.0, 3.0 and 7.5 become 0, 3 and 6)."""
     from adir.dialects.tensor import activations as act
 
     lookups = {op.name: op.get_trait(Int8Lookup) for op in (act.SigmoidOp, act.TanhOp)}
     outputs = {name: lookup.output for name, lookup in lookups.items() if lookup is not None}
     assert outputs == {"adir.sigmoid": (1.0 / 256, -128), "adir.tanh": (1.0 / 128, 0)}
-    assert names_with(Int8Lookup) == {"adir.sigmoid", "adir.tanh", "adir.relu"}
-    relu = act.ReluOp.get_trait(Int8Lookup)
-    assert relu is not None and relu.output is None
+    calibrated = {"adir.relu", "adir.clamp", "adir.hardswish", "adir.hardsigmoid"}
+    assert names_with(Int8Lookup) == {"adir.sigmoid", "adir.tanh"} | calibrated
+    for op in ADIR_OPS:
+        if op.name in calibrated:
+            lookup = op.get_trait(Int8Lookup)
+            assert lookup is not None and lookup.output is None
+    relu6 = act.ClampOp(create_ssa_value(TensorType(f32, [3])), 0.0, 6.0)
+    lookup = act.ClampOp.get_trait(Int8Lookup)
+    levels = np.array([-1.0, 3.0, 7.5])
+    np.testing.assert_array_equal(lookup.values(relu6, levels), [0.0, 3.0, 6.0])
 
 
 def test_small_facts() -> None:

@@ -242,3 +242,36 @@ def test_an_empty_calibration_file_is_a_located_error(tmp_path: Path) -> None:
         f"{ROOT}/examples/mnist_mlp.mlir:15:1: error: quantize-int8: cannot read calibration "
         f"file {empty}: the file is empty, not a .npy array"
     ), result.stderr
+
+
+def test_clamp_hardswish_and_hardsigmoid_are_int8_tables() -> None:
+    """ReLU6, hardswish and hardsigmoid each become one `adir.qlookup`: a table of the op's
+    function of the 256 input levels (the clamp's with its own bounds, `Int8Lookup.values`),
+    to the calibrated output range; none stays in f32."""
+    import torch
+    from torch import nn
+
+    from adir.frontends.torch_import import import_module
+
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Linear(8, 16), nn.ReLU6(), nn.Linear(16, 16), nn.Hardswish(), nn.Linear(16, 4)
+    )
+    model.append(nn.Hardsigmoid())
+    with torch.no_grad():
+        model[0].weight *= 10  # the first layer's outputs reach past 6: ReLU6 saturates
+    module = import_module(model.eval(), (torch.randn(1, 8) * 4,), loss="mse")
+    DerivePredictPass().apply(adir_context(), module)
+    QuantizeInt8Pass(samples=32).apply(adir_context(), module)
+    module.verify()
+    functions = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+    int8 = functions["predict_int8"]
+    lookups = [op for op in int8.body.walk() if op.name == "adir.qlookup"]
+    assert len(lookups) == 3
+    # ReLU6's table: calibration sees outputs from 0 to 6, so every negative input level is the
+    # zero point -128 and every level past 6 the top, 127; it never falls between.
+    table = np.array(lookups[0].operands[1].owner.value.get_values())  # type: ignore[attr-defined]
+    assert np.all(table[:64] == -128) and np.all(table[-64:] == 127)
+    assert np.all(np.diff(table) >= 0)
+    names = {op.name for op in int8.body.walk()}
+    assert not names & {"adir.clamp", "adir.hardswish", "adir.hardsigmoid"}  # none left in f32

@@ -4,16 +4,19 @@
     %1 = adir.leaky_relu %x {alpha = 2.000000e-01 : f32} : tensor<2x3xf32>
     %2 = adir.gelu %x {approximate = "tanh"} : tensor<2x3xf32>
     %3 = adir.softmax %x {axis = 0 : i64} : tensor<2x3xf32>
+    %4 = adir.clamp %x {min = 0.000000e+00 : f32, max = 6.000000e+00 : f32} : tensor<2x3xf32>
 
 Every op has the semantics of its `torch.nn.functional` namesake with the same parameters, and
 its result has the operand's type. A property equal to its default (the PyTorch default) is left
-out of the printed form. relu, leaky_relu, sigmoid, tanh and gelu are `UnaryElementwiseOp`s, so
+out of the printed form. relu, leaky_relu, sigmoid, tanh, gelu, clamp, hardswish and hardsigmoid
+are `UnaryElementwiseOp`s, so
 a pass that handles elementwise ops uniformly sees them; softmax and log_softmax are not, since
 each of their outputs depends on a whole slice of the input.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -24,11 +27,19 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     StringAttr,
+    UnitAttr,
     f32,
     i64,
 )
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -106,6 +117,83 @@ class SoftplusOp(UnaryElementwiseOp):
         if not self.beta.value.data > 0:
             raise VerifyException(f"{self.name}: beta must be positive, got {self.beta.value.data}")
         return super().infer_result_types()
+
+
+class ClampBoundsMixin:
+    """The bounds of a clamp and of its gradient: f32 `min` and `max`, each left out when it is
+    infinite (-inf and +inf: no bound on that side), and `inclusive`, which says which of
+    PyTorch's two backward conventions the op follows at the bounds (see `ClampGradOp`).
+    A nan bound is refused: PyTorch's clamp turns every element into nan then, which no
+    model wants; infinite bounds and min > max are legal, as in torch.clamp."""
+
+    def bounds(self) -> tuple[float, float]:
+        return self.min.value.data, self.max.value.data  # type: ignore[attr-defined]
+
+    def check_bounds(self) -> None:
+        for side, value in zip(("min", "max"), self.bounds(), strict=True):
+            if math.isnan(value):
+                raise VerifyException(f"{self.name}: {side} is nan")  # type: ignore[attr-defined]
+
+
+def clamp_properties(low: float, high: float, inclusive: bool) -> dict[str, Attribute]:
+    properties: dict[str, Attribute] = {"min": FloatAttr(low, f32), "max": FloatAttr(high, f32)}
+    if inclusive:
+        properties["inclusive"] = UnitAttr()
+    return properties
+
+
+@irdl_op_definition
+class ClampOp(ClampBoundsMixin, UnaryElementwiseOp):
+    """`y = min(max(x, min), max)`, as `t = x < min ? min : x; y = t > max ? max : t`: nan stays
+    nan and -0.0 stays -0.0 (as torch.clamp and hardtanh), and min > max gives max everywhere
+    (as torch.clamp). One op for `torch.clamp` / `clamp_min` / `clamp_max` with number bounds,
+    `hardtanh` and ReLU6 (`{min = 0.0 : f32, max = 6.0 : f32}`); `inclusive` chooses the
+    gradient at the bounds: without it hardtanh's (0 at x == min and x == max), with it
+    torch.clamp's (dy there); see `ClampGradOp`. The forward computation is the same."""
+
+    name = "adir.clamp"
+    min = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(-math.inf, f32))
+    max = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(math.inf, f32))
+    inclusive = opt_prop_def(UnitAttr)
+    # int8: a table of the clamp with this op's bounds, to the calibrated output range.
+    traits = traits_def(
+        Int8Lookup(
+            lambda x, op: np.minimum(np.maximum(x, op.min.value.data), op.max.value.data),
+            of_op=True,
+        )
+    )
+
+    def __init__(
+        self,
+        input: SSAValue,
+        min: float = -math.inf,
+        max: float = math.inf,
+        inclusive: bool = False,
+    ):
+        super().__init__(input, clamp_properties(min, max, inclusive))
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.check_bounds()
+        return super().infer_result_types()
+
+
+@irdl_op_definition
+class HardswishOp(UnaryElementwiseOp):
+    """`y = x * min(max(x + 3, 0), 6) / 6` (`torch.nn.functional.hardswish`, Howard et al.,
+    "Searching for MobileNetV3", 2019), in PyTorch's order of operations: the product, then the
+    division."""
+
+    name = "adir.hardswish"
+    traits = traits_def(Int8Lookup(lambda x: x * np.minimum(np.maximum(x + 3.0, 0.0), 6.0) / 6.0))
+
+
+@irdl_op_definition
+class HardsigmoidOp(UnaryElementwiseOp):
+    """`y = min(max(x + 3, 0), 6) / 6` (`torch.nn.functional.hardsigmoid`): 0 up to x = -3, 1
+    from x = 3, linear between."""
+
+    name = "adir.hardsigmoid"
+    traits = traits_def(Int8Lookup(lambda x: np.minimum(np.maximum(x + 3.0, 0.0), 6.0) / 6.0))
 
 
 GELU_APPROXIMATIONS = ("none", "tanh")
@@ -325,6 +413,69 @@ class GeluGradOp(InputGradOp):
         return super().infer_result_types()
 
 
+@irdl_op_definition
+class ClampGradOp(ClampBoundsMixin, ActivationGradOp):
+    """The gradient of `adir.clamp` with the same bounds: `grad` where `saved` is inside them,
+    0 elsewhere, in PyTorch's two conventions at the bounds themselves:
+
+    - without `inclusive`, hardtanh's (`hardtanh_backward`, so nn.Hardtanh and nn.ReLU6): the
+      open interval, `dx = (min < saved && saved < max) ? grad : 0`, 0 at x == min and x == max;
+    - with `inclusive`, torch.clamp's (`clamp_backward`, and clamp_min / clamp_max): the closed
+      interval, `dx = (min <= saved && saved <= max) ? grad : 0`, `grad` at the bounds.
+
+    A nan gets 0 in both. (PyTorch 2.13's CPU hardtanh_backward gives 0 at a nan in its
+    vectorised loop and `grad` in its scalar remainder, the last n mod 16 floats on AVX-512;
+    adir takes the vectorised loop's answer, the one nearly every element gets.)
+
+    `saved` is the clamp's input; without `inclusive` its output gives the same result (the
+    output is at or beyond a bound exactly where the input is, nan where it is nan, and min >
+    max puts both outside everywhere), which is what autodiff gives it, as PyTorch does for an
+    in-place hardtanh_. A missing bound is an infinite one."""
+
+    name = "adir.clamp_grad"
+    saved = operand_def(FloatTensor)
+    grad = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    min = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(-math.inf, f32))
+    max = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(math.inf, f32))
+    inclusive = opt_prop_def(UnitAttr)
+    traits = traits_def(ElementwiseMappable())
+
+    def __init__(
+        self,
+        saved: SSAValue,
+        grad: SSAValue,
+        min: float = -math.inf,
+        max: float = math.inf,
+        inclusive: bool = False,
+    ):
+        super().__init__(saved, grad, clamp_properties(min, max, inclusive))
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.check_bounds()
+        return super().infer_result_types()
+
+
+@irdl_op_definition
+class HardswishGradOp(InputGradOp):
+    """PyTorch's `hardswish_backward(grad, self)`: `dx = input <= -3 ? 0 : input < 3 ? grad *
+    (input / 3 + 0.5) : grad`, so 0 at x = -3 and `grad` at x = 3 (the right-hand slopes), and
+    a nan input passes `grad`."""
+
+    name = "adir.hardswish_grad"
+    traits = traits_def(ElementwiseMappable())
+
+
+@irdl_op_definition
+class HardsigmoidGradOp(InputGradOp):
+    """PyTorch's `hardsigmoid_backward(grad, self)`: `dx = (-3 < input && input < 3) ? grad *
+    (1 / 6) : 0`, so 0 at x = -3 and x = 3 and at a nan. PyTorch's 1/6 is a float constant,
+    `1.0f / 6.0f`, in float64 too; so is adir's."""
+
+    name = "adir.hardsigmoid_grad"
+    traits = traits_def(ElementwiseMappable())
+
+
 class AxisGradOp(OutputGradOp):
     """The gradient of a normalisation along `axis` (default -1; negative counts from the
     end), from its output: each entry depends on the whole slice of `grad` along the axis."""
@@ -368,6 +519,9 @@ ACTIVATIONS_OPS = [
     TanhOp,
     SoftplusOp,
     GeluOp,
+    ClampOp,
+    HardswishOp,
+    HardsigmoidOp,
     SoftmaxOp,
     LogSoftmaxOp,
     ReluGradOp,
@@ -376,6 +530,9 @@ ACTIVATIONS_OPS = [
     TanhGradOp,
     SoftplusGradOp,
     GeluGradOp,
+    ClampGradOp,
+    HardswishGradOp,
+    HardsigmoidGradOp,
     SoftmaxGradOp,
     LogSoftmaxGradOp,
 ]

@@ -160,10 +160,17 @@ class Int8Lookup(OpTrait):
     """`quantize-int8` computes the op on int8 as a 256-entry table (`adir.qlookup`): entry j is
     `function` (on float64 numpy arrays) of the j-th int8 input level, quantized to the output's
     (scale, zero point). `output` fixes those (TFLite's fixed output quantization of LOGISTIC
-    and TANH); None takes them from calibration."""
+    and TANH); None takes them from calibration. `of_op` says that `function` takes the op
+    too, as `function(x, op)`, for a table that depends on the op's properties (a clamp's
+    bounds)."""
 
-    function: Callable[[Any], Any]
+    function: Callable[..., Any]
     output: tuple[float, int] | None = None
+    of_op: bool = False
+
+    def values(self, op: Operation, x: Any) -> Any:
+        """`function` of the levels `x` for this op."""
+        return self.function(x, op) if self.of_op else self.function(x)
 
 
 # --- tools --------------------------------------------------------------------------------

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from torch import fx
 
-from adir.frontends.aten.registry import Args, Lowering, aten, aten_, unary
+from adir.frontends.aten.registry import (
+    Args,
+    Lowering,
+    Unsupported,
+    aten,
+    aten_,
+    require,
+    unary,
+)
 
-for _name in ("relu", "sigmoid", "tanh"):
+for _name in ("relu", "sigmoid", "tanh", "hardswish", "hardsigmoid"):
     aten(getattr(aten_, _name).default)(unary(_name))
 
 
@@ -42,3 +51,39 @@ def softmax(lo: Lowering, node: fx.Node, a: Args) -> Any:
 @aten(aten_.log_softmax.int, aten_._log_softmax.default)
 def log_softmax(lo: Lowering, node: fx.Node, a: Args) -> Any:
     return lo.b.log_softmax(lo.value(a["self"]), a["dim"])
+
+
+def _bound(value: Any, name: str) -> float:
+    """A clamp bound as a float: None (no bound) is infinite on its side."""
+    if value is None:
+        return -math.inf if name == "min" else math.inf
+    require(not math.isnan(float(value)), f"a nan {name} (the result would be all nan)")
+    return float(value)
+
+
+@aten(aten_.hardtanh.default)
+def hardtanh(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    """nn.Hardtanh and nn.ReLU6 (torch.export writes relu6 as hardtanh(0, 6)): hardtanh's
+    gradient, 0 at the bounds."""
+    low, high = _bound(a["min_val"], "min"), _bound(a["max_val"], "max")
+    return lo.b.clamp(lo.value(a["self"]), low, high)
+
+
+@aten(aten_.relu6.default)
+def relu6(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    return lo.b.clamp(lo.value(a["self"]), 0.0, 6.0)
+
+
+@aten(aten_.clamp.default, aten_.clamp_min.default, aten_.clamp_max.default)
+def clamp(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    """torch.clamp, clamp_min, clamp_max with number bounds: torch.clamp's gradient, which
+    passes dy at the bounds (`inclusive`)."""
+    low, high = _bound(a.get("min"), "min"), _bound(a.get("max"), "max")
+    return lo.b.clamp(lo.value(a["self"]), low, high, inclusive=True)
+
+
+@aten(aten_.clamp.Tensor, aten_.clamp_min.Tensor, aten_.clamp_max.Tensor)
+def clamp_by_tensors(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    raise Unsupported(
+        "tensor bounds; give the bounds as numbers, or write torch.maximum / torch.minimum"
+    )

@@ -69,19 +69,6 @@ def reciprocal(lo: Lowering, node: fx.Node, a: Args) -> Any:
     return lo.b.div(1.0, lo.value(a["self"]))
 
 
-@aten(aten_.clamp.default, aten_.clamp_min.default, aten_.clamp_max.default, aten_.hardtanh.default)
-def clamp(lo: Lowering, node: fx.Node, a: Args) -> Any:
-    """`clamp(x, min, max)` as maximum then minimum (hardtanh and relu6 are clamps too)."""
-    low = a.get("min", a.get("min_val"))
-    high = a.get("max", a.get("max_val"))
-    y = lo.value(a["self"])
-    if low is not None:
-        y = lo.b.maximum(y, float(low))
-    if high is not None:
-        y = lo.b.minimum(y, float(high))
-    return y
-
-
 def _compare(predicate: str):
     def lower(lo: Lowering, node: fx.Node, a: Args) -> Any:
         return lo.b.cmp(predicate, lo.value(a["self"]), lo.value(a["other"]))

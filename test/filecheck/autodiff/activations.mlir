@@ -66,3 +66,36 @@ func.func @log_softmax(%x: tensor<2x3xf32>, %r: tensor<2x3xf32>) -> tensor<f32> 
   %l = adir.sum %q : tensor<2x3xf32> -> tensor<f32>
   func.return %l : tensor<f32>
 }
+
+// -----
+
+adir.param @w1 : tensor<3x4xf32> = #adir.kaiming_uniform<a = 2.23606797749979, seed = 1>
+
+adir.param @w2 : tensor<4x2xf32> = #adir.kaiming_uniform<a = 2.23606797749979, seed = 2>
+
+// ReLU6 saves one value, its output, as relu does: nothing reads the pre-activation %h after
+// the forward clamp. torch.clamp's gradient (`inclusive`) needs the input, %a here, and saves
+// only that. hardswish's reads its input.
+// CHECK-LABEL: func.func @clamps_grad
+// CHECK:         %a = adir.clamp %h {min = 0.000000e+00 : f32, max = 6.000000e+00 : f32} : tensor<2x4xf32>
+// CHECK-NOT:     {{%h[^_]}}
+// CHECK:         %b = adir.clamp %a {min = 1.000000e+00 : f32, inclusive} : tensor<2x4xf32>
+// CHECK:         %s = adir.hardswish %b : tensor<2x4xf32>
+// CHECK:         %[[DS:.*]] = adir.matmul %{{.*}}, %w2 {transpose_b} : tensor<2x2xf32>, tensor<4x2xf32> -> tensor<2x4xf32>
+// CHECK:         %[[DB:.*]] = adir.hardswish_grad %b, %[[DS]] : tensor<2x4xf32>
+// CHECK-NEXT:    %[[DA:.*]] = adir.clamp_grad %a, %[[DB]] {min = 1.000000e+00 : f32, inclusive} : tensor<2x4xf32>
+// CHECK-NEXT:    %[[DH:.*]] = adir.clamp_grad %a, %[[DA]] {min = 0.000000e+00 : f32, max = 6.000000e+00 : f32} : tensor<2x4xf32>
+// CHECK-NEXT:    %{{.*}} = adir.matmul %[[DH]], %w1 {transpose_b}
+// CHECK-NOT:     {{%h[^_]}}
+// CHECK:         func.return
+func.func @clamps(%x: tensor<2x3xf32>) -> tensor<f32> attributes {adir.loss} {
+  %w1 = adir.load @w1 : tensor<3x4xf32>
+  %h = adir.matmul %x, %w1 : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  %a = adir.clamp %h {min = 0.0 : f32, max = 6.0 : f32} : tensor<2x4xf32>
+  %b = adir.clamp %a {min = 1.0 : f32, inclusive} : tensor<2x4xf32>
+  %s = adir.hardswish %b : tensor<2x4xf32>
+  %w2 = adir.load @w2 : tensor<4x2xf32>
+  %o = adir.matmul %s, %w2 : tensor<2x4xf32>, tensor<4x2xf32> -> tensor<2x2xf32>
+  %l = adir.sum %o : tensor<2x2xf32> -> tensor<f32>
+  func.return %l : tensor<f32>
+}

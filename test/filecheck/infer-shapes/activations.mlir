@@ -10,7 +10,10 @@
 // CHECK-NEXT:    %5 = adir.softmax %4 : tensor<8x32xf32>
 // CHECK-NEXT:    %6 = adir.log_softmax %5 {axis = 0 : i64} : tensor<8x32xf32>
 // CHECK-NEXT:    %7 = adir.softplus %6 : tensor<8x32xf32>
-// CHECK-NEXT:    func.return %7 : tensor<8x32xf32>
+// CHECK-NEXT:    %8 = adir.clamp %7 {min = 0.000000e+00 : f32, max = 6.000000e+00 : f32} : tensor<8x32xf32>
+// CHECK-NEXT:    %9 = adir.hardswish %8 : tensor<8x32xf32>
+// CHECK-NEXT:    %10 = adir.hardsigmoid %9 : tensor<8x32xf32>
+// CHECK-NEXT:    func.return %10 : tensor<8x32xf32>
 func.func @mlp_head(%x: tensor<8x32xf32>) -> tensor<*xf32> {
   %0 = adir.relu %x : tensor<8x32xf32> -> tensor<*xf32>
   %1 = adir.leaky_relu %0 {alpha = 0.2 : f32} : tensor<*xf32>
@@ -20,7 +23,10 @@ func.func @mlp_head(%x: tensor<8x32xf32>) -> tensor<*xf32> {
   %5 = adir.softmax %4 : tensor<*xf32>
   %6 = adir.log_softmax %5 {axis = 0 : i64} : tensor<*xf32>
   %7 = adir.softplus %6 : tensor<*xf32>
-  func.return %7 : tensor<*xf32>
+  %8 = adir.clamp %7 {min = 0.0 : f32, max = 6.0 : f32} : tensor<*xf32>
+  %9 = adir.hardswish %8 : tensor<*xf32>
+  %10 = adir.hardsigmoid %9 : tensor<*xf32>
+  func.return %10 : tensor<*xf32>
 }
 
 // -----

@@ -3,7 +3,10 @@
 Each kernel takes the op's buffers (ins, then the out) and then its sizes and attributes: an
 element count for the elementwise activations and their gradients, [outer, axis_size, inner]
 around the normalised axis for softmax and log_softmax and theirs. gelu's two forms are two
-kernels, `gelu` and `gelu_tanh` (and `gelu_grad`, `gelu_tanh_grad`).
+kernels, `gelu` and `gelu_tanh` (and `gelu_grad`, `gelu_tanh_grad`); so are clamp's two
+gradients, `clamp_grad` (hardtanh's, 0 at the bounds) and `clamp_inclusive_grad` (torch.clamp's).
+A clamp's missing bound is an infinite one (`-INFINITY`, `INFINITY`), which the kernels treat
+as the interpreter does.
 """
 
 from __future__ import annotations
@@ -20,7 +23,18 @@ def count(site: CallSite) -> str:
     return f"{site.out_size()}u"
 
 
-@emits(act.ReluOp, act.SigmoidOp, act.TanhOp, act.ReluGradOp, act.SigmoidGradOp, act.TanhGradOp)
+@emits(
+    act.ReluOp,
+    act.SigmoidOp,
+    act.TanhOp,
+    act.HardswishOp,
+    act.HardsigmoidOp,
+    act.ReluGradOp,
+    act.SigmoidGradOp,
+    act.TanhGradOp,
+    act.HardswishGradOp,
+    act.HardsigmoidGradOp,
+)
 def elementwise(op: KernelOp, site: CallSite) -> str:
     return site.call(site.kernel, *site.buffers(), count(site))
 
@@ -42,6 +56,15 @@ def gelu(op: KernelOp, site: CallSite) -> str:
     if op.approximate.data == "tanh":
         kernel = kernel.replace("gelu", "gelu_tanh")
     return site.call(kernel, *site.buffers(), count(site))
+
+
+@emits(act.ClampOp, act.ClampGradOp)
+def clamp(op: KernelOp, site: CallSite) -> str:
+    kernel = site.kernel
+    if op.inclusive is not None and kernel.endswith("clamp_grad"):
+        kernel = kernel.replace("clamp_grad", "clamp_inclusive_grad")
+    low, high = (c_float(bound) for bound in (op.min.value.data, op.max.value.data))
+    return site.call(kernel, *site.buffers(), count(site), low, high)
 
 
 def around_axis(op: KernelOp, site: CallSite) -> tuple[int, int, int]:

@@ -62,6 +62,25 @@ void adir_gelu_tanh(const float *x, float *y, size_t n);
 #define ADIR_GELU_TANH adir_gelu_tanh
 #endif
 
+/* t = x < lo ? lo : x; y = t > hi ? hi : t (nan and -0.0 pass through; lo > hi gives hi).
+ * A missing bound is -INFINITY or INFINITY. */
+void adir_clamp(const float *x, float *y, size_t n, float lo, float hi);
+#ifndef ADIR_CLAMP
+#define ADIR_CLAMP adir_clamp
+#endif
+
+/* y = x * min(max(x + 3, 0), 6) / 6. */
+void adir_hardswish(const float *x, float *y, size_t n);
+#ifndef ADIR_HARDSWISH
+#define ADIR_HARDSWISH adir_hardswish
+#endif
+
+/* y = min(max(x + 3, 0), 6) / 6. */
+void adir_hardsigmoid(const float *x, float *y, size_t n);
+#ifndef ADIR_HARDSIGMOID
+#define ADIR_HARDSIGMOID adir_hardsigmoid
+#endif
+
 /* y = exp(x - m) / sum exp(x - m) along the axis, m the slice's max. */
 void adir_softmax(const float *x, float *y, int32_t outer, int32_t axis_size, int32_t inner);
 #ifndef ADIR_SOFTMAX
@@ -116,6 +135,31 @@ void adir_gelu_grad(const float *x, const float *dy, float *dx, size_t n);
 void adir_gelu_tanh_grad(const float *x, const float *dy, float *dx, size_t n);
 #ifndef ADIR_GELU_TANH_GRAD
 #define ADIR_GELU_TANH_GRAD adir_gelu_tanh_grad
+#endif
+
+/* hardtanh's backward: dx = (s > lo && s < hi) ? dy : 0, s the clamp's input or output. */
+void adir_clamp_grad(const float *s, const float *dy, float *dx, size_t n, float lo, float hi);
+#ifndef ADIR_CLAMP_GRAD
+#define ADIR_CLAMP_GRAD adir_clamp_grad
+#endif
+
+/* torch.clamp's backward: dx = (x >= lo && x <= hi) ? dy : 0, x the clamp's input. */
+void adir_clamp_inclusive_grad(const float *x, const float *dy, float *dx, size_t n, float lo,
+                               float hi);
+#ifndef ADIR_CLAMP_INCLUSIVE_GRAD
+#define ADIR_CLAMP_INCLUSIVE_GRAD adir_clamp_inclusive_grad
+#endif
+
+/* dx = x <= -3 ? 0 : x < 3 ? dy * (x / 3 + 0.5) : dy. */
+void adir_hardswish_grad(const float *x, const float *dy, float *dx, size_t n);
+#ifndef ADIR_HARDSWISH_GRAD
+#define ADIR_HARDSWISH_GRAD adir_hardswish_grad
+#endif
+
+/* dx = (x > -3 && x < 3) ? dy * (1.0f / 6.0f) : 0. */
+void adir_hardsigmoid_grad(const float *x, const float *dy, float *dx, size_t n);
+#ifndef ADIR_HARDSIGMOID_GRAD
+#define ADIR_HARDSIGMOID_GRAD adir_hardsigmoid_grad
 #endif
 
 /* dx = y * (dy - sum(dy * y)) along the axis, with y = softmax(x). */

@@ -1,7 +1,8 @@
 """VJP rules of the activations family: each emits its op's gradient op (PyTorch's backward
 kernel, see adir/dialects/tensor/activations.py) with the forward op's properties. A rule saves
 the forward output where the derivative is a function of it (relu, sigmoid, tanh, softmax,
-log_softmax), as PyTorch does, and the input otherwise."""
+log_softmax), as PyTorch does, and the input otherwise; clamp saves its output where that
+gives PyTorch's numbers (hardtanh's convention), its input where it does not (torch.clamp's)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,31 @@ def softmax(b: BackwardBuilder, op: act.SoftmaxOp, dy: SSAValue) -> Adjoints:
 @vjp(act.LogSoftmaxOp)
 def log_softmax(b: BackwardBuilder, op: act.LogSoftmaxOp, dy: SSAValue) -> Adjoints:
     return [b.emit(act.LogSoftmaxGradOp(op.result, dy, op.axis.value.data))]
+
+
+@vjp(act.ClampOp)
+def clamp(b: BackwardBuilder, op: act.ClampOp, dy: SSAValue) -> Adjoints:
+    # One saved value, never two (a maximum and a minimum chain keeps both intermediates).
+    # Without `inclusive` (hardtanh, ReLU6) the output gives the same gradient as the input
+    # (ClampGradOp), and the output is the value the next layer keeps anyway: a conv or a
+    # linear reads it in its weight gradient, so the clamp costs no arena bytes beyond it, and
+    # its input (a batchnorm's output, say) dies after the forward pass, as with relu. A
+    # 1-byte mask would add a buffer next to that output instead. With `inclusive`
+    # (torch.clamp) the output cannot tell x == min from x < min, so the input is saved.
+    low, high = op.bounds()
+    inclusive = op.inclusive is not None
+    saved = op.input if inclusive else op.result
+    return [b.emit(act.ClampGradOp(saved, dy, low, high, inclusive))]
+
+
+@vjp(act.HardswishOp)
+def hardswish(b: BackwardBuilder, op: act.HardswishOp, dy: SSAValue) -> Adjoints:
+    # The input: hardswish is not monotonic on [-3, 0], so its output does not give x.
+    return [b.emit(act.HardswishGradOp(op.input, dy))]
+
+
+@vjp(act.HardsigmoidOp)
+def hardsigmoid(b: BackwardBuilder, op: act.HardsigmoidOp, dy: SSAValue) -> Adjoints:
+    # The input: the output rounds to 1 below x = 3 (x + 3 rounds to 6 for x within an ulp of
+    # 3), where PyTorch's derivative is still 1/6.
+    return [b.emit(act.HardsigmoidGradOp(op.input, dy))]

@@ -108,3 +108,30 @@ func.func @gradients_unknown(%y: tensor<?x10xf32>, %dy: tensor<8x?xf32>, %u: ten
   %2 = adir.log_softmax_grad %u, %u {axis = 5 : i64} : tensor<*xf32>
   func.return %0 : tensor<8x10xf32>
 }
+
+// -----
+
+// clamp's bounds print unless infinite (no bound on that side; -inf and +inf written out are
+// the defaults too); `inclusive` chooses torch.clamp's gradient at the bounds.
+// CHECK-LABEL: func.func @clamps
+func.func @clamps(%x: tensor<2x3xf32>, %dy: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: %0 = adir.clamp %x {min = 0.000000e+00 : f32, max = 6.000000e+00 : f32} : tensor<2x3xf32>
+  %0 = adir.clamp %x {min = 0.0 : f32, max = 6.0 : f32} : tensor<2x3xf32>
+  // CHECK-NEXT: %1 = adir.clamp %0 {max = 2.500000e+00 : f32, inclusive} : tensor<2x3xf32>
+  %1 = adir.clamp %0 {max = 2.5 : f32, inclusive} : tensor<2x3xf32>
+  // CHECK-NEXT: %2 = adir.clamp %1 {min = -1.000000e+00 : f32} : tensor<2x3xf32>
+  %2 = adir.clamp %1 {min = -1.0 : f32, max = 0x7F800000 : f32} : tensor<2x3xf32>
+  // CHECK-NEXT: %3 = adir.hardswish %2 : tensor<2x3xf32>
+  %3 = adir.hardswish %2 : tensor<2x3xf32>
+  // CHECK-NEXT: %4 = adir.hardsigmoid %3 : tensor<2x3xf32>
+  %4 = adir.hardsigmoid %3 : tensor<2x3xf32>
+  // CHECK-NEXT: %5 = adir.clamp_grad %0, %dy {min = 0.000000e+00 : f32, max = 6.000000e+00 : f32} : tensor<2x3xf32>
+  %5 = adir.clamp_grad %0, %dy {min = 0.0 : f32, max = 6.0 : f32} : tensor<2x3xf32>
+  // CHECK-NEXT: %6 = adir.clamp_grad %x, %5 {min = 3.000000e+00 : f32, max = 1.000000e+00 : f32, inclusive} : tensor<2x3xf32>
+  %6 = adir.clamp_grad %x, %5 {min = 3.0 : f32, max = 1.0 : f32, inclusive} : tensor<2x3xf32>
+  // CHECK-NEXT: %7 = adir.hardswish_grad %x, %6 : tensor<2x3xf32>
+  %7 = adir.hardswish_grad %x, %6 : tensor<2x3xf32>
+  // CHECK-NEXT: %8 = adir.hardsigmoid_grad %x, %7 : tensor<2x3xf32>
+  %8 = adir.hardsigmoid_grad %x, %7 : tensor<2x3xf32>
+  func.return %8 : tensor<2x3xf32>
+}

@@ -170,3 +170,44 @@ func.func @log_softmax_grad_axis_out_of_range(%y: tensor<?x3xf32>, %dy: tensor<*
   func.return
 }
 // CHECK: activations_invalid.mlir:169:3: error: adir.log_softmax_grad: axis -3 is out of range for rank 2
+
+// -----
+
+// A nan bound would make every element nan (torch.clamp's rule); infinite ones are fine.
+func.func @clamp_nan_min(%x: tensor<4xf32>) {
+  %0 = adir.clamp %x {min = 0x7FC00000 : f32, max = 6.0 : f32} : tensor<4xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:178:3: error: adir.clamp: min is nan
+
+// -----
+
+func.func @clamp_grad_nan_max(%x: tensor<4xf32>, %dy: tensor<4xf32>) {
+  %0 = adir.clamp_grad %x, %dy {max = 0x7FC00000 : f32, inclusive} : tensor<4xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:186:3: error: adir.clamp_grad: max is nan
+
+// -----
+
+func.func @clamp_grad_shape_mismatch(%x: tensor<2x3xf32>, %dy: tensor<3x2xf32>) {
+  %0 = adir.clamp_grad %x, %dy {min = 0.0 : f32} : tensor<2x3xf32>, tensor<3x2xf32> -> tensor<2x3xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:194:3: error: adir.clamp_grad: operands saved (2x3) and grad (3x2) must have the same shape
+
+// -----
+
+func.func @hardswish_grad_rank_mismatch(%x: tensor<4xf32>, %dy: tensor<2x4xf32>) {
+  %0 = adir.hardswish_grad %x, %dy : tensor<4xf32>, tensor<2x4xf32> -> tensor<4xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:202:3: error: adir.hardswish_grad: operands input (4) and grad (2x4) must have the same shape
+
+// -----
+
+func.func @hardsigmoid_int_operand(%x: tensor<4xi32>) {
+  %0 = adir.hardsigmoid %x : tensor<4xi32> -> tensor<4xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:210:3: error: adir.hardsigmoid: operand 'input' at position 0 does not verify: i32 should be of base attribute f32

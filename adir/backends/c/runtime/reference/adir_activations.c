@@ -84,6 +84,37 @@ void adir_gelu_tanh(const float *x, float *y, size_t n)
     }
 }
 
+static float clamp_of(float v, float lo, float hi)
+{
+    const float t = v < lo ? lo : v;
+    return t > hi ? hi : t;
+}
+
+void adir_clamp(const float *x, float *y, size_t n, float lo, float hi)
+{
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        y[i] = clamp_of(x[i], lo, hi);
+    }
+}
+
+void adir_hardswish(const float *x, float *y, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        const float v = x[i];
+        y[i] = v * clamp_of(v + 3.0f, 0.0f, 6.0f) / 6.0f;
+    }
+}
+
+void adir_hardsigmoid(const float *x, float *y, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        y[i] = clamp_of(x[i] + 3.0f, 0.0f, 6.0f) / 6.0f;
+    }
+}
+
 /* The max of one slice (x[0], x[stride], ...); -inf for an empty slice. A nan need not win:
  * x - max is nan at a nan entry, so the slice's sum, and with it every output, is nan. */
 static float slice_max(const float *x, int32_t size, int32_t stride)
@@ -248,5 +279,42 @@ void adir_log_softmax_grad(const float *y, const float *dy, float *dx, int32_t o
                 dx[at] = dy[at] - expf(y[at]) * sum;
             }
         }
+    }
+}
+
+void adir_clamp_grad(const float *s, const float *dy, float *dx, size_t n, float lo, float hi)
+{
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        const float v = s[i], g = dy[i];
+        dx[i] = (v > lo && v < hi) ? g : 0.0f;
+    }
+}
+
+void adir_clamp_inclusive_grad(const float *x, const float *dy, float *dx, size_t n, float lo,
+                               float hi)
+{
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        const float v = x[i], g = dy[i];
+        dx[i] = (v >= lo && v <= hi) ? g : 0.0f;
+    }
+}
+
+void adir_hardswish_grad(const float *x, const float *dy, float *dx, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        const float v = x[i], g = dy[i];
+        dx[i] = v <= -3.0f ? 0.0f : (v < 3.0f ? g * (v / 3.0f + 0.5f) : g);
+    }
+}
+
+void adir_hardsigmoid_grad(const float *x, const float *dy, float *dx, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        const float v = x[i], g = dy[i];
+        dx[i] = (v > -3.0f && v < 3.0f) ? g * (1.0f / 6.0f) : 0.0f;
     }
 }
