@@ -4,7 +4,7 @@ Everything is computed in the dtype of the input (float32, or float64 for precis
 the order of PyTorch's CPU kernels: the batch statistics by two passes (the mean, then the sum
 of squared deviations from it), the output as `x * scale + shift` with per-channel `scale` and
 `shift`; layer norm per row likewise, and its backward with the formula of PyTorch's
-`layer_norm_backward_frame`. test/python/test_interpreter_normalization.py derives the agreement with PyTorch.
+`layer_norm_backward_frame` (rearranged to sum over `x - mean`, see `adir.layer_norm_grad`). test/python/test_interpreter_normalization.py derives the agreement with PyTorch.
 """
 
 from __future__ import annotations
@@ -132,24 +132,25 @@ def layer_norm_grad(
     weight: np.ndarray | None,
     normalized_rank: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(input_grad, weight_grad, bias_grad) as PyTorch's layer_norm_backward_frame: per row,
-    with g the weight (ones without one), `ds = sum(dy * g * x)`, `db = sum(dy * g)`,
-    `b = (db * mean - ds) * rstd^3 / D`, `c = -b * mean - db * rstd / D`,
-    `dx = rstd * dy * g + b * x + c`; `dweight = sum over rows of dy * (x * rstd - mean * rstd)`,
-    `dbias = sum over rows of dy`."""
+    """(input_grad, weight_grad, bias_grad): PyTorch's layer_norm_backward_frame, rearranged
+    as the op's docstring says. Per row, with g the weight (ones without one), d = x - mean,
+    `dot = sum(dy * g * d)`, `db = sum(dy * g)`, `b = -dot * rstd^3 / D`,
+    `dx = rstd * dy * g + b * d - db * rstd / D`; `dweight = sum over rows of
+    dy * (x * rstd - mean * rstd)`, `dbias = sum over rows of dy`."""
     rows, dys = _rows(x, normalized_rank), _rows(dy, normalized_rank)
     affine_shape = x.shape[x.ndim - normalized_rank :]
     scale = x.dtype.type(1) / x.dtype.type(rows.shape[1])
     a, centre = rstd.reshape(-1), mean.reshape(-1)
     dyg = dys if weight is None else dys * weight.reshape(-1)
-    ds = (dyg * rows).sum(axis=1)
+    centred = rows - centre[:, None]
+    dot = (dyg * centred).sum(axis=1)
     db = dyg.sum(axis=1)
-    b = (db * centre - ds) * a * a * a * scale
-    c = -b * centre - db * a * scale
+    b = -dot * a * a * a * scale
+    c = db * a * scale
     scaled = a[:, None] * dys  # rstd * dy * g, in PyTorch's order
     if weight is not None:
         scaled = scaled * weight.reshape(-1)
-    dx = scaled + b[:, None] * rows + c[:, None]
+    dx = scaled + b[:, None] * centred - c[:, None]
     dweight = (dys * (rows * a[:, None] + (-a * centre)[:, None])).sum(axis=0)
     dbias = dys.sum(axis=0)
     return dx.reshape(x.shape), dweight.reshape(affine_shape), dbias.reshape(affine_shape)

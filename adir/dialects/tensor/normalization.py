@@ -525,16 +525,24 @@ class LayerNormOp(TensorOp):
 
 @irdl_op_definition
 class LayerNormGradOp(TensorOp):
-    """The backward of `adir.layer_norm`, PyTorch's `native_layer_norm_backward` (its CPU
-    kernel's formula), from the forward's input, the mean and rstd it returned, the output's
-    adjoint `grad` and the weight (if the forward has one). Per row, over its D values, with
-    g = weight (1 without one):
+    """The backward of `adir.layer_norm`, PyTorch's `native_layer_norm_backward`, from the
+    forward's input, the mean and rstd it returned, the output's adjoint `grad` and the weight
+    (if the forward has one). Per row, over its D values, with g = weight (1 without one) and
+    d = x - mean:
 
-        ds = sum(grad * g * x)      db = sum(grad * g)
-        b = (db * mean - ds) * rstd^3 / D         c = -b * mean - db * rstd / D
-        input_grad = rstd * grad * g + b * x + c
-        weight_grad = sum over rows of grad * (x - mean) * rstd
+        dot = sum(grad * g * d)      db = sum(grad * g)
+        input_grad = rstd * grad * g - (dot * rstd^3 / D) * d - db * rstd / D
+        weight_grad = sum over rows of grad * (x * rstd - mean * rstd)
         bias_grad = sum over rows of grad
+
+    This is the formula of PyTorch's CPU kernel (`layer_norm_backward_frame`: `ds = sum(grad *
+    g * x)`, `b = (db * mean - ds) * rstd^3 / D`, `c = -b * mean - db * rstd / D`, `input_grad =
+    rstd * grad * g + b * x + c`) with `ds - db * mean` summed as one `dot` over `x - mean`
+    and `b * x + c` as `b * d - db * rstd / D`, as `adir.batchnorm_grad` does: the same
+    numbers in exact arithmetic, but in float32 PyTorch's two large sums cancel when the rows
+    have an offset (a row of mean 2 and spread 0.5 loses a few bits of `b`), and the result
+    then depends on the order of summation; here it does not, so the C and the interpreter
+    agree to rounding.
 
     Results: the adjoints of the input, the weight and the bias (the last two of shape
     `normalized_shape`; where the forward has no weight or bias they are those of a weight of

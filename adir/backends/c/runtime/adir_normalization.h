@@ -66,11 +66,11 @@ void adir_layer_norm(const float *x, const float *weight, const float *bias, flo
 #define ADIR_LAYER_NORM adir_layer_norm
 #endif
 
-/* adir.layer_norm_grad, PyTorch's layer_norm_backward_frame: from the forward's input x, the
- * rows' mean and rstd, the output's adjoint dy and the weight g (NULL: ones), per row
- *   ds = sum(dy * g * x),   db = sum(dy * g),
- *   b = (db * mean - ds) * rstd^3 / cols,   c = -b * mean - db * rstd / cols,
- *   x_grad = rstd * dy * g + b * x + c,
+/* adir.layer_norm_grad, PyTorch's native_layer_norm_backward (summed over x - mean, see the
+ * op's docstring): from the forward's input x, the rows' mean and rstd, the output's adjoint
+ * dy and the weight g (NULL: ones), per row, with d = x - mean,
+ *   dot = sum(dy * g * d),   db = sum(dy * g),
+ *   x_grad = rstd * dy * g - (dot * rstd^3 / cols) * d - db * rstd / cols,
  * and over all rows weight_grad = sum(dy * (x * rstd - mean * rstd)), bias_grad = sum(dy).
  * In place: x_grad may be dy or x (a row of each is read before that row is written); no
  * other buffers overlap. */

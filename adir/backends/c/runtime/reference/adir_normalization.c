@@ -179,20 +179,20 @@ void adir_layer_norm_grad(const float *x, const float *mean, const float *rstd, 
         const float *g = dy + (size_t)r * (size_t)cols;
         float *out = x_grad + (size_t)r * (size_t)cols;
         const float a = rstd[r], centre = mean[r];
-        float ds = 0.0f, db = 0.0f, b, c;
+        float dot = 0.0f, db = 0.0f, b, c;
         for (j = 0; j < cols; ++j) {
             const float gamma = weight != NULL ? weight[j] : 1.0f;
             weight_grad[j] += g[j] * (in[j] * a + (-a * centre));
             bias_grad[j] += g[j];
-            ds += g[j] * gamma * in[j];
+            dot += g[j] * gamma * (in[j] - centre);
             db += g[j] * gamma;
         }
-        b = (db * centre - ds) * a * a * a * scale;
-        c = -b * centre - db * a * scale;
+        b = -dot * a * a * a * scale;
+        c = db * a * scale;
         /* The row of dy and x is read: x_grad may now overwrite either (in place). */
         for (j = 0; j < cols; ++j) {
             const float gamma = weight != NULL ? weight[j] : 1.0f;
-            out[j] = a * g[j] * gamma + b * in[j] + c;
+            out[j] = a * g[j] * gamma + b * (in[j] - centre) - c;
         }
     }
 }
