@@ -18,10 +18,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.dialects import func
 from adir_testing import tensor_type
 from c_testing import build_c, c_compilers, check_c_against_interpreter, run_pipeline
 
 from adir.context import parse_module
+from adir.passes import PLANNING_PIPELINE
 
 RNG = np.random.default_rng(5)
 COMPILERS = c_compilers()
@@ -135,3 +137,62 @@ def test_training_step_through_embedding_and_layer_norm(compiler: str) -> None:
     table = results[4]  # after the 4 losses: @emb, @ln_w, @ln_b, @fc_w
     np.testing.assert_array_equal(table[0], initial[0])
     assert not np.array_equal(table[1:], initial[1:])
+
+
+SEQUENCE_POOL = """
+adir.param @emb : tensor<50x16xf32> = #adir.normal<std = 1.0, seed = 3>
+adir.param @ln_w : tensor<16xf32> = #adir.fill<value = 1.0>
+adir.param @ln_b : tensor<16xf32> = #adir.zeros
+adir.param @fc_w : tensor<4x16xf32> = #adir.kaiming_uniform<a = 2.23606797749979, seed = 5>
+func.func @loss(%tokens: tensor<8x32xi32>, %label: tensor<8xi32>) -> tensor<f32>
+    attributes {adir.loss} {
+  %emb = adir.load @emb : tensor<50x16xf32>
+  %e = adir.embedding %emb, %tokens {padding_idx = 0 : i64}
+      : tensor<50x16xf32>, tensor<8x32xi32> -> tensor<8x32x16xf32>
+  %w = adir.load @ln_w : tensor<16xf32>
+  %b = adir.load @ln_b : tensor<16xf32>
+  %n, %m, %s = adir.layer_norm %e, %w, %b {normalized_shape = array<i64: 16>}
+      : tensor<8x32x16xf32>, tensor<16xf32>, tensor<16xf32>
+      -> (tensor<8x32x16xf32>, tensor<8x32xf32>, tensor<8x32xf32>)
+  %r = adir.relu %n : tensor<8x32x16xf32>
+  %pooled = adir.mean %r {axes = array<i64: 1>} : tensor<8x32x16xf32> -> tensor<8x16xf32>
+  %fc = adir.load @fc_w : tensor<4x16xf32>
+  %z = adir.matmul %pooled, %fc {transpose_b} : tensor<8x16xf32>, tensor<4x16xf32> -> tensor<8x4xf32>
+  %l = adir.cross_entropy %z, %label : tensor<8x4xf32>, tensor<8xi32> -> tensor<f32>
+  func.return %l : tensor<f32>
+}
+"""
+
+
+def arena(module_text: str, pipeline: str, function: str) -> int:
+    planned = run_pipeline(parse_module(module_text, "t.mlir"), pipeline)
+    (found,) = [op for op in planned.ops if isinstance(op, func.FuncOp) and op.sym_name.data == function]
+    return found.attributes["adir.arena_size"].value.data
+
+
+def test_memory_plans_of_a_sequence_model() -> None:
+    """The shortcut pipeline's plans (`adir-opt --plan-memory`, `--recompute`). Inference: the
+    layer norm writes over the looked-up rows (in place, its trait), so the arena is one
+    [8, 32, 16] buffer and the two [8, 32] statistics: 16,384 + 2,048 bytes. Training:
+    recompute-activations recomputes the embedding (a copy of rows, `Recomputable`)
+    in the backward pass instead of keeping its 16,384 bytes alive: 51,728 -> 35,344 bytes."""
+    shapes = f"infer-shapes,derive-predict,{PLANNING_PIPELINE}"
+    assert arena(SEQUENCE_POOL, shapes, "predict") == 16384 + 2048
+    train = "infer-shapes,autodiff,insert-optimizer{kind=sgd lr=0.1}"
+    assert arena(SEQUENCE_POOL, f"{train},{PLANNING_PIPELINE}", "train_step") == 51728
+    recomputed = f"{train},recompute-activations,{PLANNING_PIPELINE}"
+    assert arena(SEQUENCE_POOL, recomputed, "train_step") == 35344
+
+
+def test_recomputed_embedding_trains_the_same_in_c() -> None:
+    """The training step with the embedding recomputed, 3 steps, against the interpreter."""
+    steps = [
+        [RNG.integers(0, 50, (8, 32)).astype(np.int32), RNG.integers(0, 4, 8).astype(np.int32)]
+        for _ in range(3)
+    ]
+    check_c_against_interpreter(
+        SEQUENCE_POOL,
+        "train_step",
+        steps,
+        differentiate="autodiff,insert-optimizer{kind=sgd lr=0.5},recompute-activations",
+    )
