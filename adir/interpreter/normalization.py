@@ -4,7 +4,8 @@ Everything is computed in the dtype of the input (float32, or float64 for precis
 the order of PyTorch's CPU kernels: the batch statistics by two passes (the mean, then the sum
 of squared deviations from it), the output as `x * scale + shift` with per-channel `scale` and
 `shift`; layer norm per row likewise, and its backward with the formula of PyTorch's
-`layer_norm_backward_frame` (rearranged to sum over `x - mean`, see `adir.layer_norm_grad`). test/python/test_interpreter_normalization.py derives the agreement with PyTorch.
+`layer_norm_backward_frame` (rearranged to sum over `x - mean`, see `adir.layer_norm_grad`).
+test/python/test_interpreter_normalization.py derives the agreement with PyTorch.
 """
 
 from __future__ import annotations

@@ -58,15 +58,17 @@ def test_padding_row_gets_no_gradient_but_is_looked_up() -> None:
 
 
 def test_an_index_outside_the_table_is_an_error_naming_it() -> None:
+    w, i, e = tensor_type((4, 2)), tensor_type((2, 3), "i32"), tensor_type((2, 3, 2))
     text = f"""
-func.func @f(%w: {tensor_type((4, 2))}, %i: {tensor_type((2, 3), "i32")}) -> {tensor_type((2, 3, 2))} {{
-  %e = adir.embedding %w, %i : {tensor_type((4, 2))}, {tensor_type((2, 3), "i32")} -> {tensor_type((2, 3, 2))}
-  func.return %e : {tensor_type((2, 3, 2))}
+func.func @f(%w: {w}, %i: {i}) -> {e} {{
+  %e = adir.embedding %w, %i : {w}, {i} -> {e}
+  func.return %e : {e}
 }}"""
     module = parse_module(text, "t.mlir")
     module.verify()
     indices = np.asarray([[0, 1, 2], [3, 4, -1]], np.int32)
-    with pytest.raises(ValueError, match=r"indices\[1, 1\] = 4 is not a row of the table, in \[0, 4\)"):
+    message = r"indices\[1, 1\] = 4 is not a row of the table, in \[0, 4\)"
+    with pytest.raises(ValueError, match=message):
         Session(module).call("f", np.zeros((4, 2), np.float32), indices)
 
 

@@ -150,11 +150,12 @@ def test_a_loss_on_the_statistics_is_an_error() -> None:
     t, rows = tensor_type((2, 4)), tensor_type((2,))
     ir = f"""
 func.func @f(%x: {t}) -> tensor<f32> {{
-  %y, %m, %s = adir.layer_norm %x {{normalized_shape = array<i64: 4>}} : {t} -> ({t}, {rows}, {rows})
+  %y, %m, %s = adir.layer_norm %x {{normalized_shape = array<i64: 4>}}
+      : {t} -> ({t}, {rows}, {rows})
   %l = adir.sum %s : {rows} -> tensor<f32>
   func.return %l : tensor<f32>
 }}"""
-    with pytest.raises(OpError, match="only its output .* not the row statistics"):
+    with pytest.raises(OpError, match=r"only its output .* not the row statistics"):
         differentiate_ir(ir, "f", [0])
 
 

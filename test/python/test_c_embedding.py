@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from xdsl.dialects import func
 from adir_testing import tensor_type
 from c_testing import build_c, c_compilers, check_c_against_interpreter, run_pipeline
+from xdsl.dialects import func
 
 from adir.context import parse_module
 from adir.passes import PLANNING_PIPELINE
@@ -157,7 +157,8 @@ func.func @loss(%tokens: tensor<8x32xi32>, %label: tensor<8xi32>) -> tensor<f32>
   %r = adir.relu %n : tensor<8x32x16xf32>
   %pooled = adir.mean %r {axes = array<i64: 1>} : tensor<8x32x16xf32> -> tensor<8x16xf32>
   %fc = adir.load @fc_w : tensor<4x16xf32>
-  %z = adir.matmul %pooled, %fc {transpose_b} : tensor<8x16xf32>, tensor<4x16xf32> -> tensor<8x4xf32>
+  %z = adir.matmul %pooled, %fc {transpose_b}
+      : tensor<8x16xf32>, tensor<4x16xf32> -> tensor<8x4xf32>
   %l = adir.cross_entropy %z, %label : tensor<8x4xf32>, tensor<8xi32> -> tensor<f32>
   func.return %l : tensor<f32>
 }
@@ -166,7 +167,9 @@ func.func @loss(%tokens: tensor<8x32xi32>, %label: tensor<8xi32>) -> tensor<f32>
 
 def arena(module_text: str, pipeline: str, function: str) -> int:
     planned = run_pipeline(parse_module(module_text, "t.mlir"), pipeline)
-    (found,) = [op for op in planned.ops if isinstance(op, func.FuncOp) and op.sym_name.data == function]
+    (found,) = [
+        op for op in planned.ops if isinstance(op, func.FuncOp) and op.sym_name.data == function
+    ]
     return found.attributes["adir.arena_size"].value.data
 
 

@@ -157,5 +157,5 @@ def test_scale_grad_by_freq_is_refused_at_its_line() -> None:
     assert op.target == "aten.embedding.default"
     assert op.reason.startswith("scale_grad_by_freq=True")
     assert "use nn.Embedding(..., scale_grad_by_freq=False)" in op.reason
-    lines, start = inspect.getsourcelines(Scaled.forward)
+    _, start = inspect.getsourcelines(Scaled.forward)
     assert op.site.line == start + 1

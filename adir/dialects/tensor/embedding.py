@@ -49,8 +49,7 @@ def _indices_shape(op: TensorOp, value: SSAValue) -> Shape:
     """The shape of an i32 indices operand."""
     if element_type(value.type) != i32:
         raise VerifyException(
-            f"{op.name}: operand indices must have element type i32, got "
-            f"{element_type(value.type)}"
+            f"{op.name}: operand indices must have element type i32, got {element_type(value.type)}"
         )
     return shape_of(value.type)
 
