@@ -7,7 +7,9 @@ entry, float64 on both sides; a lookup and a sum of copies are exact, so these a
   gets no gradient, though it is looked up), and against central finite differences;
 - the interpreter's error for an index outside the table, naming the element;
 - the scatter-add accumulates in index order: a float32 case where another order would round
-  differently.
+  differently;
+- `adir-run --random-inputs` draws an embedding's indices below its table's row count (the
+  op's `ReadsClassLabels("indices", axis=0)`), not below `--num-classes`.
 """
 
 from __future__ import annotations
@@ -80,3 +82,20 @@ def test_duplicates_accumulate_in_index_order() -> None:
     table = embedding_grad("adir.embedding_grad", grad, np.zeros(3, np.int32), 1, None)
     assert table.dtype == np.float32
     assert table[0, 0] == np.float32(1.0)
+
+
+def test_adir_run_draws_indices_inside_the_table(tmp_path, capsys) -> None:
+    """A table of 3 rows of 5 and 200 indices: drawn below --num-classes' 10 or the row width
+    5, some would fall outside the table (and the interpreter would refuse them); drawn below
+    3, none does."""
+    from adir.tools.adir_run import main
+
+    w, i, e = tensor_type((3, 5)), tensor_type((200,), "i32"), tensor_type((200, 5))
+    model = tmp_path / "lookup.mlir"
+    model.write_text(f"""
+func.func @f(%w: {w}, %i: {i}) -> {e} {{
+  %e = adir.embedding %w, %i : {w}, {i} -> {e}
+  func.return %e : {e}
+}}""")
+    assert main([str(model), "--func", "f", "--random-inputs", "0"]) == 0
+    assert "error" not in capsys.readouterr().err
