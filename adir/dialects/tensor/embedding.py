@@ -137,8 +137,10 @@ class EmbeddingGradOp(TensorOp):
 
     def infer_result_types(self) -> Sequence[Attribute]:
         num_weights = self.num_weights.value.data
-        if num_weights < 1:
-            raise VerifyException(f"{self.name}: num_weights must be positive, got {num_weights}")
+        if num_weights < 0:
+            raise VerifyException(
+                f"{self.name}: num_weights must not be negative, got {num_weights}"
+            )
         _padding_idx(self, num_weights)
         grad_shape = self.operand_shape(0)
         indices_shape = _indices_shape(self, self.indices)

@@ -51,10 +51,10 @@ func.func @result_type(%w: tensor<50x16xf32>, %i: tensor<4x2xi32>) {
 // -----
 
 func.func @grad_num_weights(%g: tensor<4x16xf32>, %i: tensor<4xi32>) {
-  %d = adir.embedding_grad %g, %i {num_weights = 0 : i64} : tensor<4x16xf32>, tensor<4xi32> -> tensor<0x16xf32>
+  %d = adir.embedding_grad %g, %i {num_weights = -1 : i64} : tensor<4x16xf32>, tensor<4xi32> -> tensor<50x16xf32>
   func.return
 }
-// CHECK: embedding_invalid.mlir:54:3: error: adir.embedding_grad: num_weights must be positive, got 0
+// CHECK: embedding_invalid.mlir:54:3: error: adir.embedding_grad: num_weights must not be negative, got -1
 
 // -----
 
