@@ -3,7 +3,9 @@
 Everything is computed in the dtype of the input (float32, or float64 for precise checks), in
 the order of PyTorch's CPU kernels: the batch statistics by two passes (the mean, then the sum
 of squared deviations from it), the output as `x * scale + shift` with per-channel `scale` and
-`shift`. test/python/test_interpreter_normalization.py derives the agreement with PyTorch.
+`shift`; layer norm per row likewise, and its backward with the formula of PyTorch's
+`layer_norm_backward_frame` (rearranged to sum over `x - mean`, see `adir.layer_norm_grad`).
+test/python/test_interpreter_normalization.py derives the agreement with PyTorch.
 """
 
 from __future__ import annotations
@@ -95,6 +97,66 @@ def batchnorm_grad(
     return dx, dot * invstd, dbeta
 
 
+def _rows(x: np.ndarray, normalized_rank: int) -> np.ndarray:
+    """A `[*, *normalized_shape]` array as `[rows, D]`: one row per normalised group."""
+    lead = x.shape[: x.ndim - normalized_rank]
+    return x.reshape(math.prod(lead), -1)
+
+
+def layer_norm(
+    x: np.ndarray,
+    affine: tuple[np.ndarray, ...],
+    normalized_rank: int,
+    eps: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(output, mean, rstd) as PyTorch's LayerNormKernelImpl: per row, the mean and the
+    biased variance (two passes here; PyTorch's Welford-style moments agree to rounding),
+    `rstd = 1 / sqrt(var + eps)`, `output = (x * rstd + (-mean * rstd)) * weight + bias`."""
+    lead = x.shape[: x.ndim - normalized_rank]
+    rows = _rows(x, normalized_rank)
+    mean = rows.mean(axis=1)
+    var = np.square(rows - mean[:, None]).mean(axis=1)
+    rstd = x.dtype.type(1) / np.sqrt(var + x.dtype.type(eps))
+    y = rows * rstd[:, None] + (-mean * rstd)[:, None]
+    if len(affine) > 0:
+        y = y * affine[0].reshape(-1)
+    if len(affine) > 1:
+        y = y + affine[1].reshape(-1)
+    return y.reshape(x.shape), mean.reshape(lead), rstd.reshape(lead)
+
+
+def layer_norm_grad(
+    x: np.ndarray,
+    mean: np.ndarray,
+    rstd: np.ndarray,
+    dy: np.ndarray,
+    weight: np.ndarray | None,
+    normalized_rank: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(input_grad, weight_grad, bias_grad): PyTorch's layer_norm_backward_frame, rearranged
+    as the op's docstring says. Per row, with g the weight (ones without one), d = x - mean,
+    `dot = sum(dy * g * d)`, `db = sum(dy * g)`, `b = -dot * rstd^3 / D`,
+    `dx = rstd * dy * g + b * d - db * rstd / D`; `dweight = sum over rows of
+    dy * (x * rstd - mean * rstd)`, `dbias = sum over rows of dy`."""
+    rows, dys = _rows(x, normalized_rank), _rows(dy, normalized_rank)
+    affine_shape = x.shape[x.ndim - normalized_rank :]
+    scale = x.dtype.type(1) / x.dtype.type(rows.shape[1])
+    a, centre = rstd.reshape(-1), mean.reshape(-1)
+    dyg = dys if weight is None else dys * weight.reshape(-1)
+    centred = rows - centre[:, None]
+    dot = (dyg * centred).sum(axis=1)
+    db = dyg.sum(axis=1)
+    b = -dot * a * a * a * scale
+    c = db * a * scale
+    scaled = a[:, None] * dys  # rstd * dy * g, in PyTorch's order
+    if weight is not None:
+        scaled = scaled * weight.reshape(-1)
+    dx = scaled + b[:, None] * centred - c[:, None]
+    dweight = (dys * (rows * a[:, None] + (-a * centre)[:, None])).sum(axis=0)
+    dbias = dys.sum(axis=0)
+    return dx.reshape(x.shape), dweight.reshape(affine_shape), dbias.reshape(affine_shape)
+
+
 def dropout_counter(step: np.ndarray, float_step: bool) -> int:
     """The 64-bit counter of a step operand: an f32 step's IEEE bits, an integer's value
     modulo 2^64 (two's complement)."""
@@ -144,6 +206,18 @@ class NormalizationFunctions(FamilyFunctions):
         self, interpreter: Interpreter, op: norm.BatchnormGradOp, args: tuple[Any, ...]
     ):
         return batchnorm_grad(*args)
+
+    @impl(norm.LayerNormOp)
+    def run_layer_norm(self, interpreter: Interpreter, op: norm.LayerNormOp, args: tuple[Any, ...]):
+        rank = len(op.normalized_shape.get_values())
+        return layer_norm(args[0], tuple(args[1:]), rank, op.eps.value.data)
+
+    @impl(norm.LayerNormGradOp)
+    def run_layer_norm_grad(
+        self, interpreter: Interpreter, op: norm.LayerNormGradOp, args: tuple[Any, ...]
+    ):
+        weight = args[4] if len(args) > 4 else None
+        return layer_norm_grad(*args[:4], weight, len(op.normalized_shape.get_values()))
 
     @impl(norm.DropoutOp)
     def run_dropout(self, interpreter: Interpreter, op: norm.DropoutOp, args: tuple[Any, ...]):

@@ -13,6 +13,7 @@ from adir.interpreter.activations import ActivationsFunctions
 from adir.interpreter.arrays import exact_cast, to_numpy_dtype
 from adir.interpreter.conv_and_pool import ConvAndPoolFunctions
 from adir.interpreter.elementwise import ElementwiseFunctions
+from adir.interpreter.embedding import EmbeddingFunctions
 from adir.interpreter.family import FamilyFunctions
 from adir.interpreter.kernel import BufferFunctions, kernel_functions
 from adir.interpreter.losses import LossesFunctions
@@ -31,6 +32,7 @@ FAMILY_FUNCTIONS: list[type[FamilyFunctions]] = [
     LossesFunctions,
     ConvAndPoolFunctions,
     NormalizationFunctions,
+    EmbeddingFunctions,
     OptimizersFunctions,
     QuantizedFunctions,
 ]

@@ -5,10 +5,11 @@
     adir-run model.mlir --func train_step --random-inputs 0 --repeat 20
 
 Random arguments: floats are standard normal; integer arguments used as class labels (by an op
-that `ReadsClassLabels`: `adir.nll`, `adir.cross_entropy` and their gradients) are uniform over
-the class count of that op's input (else over `--num-classes`). Parameters start from their
-initializers and persist across `--repeat` calls. `--save out.npz` stores the results and the
-final parameters (written only on success, as `adir-opt -o` is: `adir.output_files`).
+that `ReadsClassLabels`: `adir.nll`, `adir.cross_entropy` and their gradients, `adir.embedding`)
+are uniform over the class count of that op's input, or an embedding's row count (else over
+`--num-classes`). Parameters start from their initializers and persist across `--repeat`
+calls. `--save out.npz` stores the results and the final parameters (written only on success,
+as `adir-opt -o` is: `adir.output_files`).
 
 A `.npy` argument is converted to its argument's type only where no value changes (int64
 labels that fit an i32 argument, integral floats as labels); a value that would change is an
@@ -94,8 +95,8 @@ def class_count(argument: BlockArgument, default: int) -> int:
         labels = use.operation.get_trait(ReadsClassLabels)
         if labels is not None and use.index == labels.index(use.operation):
             logits = use.operation.operands[0].type
-            if isinstance(logits, TensorType) and logits.get_shape()[-1] > 0:
-                return logits.get_shape()[-1]
+            if isinstance(logits, TensorType) and logits.get_shape()[labels.axis] > 0:
+                return logits.get_shape()[labels.axis]
     return default
 
 

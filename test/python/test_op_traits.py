@@ -277,15 +277,17 @@ def names_with(trait: type) -> set[str]:
 
 
 def test_recomputable_ops_are_the_cheap_ones() -> None:
-    """The 33 ops recompute-activations used to list as CHEAP (elementwise arithmetic,
-    activations, batchnorm, dropout, pooling and shape ops), plus clamp, hardswish and
-    hardsigmoid (unary elementwise ops); never a matmul, a convolution or a gradient op."""
+    """The 33 ops recompute-activations used to list as CHEAP: elementwise arithmetic,
+    activations, batchnorm, dropout, pooling and shape ops; never a matmul, a convolution or a
+    gradient op. Since then: clamp, hardswish and hardsigmoid (unary elementwise ops),
+    layer_norm (a few passes over each row) and embedding (a copy of rows)."""
     cheap = (
         "add sub mul div pow maximum minimum neg exp log sqrt cmp select "
         "relu leaky_relu sigmoid tanh gelu softplus softmax log_softmax "
         "clamp hardswish hardsigmoid "
         "batchnorm dropout maxpool2d avgpool2d global_avgpool2d pad "
-        "reshape flatten transpose broadcast_to slice concat"
+        "reshape flatten transpose broadcast_to slice concat "
+        "layer_norm embedding"
     ).split()
     assert names_with(Recomputable) == {f"adir.{name}" for name in cheap}
 

@@ -11,6 +11,7 @@ from xdsl.ir import Dialect
 from adir.dialects.tensor.activations import ACTIVATIONS_OPS
 from adir.dialects.tensor.conv_and_pool import CONV_AND_POOL_OPS
 from adir.dialects.tensor.elementwise import ELEMENTWISE_OPS
+from adir.dialects.tensor.embedding import EMBEDDING_OPS
 from adir.dialects.tensor.losses import LOSSES_OPS
 from adir.dialects.tensor.matmul_and_shape import MATMUL_AND_SHAPE_OPS
 from adir.dialects.tensor.normalization import NORMALIZATION_OPS
@@ -28,6 +29,7 @@ ADIR_OPS = [
     *LOSSES_OPS,
     *CONV_AND_POOL_OPS,
     *NORMALIZATION_OPS,
+    *EMBEDDING_OPS,
     *OPTIMIZERS_OPS,
     *QUANTIZED_OPS,
 ]

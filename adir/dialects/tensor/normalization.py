@@ -1,4 +1,4 @@
-"""Normalization and regularisation layers: batch normalisation and dropout.
+"""Normalization and regularisation layers: batch and layer normalisation, and dropout.
 
     %y, %mean, %invstd, %rm, %rv = adir.batchnorm %x, %gamma, %beta, %running_mean, %running_var
         : tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
@@ -8,6 +8,9 @@
         -> tensor<8x4x5x5xf32>
     %y = adir.dropout %x, %step {p = 2.500000e-01 : f32, seed = 7 : i64}
         : tensor<8x32xf32>, tensor<i64> -> tensor<8x32xf32>
+    %y, %mean, %rstd = adir.layer_norm %x, %w, %b {normalized_shape = array<i64: 16>}
+        : tensor<4x7x16xf32>, tensor<16xf32>, tensor<16xf32>
+        -> (tensor<4x7x16xf32>, tensor<4x7xf32>, tensor<4x7xf32>)
 
 Every op is pure: state that persists across training steps is never written by an op. The
 running statistics of a batchnorm are `adir.param`s marked `{trainable = false}`; the training
@@ -42,6 +45,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I64,
+    DenseArrayBase,
     Float32Type,
     FloatAttr,
     IntegerAttr,
@@ -50,7 +54,15 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -58,6 +70,7 @@ from adir.dialects.tensor.base import TensorOp
 from adir.dialects.tensor.shapes import (
     AnyTensor,
     Dim,
+    Dims,
     FloatTensor,
     Shape,
     element_type,
@@ -386,10 +399,224 @@ class DropoutGradOp(DropoutMaskOp):
     step = operand_def(AnyTensor)
 
 
+# --- layer norm ------------------------------------------------------------------------------
+
+LAYER_NORM_EPS = 1e-5
+
+
+def _normalized_shape(op: TensorOp) -> tuple[int, ...]:
+    """The op's `normalized_shape`: one or more positive dims."""
+    dims = tuple(int(d) for d in op.normalized_shape.get_values())  # type: ignore[attr-defined]
+    if not dims or any(d < 1 for d in dims):
+        raise VerifyException(
+            f"{op.name}: normalized_shape must be one or more positive dims, got "
+            f"[{', '.join(str(d) for d in dims)}]"
+        )
+    return dims
+
+
+def _split_normalized(op: TensorOp, operand: str, shape: Shape) -> Dims | None:
+    """The leading (batch) dims of a `[*, *normalized_shape]` operand (None if unranked),
+    checking that its trailing dims are the normalized shape."""
+    dims = _normalized_shape(op)
+    if shape is None:
+        return None
+    trailing = shape[len(shape) - len(dims) :]
+    if len(shape) < len(dims) or not all(
+        d is None or d == n for d, n in zip(trailing, dims, strict=True)
+    ):
+        raise VerifyException(
+            f"{op.name}: operand {operand} ({format_shape(shape)}) does not end in the "
+            f"normalized shape ({format_shape(dims)})"
+        )
+    return shape[: len(shape) - len(dims)]
+
+
+def _affine_operand(op: TensorOp, operand: str, value: SSAValue) -> None:
+    """A weight or bias (or their adjoints) has exactly the normalized shape."""
+    dims, shape = _normalized_shape(op), shape_of(value.type)
+    if shape is not None and (
+        len(shape) != len(dims)
+        or not all(d is None or d == n for d, n in zip(shape, dims, strict=True))
+    ):
+        raise VerifyException(
+            f"{op.name}: operand {operand} ({format_shape(shape)}) must have the normalized "
+            f"shape ({format_shape(dims)})"
+        )
+
+
+def _normalized_types(op: TensorOp, operand: str, value: SSAValue) -> tuple[Attribute, Attribute]:
+    """(the full type, the type of the per-row statistics) of a `[*, *normalized_shape]`
+    operand, its normalized dims filled in from the property."""
+    leading = _split_normalized(op, operand, shape_of(value.type))
+    if leading is None:
+        return tensor_type(f32, None), tensor_type(f32, None)
+    return tensor_type(f32, (*leading, *_normalized_shape(op))), tensor_type(f32, leading)
+
+
+@irdl_op_definition
+class LayerNormOp(TensorOp):
+    """Layer normalisation (Ba, Kiros & Hinton, 2016), PyTorch's `native_layer_norm(input,
+    normalized_shape, weight, bias, eps)`: each row of the input's trailing
+    `normalized_shape` dims (D values) is normalised by its own statistics,
+
+        mean = sum(x) / D          var = sum((x - mean)^2) / D   (biased)
+        rstd = 1 / sqrt(var + eps)
+        output = (x * rstd - mean * rstd) * weight + bias
+
+    for an input `[*, *normalized_shape]`. The affine operands are optional and elementwise
+    over the normalized dims: none (`elementwise_affine=False`), a weight (`bias=False`), or a
+    weight and a bias, each of shape `normalized_shape` (a bias without a weight is a weight
+    of ones). Results: output (the input's type), and the mean and rstd of each row (shape
+    `*`, the input's leading dims), which `adir.layer_norm_grad` reads, as PyTorch's backward
+    reads what its forward saved. Default eps 1e-5, as PyTorch's. The op is the same in
+    training and in inference.
+    """
+
+    name = "adir.layer_norm"
+    input = operand_def(FloatTensor)
+    # 0, 1 or 2 values: the weight, then the bias. One variadic operand rather than two
+    # optional ones, which IRDL tells apart only by an operandSegmentSizes property.
+    affine = var_operand_def(FloatTensor)
+    output = result_def(FloatTensor)
+    mean = result_def(FloatTensor)
+    rstd = result_def(FloatTensor)
+    normalized_shape = prop_def(DenseArrayBase[I64])
+    eps = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(LAYER_NORM_EPS, f32))
+    # A row is read whole (its statistics) before any of it is written, and row by row, so the
+    # output may be written over the input. A few passes over the data: recomputable.
+    traits = traits_def(Pure(), Recomputable(), WritesResultOver(("output", "input")))
+
+    def __init__(
+        self,
+        input: SSAValue,
+        normalized_shape: Sequence[int],
+        weight: SSAValue | None = None,
+        bias: SSAValue | None = None,
+        eps: float = LAYER_NORM_EPS,
+    ):
+        if bias is not None and weight is None:
+            raise ValueError("adir.layer_norm: a bias needs a weight (pass a weight of ones)")
+        affine = [v for v in (weight, bias) if v is not None]
+        properties = {
+            "normalized_shape": DenseArrayBase.from_list(i64, list(normalized_shape)),
+            "eps": FloatAttr(eps, f32),
+        }
+        super().__init__([input, affine], properties)
+
+    @property
+    def weight(self) -> SSAValue | None:
+        return self.affine[0] if len(self.affine) > 0 else None
+
+    @property
+    def bias(self) -> SSAValue | None:
+        return self.affine[1] if len(self.affine) > 1 else None
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        _eps_ok(self, self.eps)
+        if len(self.affine) > 2:
+            raise VerifyException(
+                f"{self.name}: expected at most 2 affine operands (weight, bias), got "
+                f"{len(self.affine)}"
+            )
+        for operand, value in zip(("weight", "bias"), self.affine, strict=False):
+            _affine_operand(self, operand, value)
+        full, rows = _normalized_types(self, "input", self.input)
+        return [full, rows, rows]
+
+
+@irdl_op_definition
+class LayerNormGradOp(TensorOp):
+    """The backward of `adir.layer_norm`, PyTorch's `native_layer_norm_backward`, from the
+    forward's input, the mean and rstd it returned, the output's adjoint `grad` and the weight
+    (if the forward has one). Per row, over its D values, with g = weight (1 without one) and
+    d = x - mean:
+
+        dot = sum(grad * g * d)      db = sum(grad * g)
+        input_grad = rstd * grad * g - (dot * rstd^3 / D) * d - db * rstd / D
+        weight_grad = sum over rows of grad * (x * rstd - mean * rstd)
+        bias_grad = sum over rows of grad
+
+    This is the formula of PyTorch's CPU kernel (`layer_norm_backward_frame`: `ds = sum(grad *
+    g * x)`, `b = (db * mean - ds) * rstd^3 / D`, `c = -b * mean - db * rstd / D`, `input_grad =
+    rstd * grad * g + b * x + c`) with `ds - db * mean` summed as one `dot` over `x - mean`
+    and `b * x + c` as `b * d - db * rstd / D`, as `adir.batchnorm_grad` does: the same
+    numbers in exact arithmetic, but in float32 PyTorch's two large sums cancel when a row's
+    mean is large beside its spread, and what is left of them depends on the order of
+    summation (with PyTorch's form, the C's running sums and numpy's pairwise ones gave input
+    adjoints 2.5e-5 apart, relative, on test_c_layer_norm.py's rows); summed over x - mean,
+    they agree to rounding.
+
+    Results: the adjoints of the input, the weight and the bias (the last two of shape
+    `normalized_shape`; where the forward has no weight or bias they are those of a weight of
+    ones and a bias of zeros, and unused).
+
+    One op, not a composition of elementwise ops and sums, for memory as much as for speed:
+    the backward reads only what the forward saved, the input (alive for the backward pass in
+    either form) and 2 floats per row (mean and rstd), and needs no transient buffer of the
+    input's size. A composition would keep the normalised input (or recompute it into a new
+    buffer) and take several input-sized temporaries for `grad * g`, its products and the
+    broadcast row statistics. The weight and bias adjoints are sums over rows that the same
+    pass computes, so they are results of this op rather than separate reductions that would
+    need the normalised input again.
+    """
+
+    name = "adir.layer_norm_grad"
+    input = operand_def(FloatTensor)
+    mean = operand_def(FloatTensor)
+    rstd = operand_def(FloatTensor)
+    grad = operand_def(FloatTensor)
+    weight = opt_operand_def(FloatTensor)
+    input_grad = result_def(FloatTensor)
+    weight_grad = result_def(FloatTensor)
+    bias_grad = result_def(FloatTensor)
+    normalized_shape = prop_def(DenseArrayBase[I64])
+    # Row by row, the kernel reads a row of grad and input whole before it writes that row of
+    # input_grad: input_grad may be written over either.
+    traits = traits_def(
+        Pure(),
+        NotDifferentiable("a gradient op: autodiff emits it"),
+        WritesResultOver(("input_grad", "grad"), ("input_grad", "input")),
+    )
+
+    def __init__(
+        self,
+        input: SSAValue,
+        mean: SSAValue,
+        rstd: SSAValue,
+        grad: SSAValue,
+        normalized_shape: Sequence[int],
+        weight: SSAValue | None = None,
+    ):
+        properties = {"normalized_shape": DenseArrayBase.from_list(i64, list(normalized_shape))}
+        super().__init__([input, mean, rstd, grad, weight], properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        full, rows = _normalized_types(self, "input", self.input)
+        grad_full, _ = _normalized_types(self, "grad", self.grad)
+        for operand, value in (("mean", self.mean), ("rstd", self.rstd)):
+            if not is_compatible(value.type, rows):
+                raise VerifyException(
+                    f"{self.name}: operand {operand} ({format_shape(shape_of(value.type))}) "
+                    f"must have the input's leading dims ({format_shape(shape_of(rows))})"
+                )
+        if not is_compatible(full, grad_full):
+            raise VerifyException(
+                f"{self.name}: operands input ({format_shape(shape_of(full))}) and grad "
+                f"({format_shape(shape_of(grad_full))}) must have the same shape"
+            )
+        if self.weight is not None:
+            _affine_operand(self, "weight", self.weight)
+        affine = tensor_type(f32, _normalized_shape(self))
+        return [refine(full, grad_full), affine, affine]
+
+
 NORMALIZATION_OPS: list[type] = [
     BatchnormOp,
     BatchnormEvalOp,
     BatchnormGradOp,
     DropoutOp,
     DropoutGradOp,
+    LayerNormOp,
+    LayerNormGradOp,
 ]

@@ -178,10 +178,12 @@ class Int8Lookup(OpTrait):
 
 @dataclass(frozen=True)
 class ReadsClassLabels(OpTrait):
-    """Operand `operand` holds class indices into the last dimension of operand 0 (the
-    logits): `adir-run --random-inputs` draws labels below that many classes."""
+    """Operand `operand` holds class indices into dimension `axis` of operand 0 (the last one
+    of a loss's logits, the first one of an embedding's table): `adir-run --random-inputs`
+    draws labels below that many classes."""
 
     operand: str = "target"
+    axis: int = -1
 
     def index(self, op: Operation) -> int:
         return _operand_index(op, self.operand)

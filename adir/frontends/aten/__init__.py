@@ -12,6 +12,7 @@ from adir.frontends.aten import (  # noqa: F401  (importing registers the handle
     activations,
     conv_and_pool,
     elementwise,
+    embedding,
     losses,
     matmul_and_shape,
     normalization,

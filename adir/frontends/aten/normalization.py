@@ -1,4 +1,4 @@
-"""ATen's batch norm and dropout: the normalization family.
+"""ATen's batch norm, layer norm and dropout: the normalization family.
 
 In training mode, torch.export gives `_native_batch_norm_legit_functional`, whose results are
 `adir.batchnorm`'s: (output, mean, invstd, new running mean, new running var); the importer
@@ -10,6 +10,10 @@ Training-mode dropout is `adir.dropout`, reading the step counter that the impor
 function's last argument. So a model imported in training mode has one training function, with
 batch statistics and dropout, and `derive-predict` gives its inference function (running
 statistics, no dropout).
+
+`aten.layer_norm` (nn.LayerNorm, F.layer_norm) and `aten.native_layer_norm` are
+`adir.layer_norm`; native_layer_norm's mean and rstd are PyTorch's `[*, 1, ...]` shape, the
+rows' statistics reshaped. A bias without a weight gets a weight of ones.
 """
 
 from __future__ import annotations
@@ -96,3 +100,27 @@ def native_dropout(lo: Lowering, node: fx.Node, a: Args) -> Any:
 def dropout(lo: Lowering, node: fx.Node, a: Args) -> Any:
     """`aten.dropout` (export keeps it whole in some modes): as `native_dropout`."""
     return _dropout(lo, node, a)
+
+
+def _layer_norm(lo: Lowering, a: Args) -> Any:
+    """`adir.layer_norm`'s three results for a layer norm's arguments."""
+    normalized_shape = [int(d) for d in a["normalized_shape"]]
+    weight, bias = lo.value(a["weight"]), lo.value(a["bias"])
+    if weight is None and bias is not None:
+        weight = lo.b.constant(np.ones(normalized_shape, np.float32))
+    return lo.b.layer_norm(
+        lo.value(a["input"]), normalized_shape, weight, bias, eps=float(a["eps"])
+    )
+
+
+@aten(aten_.layer_norm.default)
+def layer_norm(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    return _layer_norm(lo, a)[0]
+
+
+@aten(aten_.native_layer_norm.default)
+def native_layer_norm(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    y, mean, rstd = _layer_norm(lo, a)
+    statistics = Lowering.shape(node.args[0])[: -len(a["normalized_shape"])]
+    torch_shape = (*statistics, *[1] * len(a["normalized_shape"]))
+    return (y, lo.b.reshape(mean, torch_shape), lo.b.reshape(rstd, torch_shape))

@@ -161,6 +161,7 @@ from adir.backends.c.calls import (  # noqa: E402, F401
     activations,
     conv_and_pool,
     elementwise,
+    embedding,
     losses,
     matmul_and_shape,
     normalization,

@@ -45,6 +45,31 @@ def batchnorm_grad(op: KernelOp, site: CallSite) -> str:
     return site.call("batchnorm_grad", *ins, *outs, *dims)
 
 
+def rows_and_columns(op: KernelOp, shape: tuple[int, ...]) -> tuple[int, int]:
+    """A `[*, *normalized_shape]` input as the layer norm kernels see it: rows of D values."""
+    split = len(shape) - len(op.normalized_shape.get_values())
+    return math.prod(shape[:split]), math.prod(shape[split:])
+
+
+@emits(norm.LayerNormOp)
+def layer_norm(op: KernelOp, site: CallSite) -> str:
+    """The weight and bias are NULL where the op has none."""
+    affine = [site.input(i) if i < len(site.ins) else "NULL" for i in (1, 2)]
+    outs = [site.output(i) for i in range(3)]
+    rows, columns = rows_and_columns(op, site.in_shape(0))
+    eps = c_float(op.eps.value.data)
+    return site.call("layer_norm", site.input(0), *affine, *outs, rows, columns, eps)
+
+
+@emits(norm.LayerNormGradOp)
+def layer_norm_grad(op: KernelOp, site: CallSite) -> str:
+    ins = [site.input(i) for i in range(4)]
+    weight = site.input(4) if len(site.ins) == 5 else "NULL"
+    outs = [site.output(i) for i in range(3)]
+    rows, columns = rows_and_columns(op, site.in_shape(0))
+    return site.call("layer_norm_grad", *ins, weight, *outs, rows, columns)
+
+
 @emits(norm.DropoutOp, norm.DropoutGradOp)
 def dropout(op: KernelOp, site: CallSite) -> str:
     """Dropout and its backward apply the same mask: one kernel."""

@@ -44,6 +44,7 @@
 #include "adir_losses.h"
 #include "adir_conv_and_pool.h"
 #include "adir_normalization.h"
+#include "adir_embedding.h"
 #include "adir_optimizers.h"
 #include "adir_quantized.h"
 

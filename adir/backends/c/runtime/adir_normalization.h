@@ -53,6 +53,34 @@ void adir_batchnorm_grad(const float *x, const float *gamma, const float *mean,
 #define ADIR_BATCHNORM_GRAD adir_batchnorm_grad
 #endif
 
+/* adir.layer_norm: each of `rows` rows of `cols` values (the normalized dims) by its own
+ * statistics, as PyTorch's LayerNormKernelImpl:
+ *   mean = sum(x) / cols,   var = sum((x - mean)^2) / cols,   rstd = 1 / sqrt(var + eps),
+ *   y = (x * rstd + (-mean * rstd)) * weight + bias,
+ * with weight and bias over the `cols` values of a row, each NULL where the op has none (as 1
+ * and 0). Writes y and each row's mean and rstd (for layer_norm_grad). In place: y may be x
+ * (a row is read whole before it is written); no other buffers overlap. */
+void adir_layer_norm(const float *x, const float *weight, const float *bias, float *y,
+                     float *mean, float *rstd, int32_t rows, int32_t cols, float eps);
+#ifndef ADIR_LAYER_NORM
+#define ADIR_LAYER_NORM adir_layer_norm
+#endif
+
+/* adir.layer_norm_grad, PyTorch's native_layer_norm_backward (summed over x - mean, see the
+ * op's docstring): from the forward's input x, the rows' mean and rstd, the output's adjoint
+ * dy and the weight g (NULL: ones), per row, with d = x - mean,
+ *   dot = sum(dy * g * d),   db = sum(dy * g),
+ *   x_grad = rstd * dy * g - (dot * rstd^3 / cols) * d - db * rstd / cols,
+ * and over all rows weight_grad = sum(dy * (x * rstd - mean * rstd)), bias_grad = sum(dy).
+ * In place: x_grad may be dy or x (a row of each is read before that row is written); no
+ * other buffers overlap. */
+void adir_layer_norm_grad(const float *x, const float *mean, const float *rstd, const float *dy,
+                          const float *weight, float *x_grad, float *weight_grad,
+                          float *bias_grad, int32_t rows, int32_t cols);
+#ifndef ADIR_LAYER_NORM_GRAD
+#define ADIR_LAYER_NORM_GRAD adir_layer_norm_grad
+#endif
+
 /* adir.dropout and adir.dropout_grad (the same mask): y = x * m for n elements, where element
  * i has m = 1 / (1 - p) if adir_prng_uniform(adir_prng_u64(seed, counter), i) >= p, else 0
  * (m = 0 everywhere for p >= 1), with adir's generator (adir_init.h). `counter` comes from the

@@ -5,6 +5,7 @@ from adir.passes.autodiff.rules import (  # noqa: F401  (importing registers the
     activations,
     conv_and_pool,
     elementwise,
+    embedding,
     losses,
     matmul_and_shape,
     normalization,

@@ -12,6 +12,11 @@ one product for the input and a reduction for gamma, beta and the running statis
 a dedicated op would not save).
 
 dropout emits `adir.dropout_grad`, which recomputes the mask from the same seed, p and step.
+
+layer_norm emits one `adir.layer_norm_grad` (PyTorch's backward, reading the input and the
+row statistics the forward returned; its docstring says why one op rather than a composition),
+whose results are the adjoints of the input, the weight and the bias. As for batchnorm, only
+the output is differentiable.
 """
 
 from __future__ import annotations
@@ -37,15 +42,7 @@ def _as_channels(b: BackwardBuilder, v: SSAValue, x: SSAValue) -> SSAValue:
 
 @vjp(norm.BatchnormOp)
 def batchnorm(b: BackwardBuilder, op: norm.BatchnormOp, dy: SSAValue) -> Adjoints:
-    # The engine passes the adjoint of the first result that has one: it is the output's if no
-    # other result has one.
-    others = [i for i, r in enumerate(op.results) if i > 0 and r in b.adjoints]
-    if others:
-        raise OpError(
-            op,
-            f"autodiff: the loss depends on result #{others[0]} of {op.name}; only its output "
-            "(result #0) is differentiable, not the batch or running statistics",
-        )
+    _only_output_differentiable(b, op, "the batch or running statistics")
     grad = norm.BatchnormGradOp(op.input, op.gamma, op.batch_mean, op.batch_invstd, dy)
     dx = b.emit(grad)
     return [dx, grad.gamma_grad, grad.beta_grad, None, None]
@@ -65,6 +62,29 @@ def batchnorm_eval(b: BackwardBuilder, op: norm.BatchnormEvalOp, dy: SSAValue) -
     dmean = b.neg(b.mul(dbeta, scale))
     dvar = b.mul(b.mul(dgamma, b.mul(scale, r)), b.constant(-0.5))
     return [dx, dgamma, dbeta, dmean, dvar]
+
+
+def _only_output_differentiable(
+    b: BackwardBuilder, op: norm.BatchnormOp | norm.LayerNormOp, statistics: str
+) -> None:
+    # The engine passes the adjoint of the first result that has one: it is the output's if no
+    # other result has one.
+    others = [i for i, r in enumerate(op.results) if i > 0 and r in b.adjoints]
+    if others:
+        raise OpError(
+            op,
+            f"autodiff: the loss depends on result #{others[0]} of {op.name}; only its output "
+            f"(result #0) is differentiable, not {statistics}",
+        )
+
+
+@vjp(norm.LayerNormOp)
+def layer_norm(b: BackwardBuilder, op: norm.LayerNormOp, dy: SSAValue) -> Adjoints:
+    _only_output_differentiable(b, op, "the row statistics")
+    normalized_shape = [int(d) for d in op.normalized_shape.get_values()]
+    grad = norm.LayerNormGradOp(op.input, op.mean, op.rstd, dy, normalized_shape, op.weight)
+    dx = b.emit(grad)
+    return [dx, grad.weight_grad, grad.bias_grad][: len(op.operands)]
 
 
 @vjp(norm.DropoutOp)

@@ -129,6 +129,74 @@ void adir_batchnorm_grad(const float *x, const float *gamma, const float *mean,
     }
 }
 
+void adir_layer_norm(const float *x, const float *weight, const float *bias, float *y,
+                     float *mean, float *rstd, int32_t rows, int32_t cols, float eps)
+{
+    int32_t r, j;
+    for (r = 0; r < rows; ++r) {
+        const float *in = x + (size_t)r * (size_t)cols;
+        float *out = y + (size_t)r * (size_t)cols;
+        float sum = 0.0f, squares = 0.0f, centre, inv, shift;
+        for (j = 0; j < cols; ++j) {
+            sum += in[j];
+        }
+        centre = sum / (float)cols;
+        for (j = 0; j < cols; ++j) {
+            const float d = in[j] - centre;
+            squares += d * d;
+        }
+        inv = 1.0f / sqrtf(squares / (float)cols + eps);
+        shift = -centre * inv;
+        mean[r] = centre;
+        rstd[r] = inv;
+        /* The row's statistics are known: y may now overwrite x (in place), element by
+         * element. */
+        for (j = 0; j < cols; ++j) {
+            float v = in[j] * inv + shift;
+            if (weight != NULL) {
+                v *= weight[j];
+            }
+            if (bias != NULL) {
+                v += bias[j];
+            }
+            out[j] = v;
+        }
+    }
+}
+
+void adir_layer_norm_grad(const float *x, const float *mean, const float *rstd, const float *dy,
+                          const float *weight, float *x_grad, float *weight_grad,
+                          float *bias_grad, int32_t rows, int32_t cols)
+{
+    const float scale = 1.0f / (float)cols;
+    int32_t r, j;
+    for (j = 0; j < cols; ++j) {
+        weight_grad[j] = 0.0f;
+        bias_grad[j] = 0.0f;
+    }
+    for (r = 0; r < rows; ++r) {
+        const float *in = x + (size_t)r * (size_t)cols;
+        const float *g = dy + (size_t)r * (size_t)cols;
+        float *out = x_grad + (size_t)r * (size_t)cols;
+        const float a = rstd[r], centre = mean[r];
+        float dot = 0.0f, db = 0.0f, b, c;
+        for (j = 0; j < cols; ++j) {
+            const float gamma = weight != NULL ? weight[j] : 1.0f;
+            weight_grad[j] += g[j] * (in[j] * a + (-a * centre));
+            bias_grad[j] += g[j];
+            dot += g[j] * gamma * (in[j] - centre);
+            db += g[j] * gamma;
+        }
+        b = -dot * a * a * a * scale;
+        c = db * a * scale;
+        /* The row of dy and x is read: x_grad may now overwrite either (in place). */
+        for (j = 0; j < cols; ++j) {
+            const float gamma = weight != NULL ? weight[j] : 1.0f;
+            out[j] = a * g[j] * gamma + b * (in[j] - centre) - c;
+        }
+    }
+}
+
 void adir_dropout(const float *x, float *y, size_t n, uint64_t counter, uint64_t seed, float p)
 {
     const uint64_t stream = adir_prng_u64(seed, counter);
