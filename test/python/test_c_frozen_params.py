@@ -29,9 +29,11 @@ from c_testing import (
     PREFIX,
     build_c,
     c_compilers,
+    check_c_against_interpreter,
     interpreter_run,
     run_pipeline,
 )
+from cmsis_testing import check_cmsis_against_interpreter
 from cortex_m_testing import BoardBuild, host_run
 from test_c_examples import training_steps
 from xdsl.dialects import func
@@ -39,6 +41,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, Intege
 from xdsl.ir import Block, Region
 
 from adir.backends.c.model import print_model
+from adir.context import parse_module
 from adir.dialects.tensor.params import InitializerAttr, ParamOp, StoreOp
 from adir.interpreter import Session
 from adir.interpreter.initializers import sample
@@ -91,6 +94,83 @@ def trained(module: ModuleOp, optimizer: str = "sgd") -> tuple[ModuleOp, ModuleO
     """The tensor-level training module and its planned form."""
     tensor_level = run_pipeline(module, f"infer-shapes,{OPTIMIZERS[optimizer]}")
     return tensor_level, run_pipeline(tensor_level, PLANNING_PIPELINE)
+
+
+# Every form a frozen parameter takes in the C: dense data (@w1), a dense splat (@s), a fill of
+# -0.0 past one line (@n: repeated, not `{0}`), zeros past one line (@z: `{0}`), a short fill
+# (@b); @r is frozen but seeded (RAM, drawn at init); @w2 trains with SGD.
+FORMS = """
+adir.param @w1 : tensor<4x3xf32> = dense<[[0.5, -1.0, 2.0], [1.5, 0.25, -0.75],
+    [1.0, 1.0, -2.0], [0.125, 3.0, 0.5]]> : tensor<4x3xf32> {trainable = false}
+adir.param @s : tensor<12xf32> = dense<0.5> : tensor<12xf32> {trainable = false}
+adir.param @n : tensor<12xf32> = #adir.fill<value = -0.0> {trainable = false}
+adir.param @z : tensor<4xf32> = #adir.zeros {trainable = false}
+adir.param @b : tensor<4xf32> = #adir.fill<value = 0.25> {trainable = false}
+adir.param @r : tensor<4x4xf32> = #adir.uniform<low = -1.0, high = 1.0, seed = 3>
+    {trainable = false}
+adir.param @w2 : tensor<2x4xf32> = dense<[[1.0, 2.0, 3.0, 4.0], [-1.0, 0.5, 0.0, 2.0]]>
+    : tensor<2x4xf32>
+
+func.func @loss(%x: tensor<1x3xf32>, %t: tensor<1x2xf32>) -> tensor<f32> attributes {adir.loss} {
+  %w1 = adir.load @w1 : tensor<4x3xf32>
+  %h = adir.matmul %x, %w1 {transpose_b} : tensor<1x3xf32>, tensor<4x3xf32> -> tensor<1x4xf32>
+  %b = adir.load @b : tensor<4xf32>
+  %z = adir.load @z : tensor<4xf32>
+  %hb = adir.add %h, %b : tensor<1x4xf32>, tensor<4xf32> -> tensor<1x4xf32>
+  %hz = adir.add %hb, %z : tensor<1x4xf32>, tensor<4xf32> -> tensor<1x4xf32>
+  %a = adir.relu %hz : tensor<1x4xf32>
+  %r = adir.load @r : tensor<4x4xf32>
+  %ar = adir.matmul %a, %r : tensor<1x4xf32>, tensor<4x4xf32> -> tensor<1x4xf32>
+  %w2 = adir.load @w2 : tensor<2x4xf32>
+  %y = adir.matmul %ar, %w2 {transpose_b} : tensor<1x4xf32>, tensor<2x4xf32> -> tensor<1x2xf32>
+  %s = adir.load @s : tensor<12xf32>
+  %n = adir.load @n : tensor<12xf32>
+  %sn = adir.add %s, %n : tensor<12xf32>
+  %ss = adir.sum %sn : tensor<12xf32> -> tensor<f32>
+  %l = adir.mse %y, %t : tensor<1x2xf32>, tensor<1x2xf32> -> tensor<f32>
+  %ls = adir.mul %l, %ss : tensor<f32>
+  func.return %ls : tensor<f32>
+}
+"""
+
+
+def form_steps() -> list[list[np.ndarray]]:
+    rng = np.random.default_rng(3)
+    return [
+        [
+            rng.standard_normal((1, 3)).astype(np.float32),
+            rng.standard_normal((1, 2)).astype(np.float32),
+        ]
+        for _ in range(3)
+    ]
+
+
+@pytest.mark.parametrize("kernels", ["reference", "cmsis-dsp"])
+def test_every_form_of_frozen_parameter_trains_like_the_interpreter(kernels: str) -> None:
+    """Three SGD steps like the interpreter (gcc, -Werror, ASan/UBSan; 1e-5, as every C test:
+    the matmuls add in another order than numpy): the kernels, CMSIS-DSP's too, take the
+    constants through `const float *`."""
+    if kernels == "reference":
+        check_c_against_interpreter(
+            FORMS, "train_step", form_steps(), differentiate=OPTIMIZERS["sgd"]
+        )
+    else:
+        check_cmsis_against_interpreter(
+            FORMS, "train_step", form_steps(), differentiate=OPTIMIZERS["sgd"]
+        )
+
+
+def test_every_form_of_frozen_parameter_is_a_constant() -> None:
+    _, planned = trained(parse_module(FORMS, "forms.mlir"))
+    memory = static_memory(planned)
+    frozen = [name for name, kind in memory.kinds.items() if kind is FROZEN]
+    assert frozen == ["w1", "s", "n", "z", "b"]
+    source = print_model(planned).source
+    assert "static const float z[4] = {\n    0.0f, 0.0f, 0.0f, 0.0f\n};" in source
+    assert "static const float n[12] = {\n    -0.0f, -0.0f, -0.0f," in source
+    assert "static const float s[12] = {\n    0.5f, 0.5f," in source
+    assert "static float r[16];" in source and "static float w2[8];" in source
+    assert "float *const data[7] = {NULL, NULL, NULL, NULL, NULL, r, w2};" in source
 
 
 def section_sizes(elf: Path) -> dict[str, int]:

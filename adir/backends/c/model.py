@@ -61,7 +61,7 @@ from adir.diagnostics import OpError
 from adir.dialects.kernel import KernelOp, ParamBufferOp
 from adir.dialects.tensor import params as p
 from adir.interpreter.arrays import dense_to_numpy
-from adir.interpreter.initializers import seed_of
+from adir.interpreter.initializers import sample, seed_of
 from adir.param_storage import FROZEN, has_initial_table, read_constants, static_memory
 
 
@@ -132,13 +132,14 @@ def frozen_initializer(op: p.ParamOp) -> str:
     init = op.initial_value
     if isinstance(init, DenseIntOrFPElementsAttr):
         return constant_initializer(init, count)
-    draw = init.draw(tuple(op.type.get_shape())) if isinstance(init, p.InitializerAttr) else None
-    if draw is None or draw.random or draw.kind not in ("zeros", "fill"):
+    shape = tuple(op.type.get_shape())
+    if not isinstance(init, p.InitializerAttr) or init.draw(shape).random:
         raise OpError(op, f"C backend: no constant form for the initial value {init}")
-    value = np.float32(draw.parameters[0] if draw.kind == "fill" else 0.0)
-    if count <= 8:
-        return literal_list(np.full(count, value), op.type.element_type)
-    return splat_initializer(c_float(float(value)), count, value.view(np.uint32) == 0)
+    values = sample(init, shape).reshape(-1)
+    bits = values.view(np.uint32)
+    if count <= 8 or not (bits == bits[0]).all():
+        return literal_list(values, op.type.element_type)
+    return splat_initializer(c_float(float(values[0])), count, bool(bits[0] == 0))
 
 
 class ModelPrinter:
