@@ -45,7 +45,14 @@ from adir.context import parse_module
 from adir.dialects.tensor.params import InitializerAttr, ParamOp, StoreOp
 from adir.interpreter import Session
 from adir.interpreter.initializers import sample
-from adir.param_storage import FROZEN, OTHER_STATE, STATE, TRAINABLE, static_memory
+from adir.param_storage import (
+    DRAWN_AT_INIT,
+    FROZEN,
+    OTHER_STATE,
+    STATE,
+    TRAINABLE,
+    static_memory,
+)
 from adir.passes import PLANNING_PIPELINE
 
 LAST_LAYER = {"lenet5": ("fc3_w", "fc3_b"), "ds_cnn": ("fc_w", "fc_b")}
@@ -158,6 +165,27 @@ def test_every_form_of_frozen_parameter_trains_like_the_interpreter(kernels: str
         check_cmsis_against_interpreter(
             FORMS, "train_step", form_steps(), differentiate=OPTIMIZERS["sgd"]
         )
+
+
+def test_param_kinds_come_from_the_writes() -> None:
+    """With Adam: @w2 trains, its moments and the step counter are optimizer state, @r is
+    frozen but seeded, the rest frozen; on the tensor level (stores) as after bufferize
+    (kernels' outs and copies)."""
+    tensor_level, planned = trained(parse_module(FORMS, "forms.mlir"), "adam")
+    expected = {
+        **dict.fromkeys(["w1", "s", "n", "z", "b"], FROZEN),
+        "r": DRAWN_AT_INIT,
+        "w2": TRAINABLE,
+        **dict.fromkeys(["optimizer_step", "w2_exp_avg", "w2_exp_avg_sq"], STATE),
+    }
+    assert static_memory(tensor_level).kinds == expected
+    memory = static_memory(planned)
+    assert memory.kinds == expected
+    assert memory.by_kind == {
+        TRAINABLE: 32, STATE: 68, OTHER_STATE: 0, DRAWN_AT_INIT: 64, FROZEN: 48 + 48 + 48 + 16 + 16
+    }  # fmt: skip
+    assert memory.initial_values == 32  # @w2's data, which init copies
+    assert planned.attributes["adir.persistent_size"].value.data == 32 + 68 + 64
 
 
 def test_every_form_of_frozen_parameter_is_a_constant() -> None:
