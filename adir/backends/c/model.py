@@ -362,31 +362,41 @@ class ModelPrinter:
     def storage_lines(self) -> list[str]:
         """The parameters in RAM (with the flash copy of their dense data that `init` copies
         from, so that `init` restores them), then the frozen ones as `static const`."""
-        out = ["/* Parameters and optimizer state in RAM: persistent across steps. */"]
+        ram = []
         for op in self.params:
             if self.in_flash(op):
                 continue
             name, size = self.storage[op.sym_name.data], max(size_of(op.type), 1)
-            out.append(f"static float {name}[{size}];")
+            ram.append(f"static float {name}[{size}];")
             init = op.initial_value
             if isinstance(init, DenseIntOrFPElementsAttr) and has_initial_table(
                 op, self.kinds[op.sym_name.data]
             ):
                 values = dense_to_numpy(init, np.dtype(np.float32))
-                out.append(
+                ram.append(
                     f"static const float {name}_initial[{size}] = "
                     f"{literal_list(values, op.type.element_type)};"
                 )
-        frozen = [op for op in self.params if self.in_flash(op)]
+        frozen = [
+            f"static const float {self.storage[op.sym_name.data]}[{max(size_of(op.type), 1)}] = "
+            f"{frozen_initializer(op)};"
+            for op in self.params
+            if self.in_flash(op)
+        ]
+        out = []
+        if ram:
+            out += [
+                "",
+                "/* Parameters and optimizer state in RAM: persistent across steps. */",
+                *ram,
+            ]
         if frozen:
             out += [
                 "",
                 "/* Frozen parameters: no function writes them, so they are constants (read-only;",
                 " * a device keeps them in flash). */",
+                *frozen,
             ]
-        for op in frozen:
-            name, size = self.storage[op.sym_name.data], max(size_of(op.type), 1)
-            out.append(f"static const float {name}[{size}] = {frozen_initializer(op)};")
         return out
 
     def source(self, arena_bytes: int) -> str:
@@ -405,7 +415,6 @@ class ModelPrinter:
             *(self.cmsis_nn_lines() if self.kernels == "cmsis-nn" else []),
             "",
             *self.arena_lines(arena_bytes),
-            "",
             *self.storage_lines(),
         ]
         if self.globals:
