@@ -295,7 +295,7 @@ int main(int argc, char **argv)
     {p}init(0u);
     for (i = 0; i < LOADED; ++i) {{
         const size_t index = param_index(loaded[i]), size = {p}param_size(index);
-        if (fread({p}param_data(index), sizeof(float), size, data) != size) return 3;
+        if (fread({p}param_writable(index), sizeof(float), size, data) != size) return 3;
         memcpy(initial + at, {p}param_data(index), size * sizeof(float));
         at += size;
     }}

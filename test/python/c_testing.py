@@ -208,16 +208,20 @@ def build_c(
     kernels: str | None = None,
     library: Callable[[str, tuple[str, ...]], Sequence[str]] | None = None,
     state_each_step: bool = False,
+    driver: str | None = None,
 ) -> CBuild:
     """Emit the C of a planned module with a driver for `name`, and build it. `library`
     gives, for the compiler and flags, more arguments for the build: the include flags and
     objects of a kernel library (CMSIS-DSP for kernels="cmsis-dsp"). `kernels`, if given,
     selects the kernels again (`selected`). `state_each_step`: the driver writes every
-    parameter after each step (`driver_source`)."""
+    parameter after each step (`driver_source`). `driver`: the C of a main of the caller's own
+    instead (then `CBuild.run` does not read its output)."""
     directory.mkdir(parents=True, exist_ok=True)
     module = selected(module, kernels)
     write_directory(str(directory), c_files(print_model(module, PREFIX)))
-    (directory / "driver.c").write_text(driver_source(module, name, steps, state_each_step))
+    if driver is None:
+        driver = driver_source(module, name, steps, state_each_step)
+    (directory / "driver.c").write_text(driver)
     flags = [*WARNINGS, optimize, "-ffp-contract=off", *(SANITIZERS if sanitize else [])]
     flags += extra_flags
     runtime = set(runtime_files())

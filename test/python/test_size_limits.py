@@ -53,12 +53,17 @@ func.func @f(%x: tensor<1x4000xf32>) -> tensor<1x4000xf32> {
   %y = adir.matmul %x, %w : tensor<1x4000xf32>, tensor<4000x4000xf32> -> tensor<1x4000xf32>
   func.return %y : tensor<1x4000xf32>
 }
+func.func @set_w(%w: tensor<4000x4000xf32>) {
+  adir.store %w, @w : tensor<4000x4000xf32>
+  func.return
+}
 """
 
 
 def test_a_16m_element_splat_parses_and_prints_as_c_in_1_gib(tmp_path: Path) -> None:
     """Before: MemoryError under this limit (exit code 2). Now the IR prints the splat back as
-    a splat and the C fills the parameter: no 16M-element table in either."""
+    a splat and the C fills the parameter: no 16M-element table in either. (@set_w writes @w,
+    so it is in RAM; a frozen one would be a constant table in flash, 64 MB of it.)"""
     model = tmp_path / "splat.mlir"
     model.write_text(SPLAT_4000)
     ir = run_limited("adir-opt", str(model))

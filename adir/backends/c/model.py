@@ -4,7 +4,7 @@
     float mnist_train_step(const float *x, const int32_t *label);
 
 The source holds the model's storage, and nothing else that is mutable: one `static float`
-array per parameter and optimizer state, and the arena, one static buffer of the plan's size
+array per parameter and optimizer state in RAM, and the arena, one static buffer of the plan's size
 (or a caller's buffer: `-D<PREFIX>CALLER_ARENA` and `<prefix>set_arena`) in which every
 transient buffer is a pointer at its planned offset. Each function of the module becomes a C
 function whose body is one kernel call per line (`calls/`), with the IR op it came from in a
@@ -13,9 +13,14 @@ comment. Constants are `static const` tables, which a device keeps in flash.
 The API, per function `@f(%a: memref<..xf32>, %b: memref<..xi32>) -> memref<..>`:
 `T f(const float *a, const int32_t *b)` when the result is one f32 scalar (a loss), else
 `void f(const float *a, ..., float *out)` writing each result to a caller's buffer. Parameters
-are reached by index (`<prefix>param_data`, `_name`, `_size`) and by `#define`d index and size.
-`<prefix>init(seed)` draws every parameter from its initializer, bit-identical to the
-interpreter's `Session(module, seed=seed)`.
+are reached by index (`<prefix>param_data`, `_writable`, `_name`, `_size`) and by `#define`d
+index and size. `<prefix>init(seed)` gives every parameter in RAM its initial values (a draw
+from its initializer, bit-identical to the interpreter's `Session(module, seed=seed)`, or a copy
+of its dense data, so that `init` also resets a trained model).
+
+A parameter that no function writes (frozen, `adir/param_storage.py`) is a `static const`
+array with its values in place, which a device keeps in flash; nothing of it is copied to RAM,
+and the kernels read it through `const float *`. Its `param_writable` is NULL.
 """
 
 from __future__ import annotations
@@ -58,7 +63,8 @@ from adir.diagnostics import OpError
 from adir.dialects.kernel import KernelOp, ParamBufferOp
 from adir.dialects.tensor import params as p
 from adir.interpreter.arrays import dense_to_numpy
-from adir.interpreter.initializers import seed_of
+from adir.interpreter.initializers import sample, seed_of
+from adir.param_storage import FROZEN, has_initial_table, read_constants, static_memory
 
 
 @dataclass
@@ -104,14 +110,18 @@ def literal_list(values: np.ndarray, element_type: object) -> str:
 
 def constant_initializer(value: DenseIntOrFPElementsAttr, count: int) -> str:
     """The C initializer of a constant table of `count` elements. A splat of more than one
-    line is never expanded into numbers: all-zero bits is `{0}` (C zeroes the rest), another
-    splat repeats one printed line (the table stays `const`, in flash)."""
+    line is never expanded into numbers (see `splat_initializer`)."""
     element_type = value.get_element_type()
     splat = splat_value(value)
     if splat is None or count <= 8:
         return literal_list(dense_to_numpy(value, np.dtype(np.float32)), element_type)
-    item = c_literal(splat, element_type)
-    if not any(value.data.data):
+    return splat_initializer(c_literal(splat, element_type), count, not any(value.data.data))
+
+
+def splat_initializer(item: str, count: int, zero_bits: bool) -> str:
+    """`count` copies of the literal `item`: `{0}` when its bits are all zero (C zeroes the
+    rest), else one printed line repeated (the table stays `const`, in flash)."""
+    if zero_bits:
         return f"{{{item}}}"
     line = ", ".join([item] * 8)
     lines = [line] * (count // 8) + ([", ".join([item] * (count % 8))] if count % 8 else [])
@@ -127,6 +137,23 @@ LIBRARY_CALLS: dict[str, LibraryCall] = {
 build) -> the statement."""
 
 
+def frozen_initializer(op: p.ParamOp) -> str:
+    """The C initializer of a frozen parameter (`adir/param_storage.py`): its dense data, or
+    the values of its seedless initializer (`#adir.zeros`, `#adir.fill`)."""
+    count = max(size_of(op.type), 1)
+    init = op.initial_value
+    if isinstance(init, DenseIntOrFPElementsAttr):
+        return constant_initializer(init, count)
+    shape = tuple(op.type.get_shape())
+    if not isinstance(init, p.InitializerAttr) or init.draw(shape).random:
+        raise OpError(op, f"C backend: no constant form for the initial value {init}")
+    values = sample(init, shape).reshape(-1)
+    bits = values.view(np.uint32)
+    if count <= 8 or not (bits == bits[0]).all():
+        return literal_list(values, op.type.element_type)
+    return splat_initializer(c_float(float(values[0])), count, bool(bits[0] == 0))
+
+
 class ModelPrinter:
     """Builds the header and the source of one planned module."""
 
@@ -135,15 +162,11 @@ class ModelPrinter:
         self.prefix = prefix
         self.macro = prefix.upper()
         self.params = [op for op in module.ops if isinstance(op, p.ParamOp)]
+        # RAM or flash for each parameter: flash for the frozen ones, which no function writes
+        self.memory = static_memory(module)
+        self.kinds = self.memory.kinds
         # Constants nothing reads are not printed (an unused static const is a C warning).
-        read = {
-            inner.name_.root_reference.data
-            for inner in module.walk()
-            if isinstance(inner, memref.GetGlobalOp)
-        }
-        self.globals = [
-            op for op in module.ops if isinstance(op, memref.GlobalOp) and op.sym_name.data in read
-        ]
+        self.globals = read_constants(module)
         self.functions = [op for op in module.ops if isinstance(op, func.FuncOp)]
         self.names = c_names(module, prefix)  # raises at a symbol C cannot name (names.py)
         self.storage = self.names.params
@@ -323,6 +346,8 @@ class ModelPrinter:
     def init_lines(self) -> list[str]:
         lines = []
         for op in self.params:
+            if self.in_flash(op):
+                continue  # a frozen parameter: `static const`, its values in place
             name = self.storage[op.sym_name.data]
             size = size_of(op.type)
             init = op.initial_value
@@ -347,6 +372,49 @@ class ModelPrinter:
             lines.append(f"adir_init_{draw.kind}({', '.join(arguments)});")
         return lines
 
+    def in_flash(self, op: p.ParamOp) -> bool:
+        return self.kinds[op.sym_name.data].in_flash
+
+    def storage_lines(self) -> list[str]:
+        """The parameters in RAM (with the flash copy of their dense data that `init` copies
+        from, so that `init` restores them), then the frozen ones as `static const`."""
+        ram = []
+        for op in self.params:
+            if self.in_flash(op):
+                continue
+            name, size = self.storage[op.sym_name.data], max(size_of(op.type), 1)
+            ram.append(f"static float {name}[{size}];")
+            init = op.initial_value
+            if isinstance(init, DenseIntOrFPElementsAttr) and has_initial_table(
+                op, self.kinds[op.sym_name.data]
+            ):
+                values = dense_to_numpy(init, np.dtype(np.float32))
+                ram.append(
+                    f"static const float {name}_initial[{size}] = "
+                    f"{literal_list(values, op.type.element_type)};"
+                )
+        frozen = [
+            f"static const float {self.storage[op.sym_name.data]}[{max(size_of(op.type), 1)}] = "
+            f"{frozen_initializer(op)};"
+            for op in self.params
+            if self.in_flash(op)
+        ]
+        out = []
+        if ram:
+            out += [
+                "",
+                "/* Parameters and optimizer state in RAM: persistent across steps. */",
+                *ram,
+            ]
+        if frozen:
+            out += [
+                "",
+                "/* Frozen parameters: no function writes them, so they are constants (read-only;",
+                " * a device keeps them in flash). */",
+                *frozen,
+            ]
+        return out
+
     def source(self, arena_bytes: int) -> str:
         pre = self.prefix
         functions = [line for op in self.functions for line in [*self.function(op), ""]]
@@ -363,19 +431,8 @@ class ModelPrinter:
             *(self.cmsis_nn_lines() if "cmsis-nn" in self.libraries else []),
             "",
             *self.arena_lines(arena_bytes),
-            "",
-            "/* Parameters and optimizer state: persistent across steps. */",
+            *self.storage_lines(),
         ]
-        for op in self.params:
-            size = size_of(op.type)
-            out.append(f"static float {self.storage[op.sym_name.data]}[{max(size, 1)}];")
-            init = op.initial_value
-            if isinstance(init, DenseIntOrFPElementsAttr) and splat_value(init) is None:
-                values = dense_to_numpy(init, np.dtype(np.float32))
-                out.append(
-                    f"static const float {self.storage[op.sym_name.data]}_initial"
-                    f"[{max(size, 1)}] = {literal_list(values, op.type.element_type)};"
-                )
         if self.globals:
             out += ["", "/* Constants (read-only; a device keeps them in flash). */"]
         for op in self.globals:
@@ -450,18 +507,28 @@ class ModelPrinter:
         pre = self.prefix
         count = len(self.params)
         data = ", ".join(self.storage[op.sym_name.data] for op in self.params)
+        writable = ", ".join(
+            "NULL" if self.in_flash(op) else self.storage[op.sym_name.data] for op in self.params
+        )
         names = ", ".join(c_string(op.sym_name.data) for op in self.params)
         sizes = ", ".join(f"{size_of(op.type)}u" for op in self.params)
         if count == 0:
             return [
-                f"float *{pre}param_data(size_t index) {{ (void)index; return NULL; }}",
+                f"const float *{pre}param_data(size_t index) {{ (void)index; return NULL; }}",
+                f"float *{pre}param_writable(size_t index) {{ (void)index; return NULL; }}",
                 f"const char *{pre}param_name(size_t index) {{ (void)index; return NULL; }}",
                 f"size_t {pre}param_size(size_t index) {{ (void)index; return 0u; }}",
             ]
         return [
-            f"float *{pre}param_data(size_t index)",
+            f"const float *{pre}param_data(size_t index)",
             "{",
-            f"    float *const data[{count}] = {{{data}}};",
+            f"    const float *const data[{count}] = {{{data}}};",
+            f"    return index < {count}u ? data[index] : NULL;",
+            "}",
+            "",
+            f"float *{pre}param_writable(size_t index)",
+            "{",
+            f"    float *const data[{count}] = {{{writable}}};",
             f"    return index < {count}u ? data[index] : NULL;",
             "}",
             "",
@@ -483,7 +550,8 @@ class ModelPrinter:
     def header(self, arena_bytes: int) -> str:
         m, pre = self.macro, self.prefix
         guard = f"{m}MODEL_H" if m else "ADIR_MODEL_H"
-        persistent = sum(size_of(op.type) * 4 for op in self.params)
+        persistent = self.memory.ram_params
+        frozen = self.memory.by_kind[FROZEN]
         out = [
             f"/* {pre}model.h: the API of the generated model (adir); do not edit. */",
             f"#ifndef {guard}",
@@ -492,9 +560,11 @@ class ModelPrinter:
             "#include <stddef.h>",
             "#include <stdint.h>",
             "",
-            "/* Bytes of the arena (transient buffers) and of parameters and optimizer state. */",
+            "/* Bytes of the arena (transient buffers), of the parameters and optimizer state in",
+            " * RAM, and of the frozen parameters (constants: flash). */",
             f"#define {m}ARENA_BYTES {arena_bytes}",
             f"#define {m}PERSISTENT_BYTES {persistent}",
+            f"#define {m}FROZEN_BYTES {frozen}",
             "",
             "/* Parameters and optimizer state, by index: element counts. */",
             f"#define {m}NUM_PARAMS {len(self.params)}",
@@ -513,14 +583,18 @@ class ModelPrinter:
             'extern "C" {',
             "#endif",
             "",
-            "/* Draw every parameter from its initializer and zero the optimizer state. Seed 0",
-            " * gives the values written in the IR (the interpreter's); other seeds shift every",
-            " * parameter's stream. Call before anything else. */",
+            "/* Give every parameter in RAM its initial values (its data, or a draw from its",
+            " * initializer) and zero the optimizer state; call it again to reset the model. Seed",
+            " * 0 gives the values written in the IR (the interpreter's); other seeds shift every",
+            " * parameter's stream. Frozen parameters are constants. Call before anything else. */",
             f"void {pre}init(uint32_t seed);",
             "",
-            "/* The storage of parameter `index` (float32, row-major), its name and element",
-            " * count; NULL and 0 past the last. Read or write it to save or load a model. */",
-            f"float *{pre}param_data(size_t index);",
+            "/* The values of parameter `index` (float32, row-major), read only: read them to save",
+            " * a model. Its storage to write, to load a model: NULL for a frozen parameter (no",
+            " * function writes it, so it is a constant, in flash). Its name and element count.",
+            " * NULL and 0 past the last. */",
+            f"const float *{pre}param_data(size_t index);",
+            f"float *{pre}param_writable(size_t index);",
             f"const char *{pre}param_name(size_t index);",
             f"size_t {pre}param_size(size_t index);",
             "",

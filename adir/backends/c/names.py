@@ -20,11 +20,11 @@ The rule (also in README, "The generated C"):
     starts with `_` (C reserves those at file scope, and C libraries use them: newlib declares
     `_read`, glibc `_exit`), a keyword of C or C++ (the header is C++-includable), a name ending
     in `_t` (POSIX reserves those);
-  - a name something else already means: the API's (`init`, `param_data`, `param_name`,
-    `param_size`, `set_arena`, with the prefix), what the header or the source defines for
-    itself (`ARENA_BYTES`, `dims_0`, `arena`), the runtime's (`adir_...`/`ADIR_...` in any
-    case), CMSIS's (`arm_...`, `ARM_...`, `cmsis_...`, CMSIS-DSP's macros such as `PI`), a name
-    of the C library headers the generated files include (`exp`, `index`, `NAN`: see
+  - a name something else already means: the API's (`init`, `param_data`, `param_writable`,
+    `param_name`, `param_size`, `set_arena`, with the prefix), what the header or the source
+    defines for itself (`ARENA_BYTES`, `dims_0`, `arena`), the runtime's (`adir_...`/`ADIR_...`
+    in any case), CMSIS's (`arm_...`, `ARM_...`, `cmsis_...`, CMSIS-DSP's macros such as `PI`), a
+    name of the C library headers the generated files include (`exp`, `index`, `NAN`: see
     `reserved_names.py`), and the names that `--c-main`'s `main.c`, the embedded program and
     the Cortex-M startup code define (`main`, `read_batch`, `Reset_Handler`, ...).
   Rename the symbol, or give a prefix (which moves every name away from the library's).
@@ -114,7 +114,7 @@ def reserved(name: str) -> str | None:
 def api_names(prefix: str) -> dict[str, str]:
     """The names the generated C defines for itself, each with what it is."""
     macro = prefix.upper()
-    functions = ["init", "param_data", "param_name", "param_size", "set_arena"]
+    functions = ["init", "param_data", "param_writable", "param_name", "param_size", "set_arena"]
     names = {f"{prefix}{name}": f"the API's {prefix}{name}" for name in functions}
     for name in ["arena_base", "arena_storage"]:
         names[f"{prefix}{name}"] = "the arena's storage"
@@ -123,6 +123,7 @@ def api_names(prefix: str) -> dict[str, str]:
     macros = [
         "ARENA_BYTES",
         "PERSISTENT_BYTES",
+        "FROZEN_BYTES",
         "NUM_PARAMS",
         "MODEL_H",
         "CALLER_ARENA",

@@ -10,8 +10,9 @@ type that holds it, and that the static data fits where the build puts it.
   step size `int64_t`); the emitters that pass one as `int32_t` check what they derive from
   it (`calls/conv_and_pool.py`: padded sizes and windows; `calls/matmul_and_shape.py`: the
   dims and strides of a strided walk).
-- The static data (the arena, the parameters and optimizer state, the constant tables and
-  initial values) at most `StaticBudget` allows: 2 GiB on a host (`adir/limits.py` says why),
+- The static data (the arena, the parameters and optimizer state in RAM, the frozen
+  parameters, constant tables and initial values in flash: `adir/param_storage.py`) at most
+  `StaticBudget` allows: 2 GiB on a host (`adir/limits.py` says why),
   the board's RAM budget and flash with `--c-board`.
 
 The buffer checks derive from the types on the IR, not from a list of kernels, so a new
@@ -25,7 +26,6 @@ from dataclasses import dataclass
 
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
     IntegerAttr,
     MemRefType,
     ModuleOp,
@@ -33,10 +33,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
-from adir.dense_literals import splat_value
 from adir.diagnostics import OpError
 from adir.dialects.tensor import params as p
 from adir.limits import INT32_MAX, MAX_STATIC_BYTES, human_bytes
+from adir.param_storage import has_initial_table, read_constants, static_memory
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,8 @@ class Limit:
 @dataclass(frozen=True)
 class StaticBudget:
     """Where a build keeps its static data: `ram` bounds what is written (the arena, the
-    parameters and optimizer state), `flash` what is only read (constant tables, initial
-    values), `total` all of it."""
+    parameters and optimizer state that functions write), `flash` what is only read (frozen
+    parameters, constant tables, initial values), `total` all of it."""
 
     total: Limit
     ram: Limit | None = None
@@ -94,21 +94,18 @@ def check_function(function: func.FuncOp) -> None:
 def check_sizes(module: ModuleOp, arena_bytes: int, budget: StaticBudget = HOST) -> None:
     """Every check of this file, in the module's order (raises `OpError` at the first)."""
     arena: tuple[int, Operation] = (arena_bytes, module)
-    writable: list[tuple[int, Operation]] = []  # parameters and optimizer state
-    read_only: list[tuple[int, Operation]] = []  # constant tables and initial values
-    read = {
-        inner.name_.root_reference.data
-        for inner in module.walk()
-        if isinstance(inner, memref.GetGlobalOp)
-    }
+    writable: list[tuple[int, Operation]] = []  # parameters and optimizer state in RAM
+    read_only: list[tuple[int, Operation]] = []  # frozen parameters, tables, initial values
+    memory = static_memory(module)
+    read = {op.sym_name.data for op in read_constants(module)}
     for op in module.ops:
         if isinstance(op, p.ParamOp):
             type_ = op.type
             check_buffer(type_, op, f"the parameter @{op.sym_name.data}")
             size = 4 * max(math.prod(type_.get_shape()), 1)
-            writable.append((size, op))
-            init = op.initial_value
-            if isinstance(init, DenseIntOrFPElementsAttr) and splat_value(init) is None:
+            kind = memory.kinds[op.sym_name.data]
+            (read_only if kind.in_flash else writable).append((size, op))
+            if has_initial_table(op, kind):
                 read_only.append((size, op))
         elif isinstance(op, memref.GlobalOp) and op.sym_name.data in read:
             check_buffer(op.type, op, f"the constant @{op.sym_name.data}")
@@ -139,8 +136,8 @@ def check_static_data(
             op,
             f"C backend: the model needs {total} bytes of {kind} ({human_bytes(total)}), more "
             f"than the {limit.size} ({human_bytes(limit.size)}) of {limit.what} (arena "
-            f"{arena[0]}, parameters and optimizer state {ram - arena[0]}, constant tables and "
-            f"initial values {flash}); this op holds {size} of them",
+            f"{arena[0]}, parameters and optimizer state {ram - arena[0]}, frozen parameters, "
+            f"constant tables and initial values {flash}); this op holds {size} of them",
         )
 
     if ram + flash > budget.total.size:

@@ -30,7 +30,8 @@ float32 operations in the same order, so the same numbers bit for bit).
 Optimizer state is declared as parameters next to the model's, zero-initialised and marked
 `{trainable = false, adir.state_of = @w}`: `@w_momentum_buffer` (SGD with momentum),
 `@w_exp_avg` and `@w_exp_avg_sq` (Adam), and one step counter `@optimizer_step` (when Adam or a
-schedule needs it). Per parameter, `{lr_scale = 0.1 : f32}` multiplies its learning rate and
+schedule needs it), `{trainable = false, adir.optimizer_state}` (`adir/param_storage.py` reads
+both marks). Per parameter, `{lr_scale = 0.1 : f32}` multiplies its learning rate and
 `{weight_decay = 0.0 : f32}` overrides the weight decay; `{trainable = false}` freezes it (it
 gets no gradient, no state and no update). A parameter the loss does not read is left alone,
 as PyTorch leaves a parameter whose `.grad` is None.
@@ -51,6 +52,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
     TensorType,
+    UnitAttr,
     f32,
     i1,
 )
@@ -65,6 +67,7 @@ from adir.dialects.tensor import reductions as red
 from adir.dialects.tensor.op_builder import TensorBuilder, name_value
 from adir.dialects.tensor.optimizers import SCHEDULES, LrScheduleOp
 from adir.dialects.tensor.params import LoadOp, ParamOp, StoreOp, ZerosInit
+from adir.param_storage import OPTIMIZER_STATE
 from adir.passes.insert_optimizer.updates import (
     BiasCorrections,
     Hyper,
@@ -315,6 +318,8 @@ class TrainStepBuilder:
         state.attributes["trainable"] = IntegerAttr(0, i1)
         if owner is not None:
             state.attributes["adir.state_of"] = SymbolRefAttr(owner.sym_name.data)
+        else:  # the step counter: optimizer state of no one parameter (`param_storage.py`)
+            state.attributes[OPTIMIZER_STATE] = UnitAttr()
         state.location = owner.location if owner is not None else self.gradient.location
         point = (
             InsertPoint.after(self.last_param)

@@ -13,10 +13,13 @@ and the plan as attributes on the IR:
         adir.arena_lower_bound = 1536 : i64, adir.naive_arena_size = 2048 : i64, ...}
 
 The module gets `adir.arena_size` (the largest function's: functions run one at a time and
-share the arena) and `adir.persistent_size` (the bytes of every parameter and optimizer state).
-`report=true` prints a table per function to stderr (buffers, sizes, intervals, offsets, arena
-vs lower bound vs naive, persistent, total); `svg=PATH` draws the plan. `verify-memory-plan`
-checks a plan independently.
+share the arena) and `adir.persistent_size` (the bytes of the parameters and optimizer state
+that stay in RAM: all but the frozen ones, `adir/param_storage.py`). `report=true` prints a
+table per function to stderr (buffers, sizes, intervals, offsets, arena vs lower bound vs
+naive), then the RAM the function needs (its arena, trainable parameters, optimizer state,
+other mutable state such as running statistics, frozen parameters drawn at init) and the flash
+(frozen parameters, the initial values `init` copies, constants); `svg=PATH` draws the plan.
+`verify-memory-plan` checks a plan independently.
 
 An arena larger than `max_bytes` (by default 2^31 - 1, the most static data a C build holds:
 `adir/limits.py`) is an error at the function's largest buffer, rather than a plan that no
@@ -35,20 +38,15 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from adir.diagnostics import OpError, PassOptionError
-from adir.dialects.tensor.params import ParamOp
 from adir.limits import MAX_STATIC_BYTES, human_bytes
 from adir.output_files import OutputError, write_file
-from adir.passes.plan_memory.liveness import LiveBuffer, byte_size, live_buffers, lower_bound
+from adir.param_storage import static_memory
+from adir.passes.plan_memory.liveness import LiveBuffer, live_buffers, lower_bound
 from adir.passes.plan_memory.placement import ALGORITHMS, arena_size, naive
 from adir.passes.plan_memory.report import svg_report, text_report
 
 OFFSET = "adir.offset"
 MAX_I64 = 2**63 - 1
-
-
-def persistent_bytes(module: ModuleOp) -> int:
-    """The bytes of every parameter and optimizer state (they live outside the arena)."""
-    return sum(byte_size(op.type) for op in module.ops if isinstance(op, ParamOp))
 
 
 @dataclass(frozen=True)
@@ -87,7 +85,7 @@ class PlanMemoryPass(ModulePass):
         )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        persistent = persistent_bytes(op)
+        memory = static_memory(op)
         largest = 0
         pictures = []
         for function in [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]:
@@ -114,10 +112,10 @@ class PlanMemoryPass(ModulePass):
             largest = max(largest, arena)
             name = function.sym_name.data
             if self.report:
-                sys.stderr.write(text_report(name, offsets, arena, bound, naive_arena, persistent))
+                sys.stderr.write(text_report(name, offsets, arena, bound, naive_arena, memory))
             pictures.append(svg_report(name, offsets, arena))
         op.attributes["adir.arena_size"] = IntegerAttr(largest, i64)
-        op.attributes["adir.persistent_size"] = IntegerAttr(persistent, i64)
+        op.attributes["adir.persistent_size"] = IntegerAttr(memory.ram_params, i64)
         if self.svg is not None:
             try:
                 write_file(self.svg, "\n".join(pictures), "the memory plan")

@@ -3,6 +3,14 @@
 
 from __future__ import annotations
 
+from adir.param_storage import (
+    DRAWN_AT_INIT,
+    FROZEN,
+    OTHER_STATE,
+    STATE,
+    TRAINABLE,
+    StaticMemory,
+)
 from adir.passes.plan_memory.liveness import LiveBuffer
 
 FLOAT_BYTES = 4
@@ -19,7 +27,7 @@ def text_report(
     arena: int,
     bound: int,
     naive: int,
-    persistent: int,
+    memory: StaticMemory,
 ) -> str:
     rows = [f"memory plan of @{function}", ""]
     rows.append(f"{'buffer':<24}{'bytes':>10}{'first':>7}{'last':>7}{'offset':>10}")
@@ -28,14 +36,25 @@ def text_report(
             f"{_name(buffer):<24}{buffer.size:>10}{buffer.first:>7}{buffer.last:>7}{offset:>10}"
         )
     ratio = arena / bound if bound else 1.0
-    total = persistent + arena
+    ram = arena + memory.ram_params
+    sizes = memory.by_kind
     rows += [
         "",
         f"arena            {arena:>10} bytes ({arena // FLOAT_BYTES} floats)",
         f"lower bound      {bound:>10} bytes (arena / bound = {ratio:.4f})",
         f"naive (no reuse) {naive:>10} bytes",
-        f"persistent       {persistent:>10} bytes (parameters and optimizer state)",
-        f"total RAM        {total:>10} bytes ({total // FLOAT_BYTES} floats)",
+        "",
+        f"RAM              {ram:>10} bytes (arena and what the functions write)",
+        f"  arena                  {arena:>10}",
+        f"  trainable parameters   {sizes[TRAINABLE]:>10}",
+        f"  optimizer state        {sizes[STATE]:>10}",
+        f"  other mutable state    {sizes[OTHER_STATE]:>10} (e.g. running statistics)",
+        f"  frozen, drawn at init  {sizes[DRAWN_AT_INIT]:>10} (a seeded initializer; "
+        "dense data keeps them in flash)",
+        f"flash            {memory.flash:>10} bytes (read only)",
+        f"  frozen parameters      {sizes[FROZEN]:>10} (no function writes them)",
+        f"  initial values         {memory.initial_values:>10} (dense data init copies to RAM)",
+        f"  constants              {memory.constants:>10}",
     ]
     return "\n".join(rows) + "\n"
 

@@ -14,7 +14,7 @@ func.func @loss(%x: tensor<2xf32>) -> tensor<f32> attributes {adir.loss} {
 }
 
 // CHECK:      adir.param @w : tensor<2xf32> = #adir.normal<seed = 1>
-// CHECK-NEXT: adir.param @optimizer_step : tensor<f32> = #adir.zeros {trainable = false}
+// CHECK-NEXT: adir.param @optimizer_step : tensor<f32> = #adir.zeros {trainable = false, adir.optimizer_state}
 // CHECK-NEXT: adir.param @w_exp_avg : tensor<2xf32> = #adir.zeros {trainable = false, adir.state_of = @w}
 // CHECK-NEXT: adir.param @w_exp_avg_sq : tensor<2xf32> = #adir.zeros {trainable = false, adir.state_of = @w}
 
