@@ -57,7 +57,7 @@ func.func @loss(%x: tensor<1x3xf32>, %t: tensor<1x2xf32>) -> tensor<f32> attribu
 // CHECK-NEXT: {
 // CHECK-NEXT:     float *const data[4] = {NULL, NULL, r, w2};
 // CHECK:      float train_step(const float *x, const float *t)
-// CHECK:          ADIR_MATMUL(x, w1, h, 1, 1, 2, 3, 0, 1, 1);
+// CHECK:          ADIR_TUNED_MATMUL(x, w1, h, 1, 1, 2, 3, 0, 1, 1);
 
 // HEADER:      #define PERSISTENT_BYTES 32
 // HEADER-NEXT: #define FROZEN_BYTES 32
