@@ -276,6 +276,26 @@ static void conv_case(struct conv c, int exact)
     compare("conv2d_grad_weight", shape, exact, tuned, ref, sums,
             (long)c.batch * c.out_h * c.out_w, w_size);
 #undef CONV_SIZES
+    if (c.kh == 1 && c.out_h == 1) { /* also a conv1d: its tuned kernels are these at height 1 */
+#define CONV1D_SIZES \
+    c.batch, c.channels, width, c.out_channels, c.out_w, c.kw, c.stride, c.pad, c.dilation, c.groups
+        adir_tuned_conv1d(x, w, bias, tuned, CONV1D_SIZES);
+        adir_conv1d(x, w, bias, ref, CONV1D_SIZES);
+        adir_conv1d(abs_x, abs_w, abs_bias, sums, CONV1D_SIZES);
+        compare("conv1d", shape, exact, tuned, ref, sums, (long)group_channels * c.kw + 1,
+                y_size);
+        adir_tuned_conv1d_grad_input(dy, w, tuned, CONV1D_SIZES);
+        adir_conv1d_grad_input(dy, w, ref, CONV1D_SIZES);
+        adir_conv1d_grad_input(abs_dy, abs_w, sums, CONV1D_SIZES);
+        compare("conv1d_grad_input", shape, exact, tuned, ref, sums,
+                (long)(c.out_channels / c.groups) * c.kw, x_size);
+        adir_tuned_conv1d_grad_weight(x, dy, tuned, CONV1D_SIZES);
+        adir_conv1d_grad_weight(x, dy, ref, CONV1D_SIZES);
+        adir_conv1d_grad_weight(abs_x, abs_dy, sums, CONV1D_SIZES);
+        compare("conv1d_grad_weight", shape, exact, tuned, ref, sums, (long)c.batch * c.out_w,
+                w_size);
+#undef CONV1D_SIZES
+    }
     free(x), free(w), free(bias), free(dy), free(abs_x), free(abs_w), free(abs_dy);
     free(abs_bias), free(tuned), free(ref), free(sums);
 }
@@ -311,6 +331,7 @@ static void convs(void)
         }
         for (i = 0; i < count; ++i) {
             c = base, c.out_channels = sizes[i], conv_case(c, exact);
+            c.kh = 1, c.out_h = 1, conv_case(c, exact); /* conv1d */
         }
         /* Input channels: the input gradient's tiles (OB, NARROW), and with a 1 x 1 kernel the
          * weight gradient's taps (TB). */
@@ -336,6 +357,7 @@ static void convs(void)
         add_edges(sizes, &count, ADIR_CONV_QB);
         for (i = 0; i < count; ++i) {
             c = base, c.out_w = sizes[i], conv_case(c, exact);
+            c = base, c.kh = 1, c.out_h = 1, c.out_w = sizes[i], conv_case(c, exact); /* conv1d */
         }
     }
 }

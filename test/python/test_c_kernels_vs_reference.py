@@ -35,6 +35,9 @@ KERNELS = {
     "conv2d",
     "conv2d_grad_input",
     "conv2d_grad_weight",
+    "conv1d",
+    "conv1d_grad_input",
+    "conv1d_grad_weight",
     "maxpool2d",
     "maxpool2d_grad",
     "sgd_update",
@@ -58,6 +61,7 @@ ALWAYS_IDENTICAL = {
 # the reference's order (with fmaf each step rounds once, so only within the bound).
 IDENTICAL_WITHOUT_FMA = {
     "conv2d",
+    "conv1d",
     "matmul_sgd_update",
     "matmul_sgd_update_general",
     "matmul_momentum_update",

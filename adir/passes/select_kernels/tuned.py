@@ -4,7 +4,7 @@
     matmul                                          adir_tuned_matmul     always
     sgd/momentum/adam_update, matmul_*_update       adir_tuned_<kernel>   always
     conv2d, conv2d_grad_input, conv2d_grad_weight   adir_tuned_<kernel>   stride 1, dilation 1,
-                                                                          no padding
+    conv1d, conv1d_grad_input, conv1d_grad_weight                         no padding
     maxpool2d, maxpool2d_grad                       adir_tuned_<kernel>   windows tile the image
 
 The convolution tiles read the im2col view of an unpadded stride-1 convolution as contiguous
@@ -42,30 +42,31 @@ def any_shape(op: KernelOp, target: KernelTarget) -> Use:
 def unpadded_stride_one(
     op: KernelOp, image: tuple[int, ...], out: tuple[int, ...], kernel: list[int]
 ) -> Use | Refuse:
-    """Whether a convolution of `image` [N, C, H, W] into `out` with a `kernel` [KH, KW] has
-    stride 1, dilation 1 and no padding (its output is exactly what fits)."""
-    if ints(op, "stride") != [1, 1]:
+    """Whether a convolution of `image` [N, C, *spatial] into `out` with a `kernel` (one size
+    per spatial dim: [KH, KW], or [K] for conv1d, whose tuned kernels are conv2d's of height 1)
+    has stride 1, dilation 1 and no padding (its output is exactly what fits)."""
+    if any(stride != 1 for stride in ints(op, "stride")):
         return Refuse(f"stride {ints(op, 'stride')}: the tiles take stride 1")
-    if ints(op, "dilation") != [1, 1]:
+    if any(dilation != 1 for dilation in ints(op, "dilation")):
         return Refuse(f"dilation {ints(op, 'dilation')}: the tiles take dilation 1")
-    fits = (image[2] - kernel[0] + 1, image[3] - kernel[1] + 1)
+    fits = tuple(size - taps + 1 for size, taps in zip(image[2:], kernel, strict=True))
     if any(ints(op, "padding")) or tuple(out[2:]) != fits:
         return Refuse(f"padding {ints(op, 'padding')}: the tiles take none")
     return Use()
 
 
-@judges("tuned", cp.Conv2dOp)
+@judges("tuned", cp.Conv2dOp, cp.Conv1dOp)
 def conv2d(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     return unpadded_stride_one(op, in_shape(op, 0), out_shape(op), list(in_shape(op, 1)[2:]))
 
 
-@judges("tuned", cp.Conv2dGradInputOp)
+@judges("tuned", cp.Conv2dGradInputOp, cp.Conv1dGradInputOp)
 def conv2d_grad_input(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     """dy [N, O, P, Q] and w give dx, the input's shape."""
     return unpadded_stride_one(op, out_shape(op), in_shape(op, 0), list(in_shape(op, 1)[2:]))
 
 
-@judges("tuned", cp.Conv2dGradWeightOp)
+@judges("tuned", cp.Conv2dGradWeightOp, cp.Conv1dGradWeightOp)
 def conv2d_grad_weight(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     """x and dy [N, O, P, Q] give dw, the weight's shape."""
     return unpadded_stride_one(op, in_shape(op, 0), in_shape(op, 1), ints(op, "kernel_size"))

@@ -116,6 +116,29 @@ void adir_conv1d_grad_weight(const float *x, const float *dy, float *dw, int32_t
 #ifndef ADIR_CONV1D_GRAD_WEIGHT
 #define ADIR_CONV1D_GRAD_WEIGHT adir_conv1d_grad_weight
 #endif
+/* The same, tuned: the tuned conv2d kernels on an image of height 1, for stride 1, dilation 1
+ * and no padding only (select-kernels chooses them where that holds). */
+void adir_tuned_conv1d(const float *x, const float *w, const float *bias, float *y,
+                       int32_t batch, int32_t channels, int32_t length, int32_t out_channels,
+                       int32_t out_length, int32_t kernel, int32_t stride, int32_t pad_left,
+                       int32_t dilation, int32_t groups);
+#ifndef ADIR_TUNED_CONV1D
+#define ADIR_TUNED_CONV1D adir_tuned_conv1d
+#endif
+void adir_tuned_conv1d_grad_input(const float *dy, const float *w, float *dx, int32_t batch,
+                                  int32_t channels, int32_t length, int32_t out_channels,
+                                  int32_t out_length, int32_t kernel, int32_t stride,
+                                  int32_t pad_left, int32_t dilation, int32_t groups);
+#ifndef ADIR_TUNED_CONV1D_GRAD_INPUT
+#define ADIR_TUNED_CONV1D_GRAD_INPUT adir_tuned_conv1d_grad_input
+#endif
+void adir_tuned_conv1d_grad_weight(const float *x, const float *dy, float *dw, int32_t batch,
+                                   int32_t channels, int32_t length, int32_t out_channels,
+                                   int32_t out_length, int32_t kernel, int32_t stride,
+                                   int32_t pad_left, int32_t dilation, int32_t groups);
+#ifndef ADIR_TUNED_CONV1D_GRAD_WEIGHT
+#define ADIR_TUNED_CONV1D_GRAD_WEIGHT adir_tuned_conv1d_grad_weight
+#endif
 
 /* y = the maximum of each window of x (a nan in the window gives nan): x [batch, channels,
  * height, width], y [batch, channels, out_height, out_width]. Every window holds at least one

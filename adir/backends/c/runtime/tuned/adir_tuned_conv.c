@@ -570,3 +570,33 @@ void adir_tuned_conv2d_grad_weight(const float *x, const float *dy, float *dw, i
     adir_conv2d_grad_weight_plain(x, dy, dw, batch, channels, height, width, out_channels,
                                   out_height, out_width, kernel_height, kernel_width, groups);
 }
+
+/* conv1d: the conv2d tiles on an image of height 1 (their kernel height 1). */
+void adir_tuned_conv1d(const float *x, const float *w, const float *bias, float *y,
+                       int32_t batch, int32_t channels, int32_t length, int32_t out_channels,
+                       int32_t out_length, int32_t kernel, int32_t stride, int32_t pad_left,
+                       int32_t dilation, int32_t groups)
+{
+    ADIR_TUNED_CONV2D(x, w, bias, y, batch, channels, 1, length, out_channels, 1, out_length, 1,
+                      kernel, 1, stride, 0, pad_left, 1, dilation, groups);
+}
+
+void adir_tuned_conv1d_grad_input(const float *dy, const float *w, float *dx, int32_t batch,
+                                  int32_t channels, int32_t length, int32_t out_channels,
+                                  int32_t out_length, int32_t kernel, int32_t stride,
+                                  int32_t pad_left, int32_t dilation, int32_t groups)
+{
+    ADIR_TUNED_CONV2D_GRAD_INPUT(dy, w, dx, batch, channels, 1, length, out_channels, 1,
+                                 out_length, 1, kernel, 1, stride, 0, pad_left, 1, dilation,
+                                 groups);
+}
+
+void adir_tuned_conv1d_grad_weight(const float *x, const float *dy, float *dw, int32_t batch,
+                                   int32_t channels, int32_t length, int32_t out_channels,
+                                   int32_t out_length, int32_t kernel, int32_t stride,
+                                   int32_t pad_left, int32_t dilation, int32_t groups)
+{
+    ADIR_TUNED_CONV2D_GRAD_WEIGHT(x, dy, dw, batch, channels, 1, length, out_channels, 1,
+                                  out_length, 1, kernel, 1, stride, 0, pad_left, 1, dilation,
+                                  groups);
+}
