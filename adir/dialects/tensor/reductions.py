@@ -143,6 +143,18 @@ class MaxOp(ReductionOp):
 REDUCTIONS_OPS = [SumOp, MeanOp, MaxOp]
 
 
+def reduced_axis_set(axes: DenseArrayBase | None, rank: int) -> set[int] | None:
+    """The axes that `axes` (a reduction's property, on the tensor or the kernel level) reduces
+    in an input of `rank`: negative ones from the end, all if left out; None if one is not an
+    axis of the input or the list is empty (which the tensor op's verifier refuses)."""
+    if axes is None:
+        return set(range(rank))
+    values = axes.get_values()
+    if not values or any(not -rank <= axis < rank for axis in values):
+        return None
+    return {int(axis) % rank for axis in values}
+
+
 def reduction_runs(shape: Sequence[int], reduced: Collection[int]) -> list[tuple[int, bool]]:
     """(size, reduced?) of the runs of `shape`'s dims once size-1 dims are dropped and
     neighbours that are both reduced or both kept are merged: the loops a reduction kernel

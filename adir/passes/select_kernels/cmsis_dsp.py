@@ -121,11 +121,9 @@ def sum_(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     A sum over size-1 axes only is a copy (one element is its own sum; -0.0 stays -0.0)."""
     shape = in_shape(op, 0)
     axes = op.properties.get("axes")
-    rank = len(shape)
-    if isinstance(axes, DenseArrayBase):
-        reduced = {int(axis) % rank for axis in axes.get_values()}
-    else:
-        reduced = set(range(rank))
+    reduced = red.reduced_axis_set(axes if isinstance(axes, DenseArrayBase) else None, len(shape))
+    if reduced is None:
+        return Refuse("axes that are not the input's")  # adir's kernel call reports them
     runs = red.reduction_runs(shape, reduced)
     if 0 in shape:
         return Refuse("nothing to add")

@@ -20,12 +20,10 @@ def reduced_axes(op: KernelOp, site: CallSite, rank: int) -> set[int]:
     """The axes a reduction kernel reduces: its `axes` (negative ones from the end), or all if
     left out."""
     axes = op.axes  # type: ignore[attr-defined]
-    if axes is None:
-        return set(range(rank))
-    values = axes.get_values()
-    if not values or any(not -rank <= axis < rank for axis in values):
-        raise site.error(f"axes {list(values)} do not name axes of a rank-{rank} input")
-    return {axis % rank for axis in values}
+    reduced = red.reduced_axis_set(axes, rank)
+    if reduced is None:
+        raise site.error(f"axes {list(axes.get_values())} do not name axes of a rank-{rank} input")
+    return reduced
 
 
 @emits(red.SumOp, red.MeanOp, red.MaxOp)
