@@ -5,7 +5,8 @@
 #   bash tools/setup.sh demo     + scikit-learn (its bundled digits are the demo's data)
 # With an extra, it also makes sure gcc and clang are there (the tests build the generated C with
 # both; the demo with gcc), and for the tests the Cortex-M toolchain and QEMU (the generated C
-# trains under QEMU mps2-an386), installing them with apt-get when they are missing and we may.
+# trains under QEMU mps2-an386) and CMake (the generated CMakeLists.txt builds), installing them
+# with apt-get when they are missing and we may.
 # The CMSIS-DSP sources are fetched by the tests themselves (tools/fetch_cmsis_dsp.sh).
 # Idempotent: a second run only checks that everything is installed.
 set -euo pipefail
@@ -19,8 +20,8 @@ if [ -n "${1:-}" ]; then
     packages="gcc clang"
     commands="gcc clang"
     if [ "$1" = "test" ]; then
-        packages="$packages gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make"
-        commands="$commands arm-none-eabi-gcc qemu-system-arm make"
+        packages="$packages gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make cmake"
+        commands="$commands arm-none-eabi-gcc qemu-system-arm make cmake"
     fi
     missing=""
     for command in $commands; do

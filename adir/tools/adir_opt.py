@@ -41,7 +41,8 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from adir.backends.c.cortex_m import BOARDS, board_files, parse_size, static_budget
+from adir.backends.c.cmake import cmake_files
+from adir.backends.c.cortex_m import BOARDS, Board, board_files, parse_size, static_budget
 from adir.backends.c.files import c_files
 from adir.backends.c.harness import harness_source
 from adir.backends.c.model import IDENTIFIER as C_IDENTIFIER
@@ -165,9 +166,10 @@ class AdirOptMain(xDSLOptMain):
         c_group.add_argument(
             "--emit-c",
             metavar="DIR",
-            help="write <prefix>model.h, <prefix>model.c and the runtime kernels to DIR, all or "
-            "none (implies --plan-memory; the IR is then printed only with -o); existing files "
-            "are replaced and those whose content changed are named on stderr",
+            help="write <prefix>model.h, <prefix>model.c, the runtime kernels and a "
+            "CMakeLists.txt to DIR, all or none (implies --plan-memory; the IR is then printed "
+            "only with -o); existing files are replaced and those whose content changed are "
+            "named on stderr",
         )
         c_group.add_argument(
             "--c-prefix", default="", metavar="PREFIX", help="prefix of the C names and files"
@@ -189,8 +191,9 @@ class AdirOptMain(xDSLOptMain):
         c_group.add_argument(
             "--c-board",
             choices=sorted(BOARDS),
-            help="with --emit-c: also write startup code, a linker script and a Makefile for "
-            "this Cortex-M board (QEMU's machine name; see adir/backends/c/cortex_m.py)",
+            help="with --emit-c: also write startup code, a linker script, a Makefile and a "
+            "CMake toolchain file for this Cortex-M board (QEMU's machine name; see "
+            "adir/backends/c/cortex_m.py)",
         )
         c_group.add_argument(
             "--c-ram",
@@ -305,6 +308,7 @@ class AdirOptMain(xDSLOptMain):
         if self.args.c_main and self.args.emit_c is None:
             raise DiagnosticError("adir-opt", "--c-main needs --emit-c=DIR")
         self.c_board_files: dict[str, str] = {}
+        self.c_board: Board | None = None
         self.c_budget = HOST
         if self.args.c_ram is not None and self.args.c_board is None:
             raise DiagnosticError("adir-opt", "--c-ram needs --c-board")
@@ -315,7 +319,7 @@ class AdirOptMain(xDSLOptMain):
                 )
             ram = self.args.c_ram or "256K"
             try:
-                board = BOARDS[self.args.c_board]
+                board = self.c_board = BOARDS[self.args.c_board]
                 self.c_board_files = board_files(
                     board, parse_size(ram), self.args.c_kernels or "tuned"
                 )
@@ -393,8 +397,10 @@ class AdirOptMain(xDSLOptMain):
                             prefix = self.args.c_prefix
                             model = print_model(module, prefix, self.c_budget)
                             c_output = c_files(model)
-                            if self.args.c_main:
-                                c_output[f"{prefix}main.c"] = harness_source(module, prefix)
+                            main = f"{prefix}main.c" if self.args.c_main else None
+                            c_output.update(cmake_files(model, main, self.c_board))
+                            if main is not None:
+                                c_output[main] = harness_source(module, prefix)
                             c_output.update(self.c_board_files)
                 if module is not None:
                     with self.timer.stage(f"output (-t {self.args.target})"):

@@ -27,6 +27,7 @@ from c_testing import PREFIX, WARNINGS, c_compilers, runtime_objects, selected
 from cmsis_testing import cmsis_dsp_include_flags, cmsis_dsp_objects, cmsis_dsp_root
 from xdsl.dialects.builtin import ModuleOp
 
+from adir.backends.c.cmake import cmake_files
 from adir.backends.c.cortex_m import MPS2_AN386, Board, board_files
 from adir.backends.c.embedded_training import embedded_training_source
 from adir.backends.c.files import CMSIS_DSP_RUNTIME, c_files
@@ -139,8 +140,10 @@ class BoardBuild:
         ram_bytes: int = 256 * 1024,
     ) -> BoardBuild:
         require_arm_tools()
-        files = c_files(print_model(selected(planned, kernels), PREFIX))
+        model = print_model(selected(planned, kernels), PREFIX)
+        files = c_files(model)
         files.update(board_files(MPS2_AN386, ram_bytes, kernels))
+        files.update(cmake_files(model, board=MPS2_AN386))  # as --emit-c writes them
         files[f"{PREFIX}train_embedded.c"] = embedded_training_source(planned, PREFIX, batches)
         write_directory(str(directory), files)
         return cls(directory, len(batches), kernels)

@@ -71,6 +71,36 @@ STACK_BYTES = 16 * KIB  # the fused weight-gradient kernels keep a row of the gr
 HEAP_BYTES = 4 * KIB  # newlib's stdio buffers
 
 
+# How every object of a board build is compiled besides the CPU flags, and how it is linked:
+# the Makefile and the CMake build (`cmake.py`) say the same. `-ffp-contract=off` as the host
+# builds, so that the board's losses are the host's; sections per function and object so that
+# the linker drops the kernels a model does not call.
+BOARD_COMPILE_FLAGS = ("-ffp-contract=off", "-ffunction-sections", "-fdata-sections")
+
+
+def board_link_flags(linker_script: str) -> tuple[str, ...]:
+    """newlib-nano with rdimon semihosting (printf and exit reach the host), the board's own
+    startup code and `linker_script`."""
+    return (
+        "-nostartfiles",
+        "--specs=nano.specs",
+        "--specs=rdimon.specs",
+        "-Wl,-u,_printf_float",
+        f"-T{linker_script}",
+        "-Wl,--gc-sections",
+    )
+
+
+def qemu_flags(board: Board) -> tuple[str, ...]:
+    """How `qemu-system-arm` runs a program for `board`: no display or serial port,
+    semihosting (the program's printf and exit reach the host), one instruction per virtual
+    nanosecond (`-icount shift=0`, so SysTick counts instructions)."""
+    return (
+        "-M", board.name, "-nographic", "-monitor", "none", "-serial", "none",
+        "-semihosting-config", "enable=on,target=native", "-icount", "shift=0",
+    )  # fmt: skip
+
+
 def parse_size(text: str) -> int:
     """Bytes of `256K`, `1M` or `262144`."""
     units = {"K": KIB, "M": KIB * KIB}
@@ -343,13 +373,11 @@ CC = arm-none-eabi-gcc
 SIZE = arm-none-eabi-size
 QEMU = qemu-system-arm
 CPU = {" ".join(board.cpu_flags)}
-OPT = -O2 -ffp-contract=off -ffunction-sections -fdata-sections
+OPT = -O2 {" ".join(BOARD_COMPILE_FLAGS)}
 CFLAGS = -std=c99 -Wall -Wextra -Wpedantic -Werror
 CPPFLAGS = -I. -DADIR_BOARD
-LDFLAGS = -nostartfiles --specs=nano.specs --specs=rdimon.specs -u _printf_float \\
-    -T {name}.ld -Wl,--gc-sections -Wl,-Map=build/train.map
-QEMU_FLAGS = -M {board.name} -nographic -monitor none -serial none \\
-    -semihosting-config enable=on,target=native -icount shift=0
+LDFLAGS = {" ".join(board_link_flags(f"{name}.ld"))} -Wl,-Map=build/train.map
+QEMU_FLAGS = {" ".join(qemu_flags(board))}
 
 SOURCES = $(sort $(wildcard *.c))
 OBJECTS = $(patsubst %.c,build/%.o,$(SOURCES))

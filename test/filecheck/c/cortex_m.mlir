@@ -1,11 +1,14 @@
 // --c-board writes a Cortex-M build next to the model: startup code, a linker script whose RAM
-// length is the budget (--c-ram), and a Makefile; with --c-kernels=cmsis-dsp the CMSIS-DSP
+// length is the budget (--c-ram), a Makefile, and for CMake builds the board's interface library
+// and toolchain file; with --c-kernels=cmsis-dsp the CMSIS-DSP
 // wrappers come along and the Makefile compiles CMSIS-DSP's sources. Bad budgets and flag
 // combinations are diagnostics.
 // RUN: rm -rf %t && adir-opt --optimizer=sgd --emit-c=%t --c-board=mps2-an386 --c-ram=192K %s
 // RUN: ls %t | filecheck %s --check-prefix=FILES
 // RUN: filecheck %s --check-prefix=LD < %t/mps2_an386.ld
 // RUN: filecheck %s --check-prefix=MAKE < %t/Makefile
+// RUN: filecheck %s --check-prefix=CMAKE < %t/CMakeLists.txt
+// RUN: filecheck %s --check-prefix=TOOLCHAIN < %t/arm-none-eabi.cmake
 // RUN: rm -rf %t && adir-opt --optimizer=sgd --emit-c=%t --c-board=mps2-an386 --c-kernels=cmsis-dsp %s
 // RUN: ls %t | filecheck %s --check-prefix=CMSIS-FILES
 // RUN: filecheck %s --check-prefix=CMSIS-MAKE < %t/Makefile
@@ -15,6 +18,7 @@
 // RUN: not adir-opt --optimizer=sgd --c-kernels=cmsis-dsp %s 2>&1 | filecheck %s --check-prefix=KERNELS
 // RUN: not adir-opt --optimizer=sgd --emit-c=%t --c-ram=64K %s 2>&1 | filecheck %s --check-prefix=RAM
 
+// FILES:     CMakeLists.txt
 // FILES:     Makefile
 // FILES:     adir_board.h
 // FILES-NOT: adir_cmsis_dsp
@@ -28,8 +32,18 @@
 
 // MAKE:     CPU = -mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard
 // MAKE-NOT: CMSIS_DSP
-// MAKE:     -T mps2_an386.ld
+// MAKE:     -Tmps2_an386.ld
 // MAKE:     QEMU_FLAGS = -M mps2-an386
+
+// CMAKE:      add_library(adir_model STATIC
+// CMAKE-NOT:  startup_mps2_an386.c
+// CMAKE:      model.c
+// CMAKE:      add_library(adir_model_board INTERFACE)
+// CMAKE-NEXT: target_sources(adir_model_board INTERFACE ${CMAKE_CURRENT_SOURCE_DIR}/startup_mps2_an386.c)
+// CMAKE:      target_link_options(adir_model_board INTERFACE {{.*}} -T${CMAKE_CURRENT_SOURCE_DIR}/mps2_an386.ld
+
+// TOOLCHAIN: set(CMAKE_C_COMPILER arm-none-eabi-gcc)
+// TOOLCHAIN: set(CMAKE_C_FLAGS_INIT "-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard -ffp-contract=off
 
 // CMSIS-FILES: adir_cmsis_dsp.c
 // CMSIS-FILES: adir_cmsis_dsp.h
