@@ -13,8 +13,9 @@ something else.
   a directory is written in place. Renaming over it would replace the device node itself, for
   every user of the machine, and a FIFO's reader would get nothing.
 
-`write_directory(directory, files)`, for `--emit-c`, is all or nothing: every name must be
-absent or a regular file in `directory` (itself followed if a link), every file is written to
+`write_directory(directory, files)`, for `--emit-c`, is all or nothing: every name (a file
+name, or a path into a folder of `directory`, e.g. `src/model.c`) must be absent or a regular
+file in `directory` (itself followed if a link), every file is written to
 a temporary directory inside it (beside it when it does not exist yet) and moved in only when
 all were written. It returns the names of the existing files whose content it changed, so
 that the tool can say so; a file whose content is unchanged is not touched (a build does not
@@ -135,6 +136,11 @@ def write_directory(
             if name not in unchanged:
                 target = os.path.join(directory, name)
                 _write_new(os.path.join(staging, name), data, target, what)
+        for folder in sorted({os.path.dirname(name) for name in contents} - {""}):
+            try:  # a name's folder (`src/model.c`), once every file was written
+                os.makedirs(os.path.join(directory, folder), exist_ok=True)
+            except OSError as error:
+                raise OutputError(os.path.join(directory, folder), what, _reason(error)) from error
         for name in contents:
             if name not in unchanged:
                 target = os.path.join(directory, name)
@@ -216,9 +222,10 @@ def _staging_directory(parent: str, target: str, what: str) -> str:
 
 
 def _write_new(path: str, data: bytes, target: str, what: str) -> None:
-    """Create `path` with `data`, to be renamed to `target`; a failure is reported under
-    `target`."""
+    """Create `path` (and its folders in the staging directory) with `data`, to be renamed to
+    `target`; a failure is reported under `target`."""
     try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "xb") as stream:
             stream.write(data)
         _take_over(path, target)

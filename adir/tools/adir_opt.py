@@ -47,6 +47,7 @@ from adir.backends.c.files import c_files
 from adir.backends.c.harness import harness_source
 from adir.backends.c.model import IDENTIFIER as C_IDENTIFIER
 from adir.backends.c.model import print_model
+from adir.backends.c.packages import PACKAGES, package_files
 from adir.backends.c.size_limits import HOST
 from adir.backends.c.target import CTarget
 from adir.context import DIALECTS, LocatedParser
@@ -202,6 +203,13 @@ class AdirOptMain(xDSLOptMain):
             "that does not fit fails to link",
         )
         c_group.add_argument(
+            "--c-package",
+            choices=PACKAGES,
+            help="with --emit-c: lay DIR out as a Zephyr module (adds zephyr/module.yml, "
+            "CMakeLists.txt and Kconfig) or an Arduino library (library.properties and src/); "
+            "see adir/backends/c/packages.py",
+        )
+        c_group.add_argument(
             "--c-main",
             action="store_true",
             help="with --emit-c: also write <prefix>main.c, a program that trains the model on "
@@ -307,6 +315,19 @@ class AdirOptMain(xDSLOptMain):
             raise at_pipeline(self.args.passes, column, f"option '{name}' is given twice")
         if self.args.c_main and self.args.emit_c is None:
             raise DiagnosticError("adir-opt", "--c-main needs --emit-c=DIR")
+        if self.args.c_package is not None:
+            if self.args.emit_c is None:
+                raise DiagnosticError("adir-opt", "--c-package needs --emit-c=DIR")
+            if self.args.c_board is not None:
+                raise DiagnosticError(
+                    "adir-opt",
+                    f"--c-package={self.args.c_package} builds with its own startup code, "
+                    "not --c-board's",
+                )
+            if self.args.c_package == "arduino" and self.args.c_main:
+                raise DiagnosticError(
+                    "adir-opt", "--c-package=arduino: a sketch is the program, not --c-main"
+                )
         self.c_board_files: dict[str, str] = {}
         self.c_board: Board | None = None
         self.c_budget = HOST
@@ -402,6 +423,8 @@ class AdirOptMain(xDSLOptMain):
                             if main is not None:
                                 c_output[main] = harness_source(module, prefix)
                             c_output.update(self.c_board_files)
+                            if self.args.c_package is not None:
+                                c_output = package_files(self.args.c_package, prefix, c_output)
                 if module is not None:
                     with self.timer.stage(f"output (-t {self.args.target})"):
                         outputs.append(self.output_resulting_program(module))

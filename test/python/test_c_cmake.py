@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from adir_testing import parse_example
 from c_testing import PREFIX
 from cmsis_testing import cmsis_dsp_root
 from cortex_m_testing import BoardBuild, parse_run, require_arm_tools
@@ -31,6 +32,7 @@ from test_cortex_m import STEPS, planned_example
 
 from adir.backends.c.cmake import library_name
 from adir.backends.c.cortex_m import MPS2_AN386, qemu_flags
+from adir.interpreter.session import Session
 from adir.tools.adir_opt import main as adir_opt
 
 ROOT = Path(__file__).parents[2]
@@ -180,3 +182,93 @@ def test_cmsis_nn_build_takes_its_sources_from_the_cache_variable(tmp_path: Path
     cmake("-S", str(model), "-B", build, f"-DADIR_CMSIS_NN={os.environ['ADIR_CMSIS_NN']}")
     cmake("--build", build, "-j2")
     assert (tmp_path / "build" / "libadir_model.a").is_file()
+
+
+# Zephyr's module functions, as plain CMake: enough to build the module's CMakeLists.txt.
+ZEPHYR_STAND_IN = """\
+cmake_minimum_required(VERSION 3.13)
+project(zephyr_stand_in LANGUAGES C)
+function(zephyr_library_named name)
+    set(ZEPHYR_CURRENT_LIBRARY ${name} PARENT_SCOPE)
+    add_library(${name} STATIC)
+endfunction()
+function(zephyr_library_sources)
+    target_sources(${ZEPHYR_CURRENT_LIBRARY} PRIVATE ${ARGN})
+endfunction()
+function(zephyr_include_directories)
+    include_directories(${ARGN})
+endfunction()
+set(ZEPHYR_CURRENT_MODULE_DIR {module})
+set(CONFIG_NET y)
+include({module}/zephyr/CMakeLists.txt)
+add_executable(app {module}/net_main.c)
+target_link_libraries(app PRIVATE net m)
+"""
+
+
+def test_zephyr_module_builds_with_zephyrs_functions_as_plain_cmake(tmp_path: Path) -> None:
+    """The module's files are there, and its CMakeLists.txt, with Zephyr's library functions
+    stood in for by plain CMake, builds every source the model needs: the training program
+    links against it (a source left out would be an undefined symbol)."""
+    require_cmake()
+    module = tmp_path / "model"
+    arguments = ["--predict", "--optimizer=sgd", "--lr=0.01", f"--emit-c={module}", "--c-main"]
+    source = str(ROOT / "examples" / "lenet5.mlir")
+    assert adir_opt([*arguments, "--c-prefix=net_", "--c-package=zephyr", source]) == 0
+    yml = (module / "zephyr" / "module.yml").read_text()
+    assert "name: net\n" in yml and "kconfig: zephyr/Kconfig" in yml
+    assert (module / "zephyr" / "Kconfig").read_text().startswith("config NET\n")
+    assert "net_main.c" not in (module / "zephyr" / "CMakeLists.txt").read_text()
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "CMakeLists.txt").write_text(ZEPHYR_STAND_IN.replace("{module}", str(module)))
+    cmake("-S", str(app), "-B", str(tmp_path / "build"), f"-DCMAKE_C_FLAGS={WARNINGS}")
+    cmake("--build", str(tmp_path / "build"), "-j2")
+    assert (tmp_path / "build" / "app").is_file()
+
+
+SKETCH = """\
+// An Arduino sketch's C++ calling the model (its header's declarations are extern "C").
+#include "net_model.h"
+#include <cstdio>
+static float x[NET_TRAIN_STEP_X_SIZE];
+static int32_t label[1];
+int main() {
+    net_init(0);
+    std::printf("%.6f\\n", (double)net_train_step(x, label));
+    return 0;
+}
+"""
+
+
+def test_arduino_library_compiles_from_src_and_a_cpp_sketch_links_it(tmp_path: Path) -> None:
+    library = tmp_path / "net"
+    arguments = ["--optimizer=sgd", "--lr=0.01", f"--emit-c={library}", "--c-prefix=net_"]
+    source = str(ROOT / "examples" / "mnist_mlp.mlir")
+    assert adir_opt([*arguments, "--c-package=arduino", source]) == 0
+    properties = (library / "library.properties").read_text()
+    for field in ("name=net", "version=", "sentence=", "architectures=*", "includes=net_model.h"):
+        assert field in properties
+    assert sorted(path.name for path in library.iterdir()) == ["library.properties", "src"]
+    objects = []
+    for path in sorted((library / "src").glob("*.c")):
+        objects.append(str(tmp_path / f"{path.stem}.o"))
+        compiled = subprocess.run(
+            ["cc", "-std=c99", "-O2", *WARNINGS.split(), "-c", str(path), "-o", objects[-1]],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        assert compiled.returncode == 0, compiled.stderr
+    (tmp_path / "sketch.cpp").write_text(SKETCH)
+    program = str(tmp_path / "sketch")
+    linked = subprocess.run(
+        ["c++", *WARNINGS.split(), f"-I{library / 'src'}", str(tmp_path / "sketch.cpp"),
+         *objects, "-o", program, "-lm"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert linked.returncode == 0, linked.stderr
+    ran = subprocess.run([program], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    # The loss of x = 0, label 0 from init(0)'s weights, as the interpreter computes it.
+    session = Session(parse_example("mnist_mlp"))
+    (expected,) = session.call("loss", np.zeros((1, 784), np.float32), np.zeros(1, np.int32))
+    assert float(ran.stdout) == pytest.approx(float(expected), rel=1e-5)

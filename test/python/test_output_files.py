@@ -278,11 +278,33 @@ def test_emit_c_into_a_path_under_a_file_is_a_diagnostic(tmp_path: Path) -> None
 
 def test_a_directory_that_fails_half_way_is_not_created(tmp_path: Path) -> None:
     """A new `--emit-c` directory is built beside its place and renamed there: a file that
-    cannot be written (here a name in a subdirectory that does not exist) leaves neither it nor
+    cannot be written (here a name longer than a file system's 255 bytes) leaves neither it nor
     the parents it needed."""
     target = tmp_path / "a" / "b" / "out"
+    long_name = "k" * 300 + ".c"
     with pytest.raises(OutputError) as caught:
-        write_directory(str(target), {"model.c": "int x;\n", "missing/kernels.c": "int y;\n"})
-    assert caught.value.path == f"{target}/missing/kernels.c"
-    assert caught.value.message == "cannot write the C output: No such file or directory"
+        write_directory(str(target), {"model.c": "int x;\n", f"src/{long_name}": "int y;\n"})
+    assert caught.value.path == f"{target}/src/{long_name}"
+    assert caught.value.message == "cannot write the C output: File name too long"
     assert os.listdir(tmp_path) == []
+
+
+def test_names_in_folders_are_written_and_a_file_in_the_way_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """`src/model.c` (an Arduino library's layout) creates `src/` in a new or an existing
+    directory; where `src` is a file of the user's, the run names it and writes nothing."""
+    files = {"library.properties": "name=net\n", "src/model.c": "int x;\n"}
+    write_directory(str(tmp_path / "new"), files)
+    assert (tmp_path / "new" / "src" / "model.c").read_text() == "int x;\n"
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    assert write_directory(str(existing), files) == []
+    assert sorted(os.listdir(existing)) == ["library.properties", "src"]
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    (blocked / "src").write_text("the user's own\n")
+    with pytest.raises(OutputError) as caught:
+        write_directory(str(blocked), files)
+    assert caught.value.path == f"{blocked}/src/model.c"
+    assert os.listdir(blocked) == ["src"] and (blocked / "src").read_text() == "the user's own\n"
