@@ -41,6 +41,7 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from adir import __version__
 from adir.backends.c.cortex_m import BOARDS, board_files, parse_size, static_budget
 from adir.backends.c.files import c_files
 from adir.backends.c.harness import harness_source
@@ -52,7 +53,6 @@ from adir.context import DIALECTS, LocatedParser
 from adir.diagnostics import OpWarning
 from adir.function_structure import check_single_blocks
 from adir.output_files import STDOUT, write_directory, write_file
-from adir.passes import ADIR_PASSES
 from adir.passes.select_kernels import KERNEL_SETS
 from adir.passes.select_kernels.targets import TARGETS
 from adir.tools.error_reporting import (
@@ -69,6 +69,7 @@ from adir.tools.error_reporting import (
 )
 from adir.tools.files import decode
 from adir.tools.pass_timing import StageTimer
+from adir.universe import available_passes
 
 # (flag attribute, pass spec) in the order the passes run. `--plan-memory` needs buffers, so it
 # brings `bufferize`; every shortcut brings `infer-shapes` first.
@@ -87,14 +88,15 @@ SHORTCUT_ORDER = [
 
 
 class AdirOptMain(xDSLOptMain):
-    version_format = "adir-opt (adir 0.1.0, xdsl {xdsl_version})"
+    version_format = f"adir-opt (adir {__version__}, xdsl {{xdsl_version}})"
 
     def register_all_dialects(self) -> None:
         for name, factory in DIALECTS.items():
             self.ctx.register_dialect(name, factory)
 
     def register_all_passes(self) -> None:
-        for name, factory in ADIR_PASSES.items():
+        """adir's passes beside every pass `xdsl-opt` offers (adir/universe.py)."""
+        for name, factory in available_passes().items():
             self.register_pass(name, factory)
 
     def register_all_targets(self) -> None:
