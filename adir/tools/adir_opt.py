@@ -162,6 +162,17 @@ class AdirOptMain(xDSLOptMain):
             action="store_true",
             help="with --plan-memory: print each function's memory plan to stderr",
         )
+        group.add_argument(
+            "--memory-svg",
+            metavar="FILE",
+            help="with --plan-memory: draw every function's memory plan in one SVG document",
+        )
+        group.add_argument(
+            "--memory-json",
+            metavar="FILE",
+            help="with --plan-memory: write every function's memory plan as JSON "
+            "(the format: adir/passes/plan_memory/plan_json.py)",
+        )
 
         c_group = arg_parser.add_argument_group("C output")
         c_group.add_argument(
@@ -274,10 +285,19 @@ class AdirOptMain(xDSLOptMain):
         elif args.c_kernels is not None or args.c_target is not None:
             flag = "--c-kernels" if args.c_kernels is not None else "--c-target"
             raise DiagnosticError("adir-opt", f"{flag} needs --plan-memory or --emit-c=DIR")
-        if args.memory_report:
-            if "plan-memory" not in wanted:
-                raise DiagnosticError("adir-opt", "--memory-report needs --plan-memory")
-            wanted["plan-memory"] = ("plan-memory{report=true}", wanted["plan-memory"][1])
+        plan_options = []
+        for flag, given, option in (
+            ("--memory-report", args.memory_report, "report=true"),
+            ("--memory-svg", args.memory_svg, f"svg={pipeline_string(args.memory_svg)}"),
+            ("--memory-json", args.memory_json, f"json={pipeline_string(args.memory_json)}"),
+        ):
+            if given:
+                if "plan-memory" not in wanted:
+                    raise DiagnosticError("adir-opt", f"{flag} needs --plan-memory")
+                plan_options.append(option)
+        if plan_options:
+            spec = f"plan-memory{{{' '.join(plan_options)}}}"
+            wanted["plan-memory"] = (spec, wanted["plan-memory"][1])
         if wanted or args.infer_shapes:
             wanted["infer-shapes"] = ("infer-shapes", "--infer-shapes")
         return [wanted[name][0] for name in SHORTCUT_ORDER if name in wanted]
@@ -491,6 +511,12 @@ def pipeline_float(value: float) -> str:
     if e and "." not in mantissa:
         text = f"{mantissa}.0e{exponent}"
     return text
+
+
+def pipeline_string(value: str | None) -> str:
+    """`value` as a string literal of xDSL's pipeline syntax, which reads it back unescaped."""
+    escapes = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    return '"' + "".join(escapes.get(c, c) for c in value or "") + '"'
 
 
 def _command_line_error(message: str) -> NoReturn:

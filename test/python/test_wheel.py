@@ -37,7 +37,14 @@ def venv_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv (no torch) with the wheel of this checkout installed."""
     work = tmp_path_factory.mktemp("wheel")
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-    run(*pip, "wheel", "--no-deps", "-q", "-w", work / "dist", ROOT, cwd=work)
+    # Built from a copy of what the wheel is made of: setuptools leaves a build/ directory in
+    # the tree it builds, which would otherwise be the checkout's.
+    source = work / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "adir", source / "adir", ignore=shutil.ignore_patterns("__pycache__"))
+    run(*pip, "wheel", "--no-deps", "-q", "-w", work / "dist", source, cwd=work)
     (wheel,) = (work / "dist").glob("adir-*.whl")
     assert wheel.name == f"adir-{__version__}-py3-none-any.whl"
     run(sys.executable, "-m", "venv", work / "venv", cwd=work)
