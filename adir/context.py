@@ -19,6 +19,7 @@ from xdsl.utils.lexer import Input
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from adir.dense_literals import DenseLiteralParser
+from adir.upstream_forms import CUSTOM_FORMS
 
 
 def _builtin() -> Dialect:
@@ -139,6 +140,14 @@ class LocatedParser(DenseLiteralParser):
         if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
             return ModuleOp([])
         return super().parse_module(allow_implicit_module)
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        # After a bare op name (a custom form; a generic one is followed by its operands' `(`),
+        # the custom forms upstream MLIR prints that xDSL's ops do not parse.
+        custom = CUSTOM_FORMS.get(name)
+        if custom is not None and self._current_token.kind != MLIRTokenKind.L_PAREN:
+            return custom
+        return super()._get_op_by_name(name)
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start

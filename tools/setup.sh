@@ -5,8 +5,9 @@
 #   bash tools/setup.sh demo     + scikit-learn (its bundled digits are the demo's data)
 # With an extra, it also makes sure gcc and clang are there (the tests build the generated C with
 # both; the demo with gcc), and for the tests the Cortex-M toolchain and QEMU (the generated C
-# trains under QEMU mps2-an386) and CMake (the generated CMakeLists.txt builds), installing them
-# with apt-get when they are missing and we may.
+# trains under QEMU mps2-an386), CMake (the generated CMakeLists.txt builds), librsvg's
+# rsvg-convert (the memory plan's SVG is rendered) and upstream MLIR's mlir-opt (round trips of
+# adir's IR), installing them with apt-get when they are missing and we may.
 # The CMSIS-DSP sources are fetched by the tests themselves (tools/fetch_cmsis_dsp.sh).
 # Idempotent: a second run only checks that everything is installed.
 set -euo pipefail
@@ -22,6 +23,10 @@ if [ -n "${1:-}" ]; then
     if [ "$1" = "test" ]; then
         packages="$packages gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make cmake"
         commands="$commands arm-none-eabi-gcc qemu-system-arm make cmake"
+        # The memory plan's picture is rendered to PNG (one package, 6 MB installed); adir's IR
+        # goes through upstream MLIR's mlir-opt and back (73 MB download, 420 MB installed).
+        packages="$packages librsvg2-bin mlir-22-tools"
+        commands="$commands rsvg-convert mlir-opt-22"
     fi
     missing=""
     for command in $commands; do

@@ -2,7 +2,9 @@
 
 `ADIR_PASSES` maps a pass name to a factory that imports it lazily, so the driver starts fast.
 To add a pass: write `adir/passes/<name>.py` with a frozen-dataclass `ModulePass`, add its
-entry here, and a lit folder `test/filecheck/<name>/`.
+entry here, and a lit folder `test/filecheck/<name>/`. Its name must not be one of xDSL's
+(`xdsl.transforms.get_all_passes()`): adir's universe (`adir/universe.py`) offers these beside
+xDSL's passes, in `xdsl-opt` and `adir-opt` alike, and a name in both is an error there.
 """
 
 from collections.abc import Callable
@@ -88,26 +90,6 @@ def _verify_memory_plan() -> type[ModulePass]:
     return VerifyMemoryPlanPass
 
 
-def _canonicalize() -> type[ModulePass]:
-    from xdsl.transforms.canonicalize import CanonicalizePass
-
-    return CanonicalizePass
-
-
-def _cse() -> type[ModulePass]:
-    from xdsl.transforms.common_subexpression_elimination import (
-        CommonSubexpressionElimination,
-    )
-
-    return CommonSubexpressionElimination
-
-
-def _dce() -> type[ModulePass]:
-    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
-
-    return DeadCodeElimination
-
-
 # From a differentiated tensor-level module to a planned one, as `adir-opt --plan-memory` (and
 # `--emit-c`) runs it: the passes that only save memory are on by default, and the kernels are
 # adir's tuned ones where they apply.
@@ -134,7 +116,4 @@ ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "plan-memory": _plan_memory,
     "verify-memory-plan": _verify_memory_plan,
     "fold-transpose-into-matmul": _fold_transpose_into_matmul,
-    "canonicalize": _canonicalize,
-    "cse": _cse,
-    "dce": _dce,
 }

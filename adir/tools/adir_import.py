@@ -145,8 +145,26 @@ def torch_logging_silenced() -> Iterator[None]:
         logging.disable(previous)
 
 
+def require_torch() -> None:
+    """adir's dependencies leave torch out (the compiler does not need it; the `torch` extra
+    brings it): without it, say what to install rather than fail on the first `import torch`."""
+    try:
+        import torch  # noqa: F401
+    except ImportError as error:
+        if getattr(error, "name", None) == "torch":
+            raise DiagnosticError(
+                "adir-import",
+                "the PyTorch importer needs torch, which is not installed here: "
+                "pip install 'adir[torch]'",
+            ) from error
+        raise DiagnosticError(
+            "adir-import", f"torch is installed but does not import: {first_line(error)}"
+        ) from error
+
+
 def run(argv: Sequence[str]) -> None:
     args = argument_parser().parse_args(argv)
+    require_torch()
     if not args.input_shape:
         raise DiagnosticError("adir-import", "give the shape of each input with --input-shape")
     shapes = [parse_shape(text, "--input-shape") for text in args.input_shape]

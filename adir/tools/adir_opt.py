@@ -41,6 +41,7 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from adir import __version__
 from adir.backends.c.cmake import cmake_files
 from adir.backends.c.cortex_m import BOARDS, Board, board_files, parse_size, static_budget
 from adir.backends.c.files import c_files
@@ -54,7 +55,6 @@ from adir.context import DIALECTS, LocatedParser
 from adir.diagnostics import OpWarning
 from adir.function_structure import check_single_blocks
 from adir.output_files import STDOUT, write_directory, write_file
-from adir.passes import ADIR_PASSES
 from adir.passes.select_kernels import KERNEL_SETS
 from adir.passes.select_kernels.targets import TARGETS
 from adir.tools.error_reporting import (
@@ -71,6 +71,7 @@ from adir.tools.error_reporting import (
 )
 from adir.tools.files import decode
 from adir.tools.pass_timing import StageTimer
+from adir.universe import available_passes
 
 # (flag attribute, pass spec) in the order the passes run. `--plan-memory` needs buffers, so it
 # brings `bufferize`; every shortcut brings `infer-shapes` first.
@@ -89,14 +90,15 @@ SHORTCUT_ORDER = [
 
 
 class AdirOptMain(xDSLOptMain):
-    version_format = "adir-opt (adir 0.1.0, xdsl {xdsl_version})"
+    version_format = f"adir-opt (adir {__version__}, xdsl {{xdsl_version}})"
 
     def register_all_dialects(self) -> None:
         for name, factory in DIALECTS.items():
             self.ctx.register_dialect(name, factory)
 
     def register_all_passes(self) -> None:
-        for name, factory in ADIR_PASSES.items():
+        """adir's passes beside every pass `xdsl-opt` offers (adir/universe.py)."""
+        for name, factory in available_passes().items():
             self.register_pass(name, factory)
 
     def register_all_targets(self) -> None:
@@ -161,6 +163,17 @@ class AdirOptMain(xDSLOptMain):
             "--memory-report",
             action="store_true",
             help="with --plan-memory: print each function's memory plan to stderr",
+        )
+        group.add_argument(
+            "--memory-svg",
+            metavar="FILE",
+            help="with --plan-memory: draw every function's memory plan in one SVG document",
+        )
+        group.add_argument(
+            "--memory-json",
+            metavar="FILE",
+            help="with --plan-memory: write every function's memory plan as JSON "
+            "(the format: adir/passes/plan_memory/plan_json.py)",
         )
 
         c_group = arg_parser.add_argument_group("C output")
@@ -283,10 +296,19 @@ class AdirOptMain(xDSLOptMain):
         elif args.c_kernels is not None or args.c_target is not None:
             flag = "--c-kernels" if args.c_kernels is not None else "--c-target"
             raise DiagnosticError("adir-opt", f"{flag} needs --plan-memory or --emit-c=DIR")
-        if args.memory_report:
-            if "plan-memory" not in wanted:
-                raise DiagnosticError("adir-opt", "--memory-report needs --plan-memory")
-            wanted["plan-memory"] = ("plan-memory{report=true}", wanted["plan-memory"][1])
+        plan_options = []
+        for flag, given, option in (
+            ("--memory-report", args.memory_report, "report=true"),
+            ("--memory-svg", args.memory_svg, f"svg={pipeline_string(args.memory_svg)}"),
+            ("--memory-json", args.memory_json, f"json={pipeline_string(args.memory_json)}"),
+        ):
+            if given:
+                if "plan-memory" not in wanted:
+                    raise DiagnosticError("adir-opt", f"{flag} needs --plan-memory")
+                plan_options.append(option)
+        if plan_options:
+            spec = f"plan-memory{{{' '.join(plan_options)}}}"
+            wanted["plan-memory"] = (spec, wanted["plan-memory"][1])
         if wanted or args.infer_shapes:
             wanted["infer-shapes"] = ("infer-shapes", "--infer-shapes")
         return [wanted[name][0] for name in SHORTCUT_ORDER if name in wanted]
@@ -518,6 +540,12 @@ def pipeline_float(value: float) -> str:
     if e and "." not in mantissa:
         text = f"{mantissa}.0e{exponent}"
     return text
+
+
+def pipeline_string(value: str | None) -> str:
+    """`value` as a string literal of xDSL's pipeline syntax, which reads it back unescaped."""
+    escapes = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    return '"' + "".join(escapes.get(c, c) for c in value or "") + '"'
 
 
 def _command_line_error(message: str) -> NoReturn:

@@ -3,6 +3,7 @@ line and a caret under the column, as C compilers do. Exit code 1 is the caller'
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
 import traceback
@@ -18,6 +19,7 @@ from xdsl.utils.exceptions import ArgSpecParseError, ParseError, VerifyException
 
 from adir.diagnostics import OpError, PassOptionError
 from adir.output_files import OutputError, flush_stdout
+from adir.passes import ADIR_PASSES
 
 
 class DiagnosticError(Exception):
@@ -207,11 +209,7 @@ def pipeline_error(
         column = spec.find(arg_spec.name, position) + 1
         position = max(column, position)
         if arg_spec.name not in passes:
-            return at_pipeline(
-                spec,
-                column,
-                f"unknown pass '{arg_spec.name}' (available: {', '.join(sorted(passes))})",
-            )
+            return at_pipeline(spec, column, unknown_pass(arg_spec.name, passes))
         options = [f.name for f in fields(passes[arg_spec.name]())]
         for key in arg_spec.normalize_parameter_names().parameters:
             if key not in options:
@@ -226,6 +224,20 @@ def pipeline_error(
         except ValueError as bad_value:
             return at_pipeline(spec, column, f"pass '{arg_spec.name}': {first_line(bad_value)}")
     return at_pipeline(spec, 1, f"bad pass pipeline: {first_line(error)}")
+
+
+def unknown_pass(name: str, passes: Mapping[str, Callable[[], type[ModulePass]]]) -> str:
+    """What to say about a pass `name` that is not among `passes`: the names it may be a typo
+    of, and adir's own passes by name; xDSL's (over a hundred) only counted, `--help` lists
+    them."""
+    close = difflib.get_close_matches(name, list(passes), n=3)
+    guess = f"did you mean {' or '.join(repr(n) for n in close)}? " if close else ""
+    adir = sorted(n for n in passes if n in ADIR_PASSES)
+    others = len(passes) - len(adir)
+    return (
+        f"unknown pass '{name}' ({guess}adir's: {', '.join(adir)}; and {others} more, xDSL's, "
+        "which --help lists)"
+    )
 
 
 def spec_syntax_error(error: ArgSpecParseError) -> tuple[int, str]:

@@ -32,7 +32,7 @@ from adir.context import adir_context, parse_module
 from adir.interpreter import Session
 from adir.interpreter.arrays import to_numpy_dtype
 from adir.output_files import write_directory
-from adir.passes import ADIR_PASSES, PLANNING_PIPELINE
+from adir.passes import PLANNING_PIPELINE
 
 WARNINGS = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
 SANITIZERS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g"]
@@ -49,9 +49,10 @@ def run_pipeline(module: ModuleOp, pipeline: str) -> ModuleOp:
     """Apply a `-p` pipeline (xDSL syntax) to a clone of `module`."""
     from xdsl.passes import PassPipeline
 
+    from adir.universe import available_passes
+
     result = module.clone()
-    available = {name: factory for name, factory in ADIR_PASSES.items()}
-    PassPipeline.parse_spec(available, pipeline).apply(adir_context(), result)
+    PassPipeline.parse_spec(available_passes(), pipeline).apply(adir_context(), result)
     return result
 
 

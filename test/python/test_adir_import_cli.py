@@ -124,6 +124,17 @@ def test_bad_input_is_a_located_error_exit_1(model_file, capsys, spec, flags, ex
     assert "Traceback" not in err
 
 
+def test_without_torch_says_to_install_the_extra_exit_1(model_file, capsys, monkeypatch) -> None:
+    """torch is not one of adir's dependencies (the `torch` extra brings it). `None` in
+    sys.modules makes `import torch` raise ModuleNotFoundError, as where it is not installed."""
+    monkeypatch.setitem(sys.modules, "torch", None)
+    assert main([f"{model_file}:make_model", "--input-shape", "1,784"]) == 1
+    assert capsys.readouterr().err == (
+        "adir-import: error: the PyTorch importer needs torch, which is not installed here: "
+        "pip install 'adir[torch]'\n"
+    )
+
+
 def test_missing_model_file_is_an_error(tmp_path, capsys) -> None:
     assert main([f"{tmp_path}/nope.py:make_model", "--input-shape", "1"]) == 1
     assert capsys.readouterr().err == (

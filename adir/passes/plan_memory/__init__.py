@@ -2,6 +2,7 @@
 
     adir-opt --autodiff --plan-memory model.mlir
     adir-opt -p 'plan-memory{algo=best alignment=16 report=true svg="plan.svg"}' buffers.mlir
+    adir-opt --optimizer=sgd --plan-memory --memory-json=plan.json model.mlir
 
 On a bufferized module (it runs after `bufferize`), for each function: the live interval of
 every `memref.alloc` on the function's op order (`liveness.py`), offsets by the chosen
@@ -18,7 +19,9 @@ that stay in RAM: all but the frozen ones, `adir/param_storage.py`). `report=tru
 table per function to stderr (buffers, sizes, intervals, offsets, arena vs lower bound vs
 naive), then the RAM the function needs (its arena, trainable parameters, optimizer state,
 other mutable state such as running statistics, frozen parameters drawn at init) and the flash
-(frozen parameters, the initial values `init` copies, constants); `svg=PATH` draws the plan.
+(frozen parameters, the initial values `init` copies, constants); `svg=PATH` draws the plan of
+every function in one SVG document (`picture.py`), `json=PATH` writes it for other tools
+(`plan_json.py`, which documents the format).
 `verify-memory-plan` checks a plan independently.
 
 An arena larger than `max_bytes` (by default 2^31 - 1, the most static data a C build holds:
@@ -42,8 +45,11 @@ from adir.limits import MAX_STATIC_BYTES, human_bytes
 from adir.output_files import OutputError, write_file
 from adir.param_storage import static_memory
 from adir.passes.plan_memory.liveness import LiveBuffer, live_buffers, lower_bound
+from adir.passes.plan_memory.picture import svg_picture
 from adir.passes.plan_memory.placement import ALGORITHMS, arena_size, naive
-from adir.passes.plan_memory.report import svg_report, text_report
+from adir.passes.plan_memory.plan import FunctionPlan
+from adir.passes.plan_memory.plan_json import plan_json
+from adir.passes.plan_memory.report import text_report
 
 OFFSET = "adir.offset"
 MAX_I64 = 2**63 - 1
@@ -59,6 +65,7 @@ class PlanMemoryPass(ModulePass):
     alignment: int = 16
     report: bool = False
     svg: str | None = None
+    json: str | None = None
     max_bytes: int = MAX_STATIC_BYTES
 
     def __post_init__(self) -> None:
@@ -86,8 +93,7 @@ class PlanMemoryPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         memory = static_memory(op)
-        largest = 0
-        pictures = []
+        plans: list[FunctionPlan] = []
         for function in [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]:
             buffers = live_buffers(function, self.alignment)
             biggest = max(buffers, key=lambda buffer: buffer.size, default=None)
@@ -109,15 +115,24 @@ class PlanMemoryPass(ModulePass):
                 ("adir.naive_arena_size", naive_arena),
             ):
                 function.attributes[key] = IntegerAttr(value, i64)
-            largest = max(largest, arena)
-            name = function.sym_name.data
+            ops = len(function.body.block.ops)
+            plan = FunctionPlan(function.sym_name.data, offsets, arena, bound, naive_arena, ops)
             if self.report:
-                sys.stderr.write(text_report(name, offsets, arena, bound, naive_arena, memory))
-            pictures.append(svg_report(name, offsets, arena))
+                sys.stderr.write(text_report(plan, memory))
+            plans.append(plan)
+        largest = max((plan.arena for plan in plans), default=0)
         op.attributes["adir.arena_size"] = IntegerAttr(largest, i64)
         op.attributes["adir.persistent_size"] = IntegerAttr(memory.ram_params, i64)
         if self.svg is not None:
-            try:
-                write_file(self.svg, "\n".join(pictures), "the memory plan")
-            except OutputError as error:
-                raise PassFailedException(f"plan-memory: {error}") from error
+            write_report(self.svg, svg_picture(plans, memory), "the memory plan's picture")
+        if self.json is not None:
+            write_report(
+                self.json, plan_json(plans, memory, self.alignment, self.algo), "the memory plan"
+            )
+
+
+def write_report(path: str, content: str, what: str) -> None:
+    try:
+        write_file(path, content, what)
+    except OutputError as error:
+        raise PassFailedException(f"plan-memory: {error}") from error

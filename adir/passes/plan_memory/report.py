@@ -1,5 +1,6 @@
-"""The memory report of a planned function: a text table, and an SVG picture of the plan
-(buffers as rectangles: time across, arena offset up)."""
+"""The memory report of a planned function as text (`--memory-report`): its buffers, its
+arena beside the lower bound and no reuse, then RAM and flash by what they hold. The plan is
+also drawn (`picture.py`) and written as JSON (`plan_json.py`)."""
 
 from __future__ import annotations
 
@@ -11,29 +12,18 @@ from adir.param_storage import (
     TRAINABLE,
     StaticMemory,
 )
-from adir.passes.plan_memory.liveness import LiveBuffer
+from adir.passes.plan_memory.plan import FunctionPlan, buffer_name
 
 FLOAT_BYTES = 4
 
 
-def _name(buffer: LiveBuffer) -> str:
-    hint = buffer.alloc.memref.name_hint
-    return f"%{hint}" if hint else f"<alloc at op {buffer.first}>"
-
-
-def text_report(
-    function: str,
-    offsets: dict[LiveBuffer, int],
-    arena: int,
-    bound: int,
-    naive: int,
-    memory: StaticMemory,
-) -> str:
-    rows = [f"memory plan of @{function}", ""]
+def text_report(plan: FunctionPlan, memory: StaticMemory) -> str:
+    offsets, arena, bound, naive = plan.offsets, plan.arena, plan.bound, plan.naive
+    rows = [f"memory plan of @{plan.function}", ""]
     rows.append(f"{'buffer':<24}{'bytes':>10}{'first':>7}{'last':>7}{'offset':>10}")
     for buffer, offset in sorted(offsets.items(), key=lambda item: (item[1], item[0].first)):
         rows.append(
-            f"{_name(buffer):<24}{buffer.size:>10}{buffer.first:>7}{buffer.last:>7}{offset:>10}"
+            f"{buffer_name(buffer):<24}{buffer.size:>10}{buffer.first:>7}{buffer.last:>7}{offset:>10}"
         )
     ratio = arena / bound if bound else 1.0
     ram = arena + memory.ram_params
@@ -57,27 +47,3 @@ def text_report(
         f"  constants              {memory.constants:>10}",
     ]
     return "\n".join(rows) + "\n"
-
-
-def svg_report(function: str, offsets: dict[LiveBuffer, int], arena: int) -> str:
-    """Time (op index) across, offset up; one rectangle per buffer with its name."""
-    width, height, margin = 900, 500, 40
-    steps = max((b.last for b in offsets), default=0) + 1
-    x = lambda t: margin + (width - 2 * margin) * t / max(steps, 1)  # noqa: E731
-    y = lambda o: height - margin - (height - 2 * margin) * o / max(arena, 1)  # noqa: E731
-    shapes = []
-    for index, (buffer, offset) in enumerate(offsets.items()):
-        hue = (index * 67) % 360
-        left, right = x(buffer.first), x(buffer.last + 1)
-        top, bottom = y(offset + buffer.size), y(offset)
-        shapes.append(
-            f'<rect x="{left:.1f}" y="{top:.1f}" width="{right - left:.1f}" '
-            f'height="{max(bottom - top, 1):.1f}" fill="hsl({hue},60%,70%)" stroke="black">'
-            f"<title>{_name(buffer)}: {buffer.size} bytes at {offset}, ops "
-            f"{buffer.first}-{buffer.last}</title></rect>"
-        )
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">'
-        f'<text x="{margin}" y="20">@{function}: arena {arena} bytes (time across, offset up)'
-        "</text>" + "".join(shapes) + "</svg>\n"
-    )

@@ -22,4 +22,4 @@
 
 // SVG: <svg xmlns="http://www.w3.org/2000/svg"
 // SVG: @train_step: arena 320 bytes
-// SVG: <rect {{.*}}<title>%h: 128 bytes at 0
+// SVG: <rect {{.*}}<title>%h: 128 bytes at offset 0, live at ops
