@@ -74,6 +74,8 @@ from adir.tools.pass_timing import StageTimer
 # brings `bufferize`; every shortcut brings `infer-shapes` first.
 SHORTCUT_ORDER = [
     "infer-shapes",
+    "apply-update-scheme",
+    "split-partial-updates",
     "derive-predict",
     "autodiff",
     "insert-optimizer",
@@ -135,6 +137,12 @@ class AdirOptMain(xDSLOptMain):
             help="derive @predict, the loss function's prediction in eval mode",
         )
         group.add_argument("--autodiff", action="store_true", help="derive the gradient function")
+        group.add_argument(
+            "--train",
+            metavar="SCHEME",
+            help="train only what the sparse update scheme selects (bias, last:K, "
+            "channels:F@layers, ...; docs/sparse_updates.md): apply-update-scheme",
+        )
         group.add_argument(
             "--optimizer",
             choices=["sgd", "adam", "adamw"],
@@ -262,6 +270,13 @@ class AdirOptMain(xDSLOptMain):
         ]:
             if flag is not None:
                 wanted[name] = (name, flag)
+        if args.train is not None:
+            if "autodiff" not in wanted:
+                raise DiagnosticError("adir-opt", "--train needs --autodiff or --optimizer")
+            spec = f'apply-update-scheme{{scheme="{args.train}"}}'
+            wanted["apply-update-scheme"] = (spec, "--train")
+        if "autodiff" in wanted:  # a partial update is two parameters by the time autodiff runs
+            wanted["split-partial-updates"] = ("split-partial-updates", wanted["autodiff"][1])
         if "recompute-activations" in wanted:
             wanted["recompute-activations"] = ("recompute-activations{report=true}", "--recompute")
         if "bufferize" in wanted:  # on by default before bufferization: they only save memory

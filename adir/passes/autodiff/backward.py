@@ -103,6 +103,13 @@ def differentiate(module: ModuleOp, loss: func.FuncOp, wrt_args: Sequence[int] =
         if not 0 <= index < len(loss.body.block.args):
             raise OpError(loss, f"autodiff: @{loss.sym_name.data} has no argument #{index}")
     params = [op for op in module.ops if isinstance(op, ParamOp) and is_trainable(op)]
+    for param in params:
+        if param.updated_channels() is not None:
+            raise OpError(
+                param,
+                f"autodiff: @{param.sym_name.data} trains part of its channels; run "
+                "split-partial-updates before autodiff (the --autodiff shortcut does)",
+            )
     grad_func = loss.clone()
     grad_func.sym_name = StringAttr(name)
     grad_func.attributes.pop(LOSS_MARKER, None)

@@ -1,0 +1,131 @@
+"""Sparse update schemes in the interpreter train exactly as PyTorch does with the same
+parameters frozen and the same channels masked (sparse_update_testing.py): 20 steps of SGD and
+of Adam, float64 on both sides, the loss of every step and every parameter after them to 1e-10
+relative for SGD (what float64 rounding leaves after 20 steps of different summation orders)
+and 1e-7 for Adam, whose step scalars (the bias corrections, lr_t) and eps are f32 by design
+(adir/dialects/tensor/optimizers.py: eps = 1e-8 in f32 is 6e-9 off); 1e-5 is the issue's
+bound. Frozen parameters and frozen channels end exactly where they started.
+
+Also: a scheme's parameters in RAM and flash (`static_memory`), and the pruning of the backward
+pass: a frozen prefix gets no input gradient and keeps no activation, so the last-layer step's
+arena is below the full step's, and the pruned step gives the same numbers as the full step's
+gradient of the same parameters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from c_testing import run_pipeline
+from sparse_update_testing import (
+    ALL,
+    OPTIMIZERS,
+    SCHEMES,
+    batches,
+    imported,
+    torch_training,
+    whole_params,
+)
+from xdsl.dialects.builtin import IntegerAttr, i1
+
+from adir.dialects.tensor.params import ParamOp
+from adir.interpreter import Session
+from adir.param_storage import FROZEN, TRAINABLE, static_memory
+from adir.passes import PLANNING_PIPELINE
+
+RTOL = {"sgd": 1e-10, "adam": 1e-7}
+
+
+def training_pipeline(optimizer: str) -> str:
+    kind, lr = OPTIMIZERS[optimizer]
+    return f"infer-shapes,split-partial-updates,autodiff,insert-optimizer{{kind={kind} lr={lr}}}"
+
+
+def interpreter_training(module, optimizer: str) -> tuple[list[float], dict[str, np.ndarray]]:
+    trained = run_pipeline(module, training_pipeline(optimizer))
+    session = Session(trained, np.float64)
+    losses = [float(session.call("train_step", x, label)[0]) for x, label in batches()]
+    return losses, whole_params(trained, session.params)
+
+
+@pytest.mark.parametrize("optimizer", sorted(OPTIMIZERS))
+@pytest.mark.parametrize("scheme", sorted(SCHEMES))
+def test_scheme_trains_like_pytorch_with_the_same_parameters_frozen(
+    scheme: str, optimizer: str
+) -> None:
+    model, module = imported(SCHEMES[scheme])
+    initial = {name: p.detach().double().numpy().copy() for name, p in model.named_parameters()}
+    torch_losses, torch_params = torch_training(model, SCHEMES[scheme], optimizer, np_float64())
+    losses, params = interpreter_training(module, optimizer)
+    rtol = RTOL[optimizer]
+    np.testing.assert_allclose(losses, torch_losses, rtol=rtol)
+    for name in ALL:
+        np.testing.assert_allclose(
+            params[name],
+            torch_params[name],
+            rtol=rtol,
+            atol=rtol * np.abs(torch_params[name]).max(),  # an element Adam carried near 0
+            err_msg=name,
+        )
+    for name in SCHEMES[scheme].frozen:
+        np.testing.assert_array_equal(params[name], initial[name], err_msg=name)
+    for name, channels in SCHEMES[scheme].masked.items():
+        np.testing.assert_array_equal(params[name][channels:], initial[name][channels:])
+        assert not np.array_equal(params[name][:channels], initial[name][:channels])
+
+
+def np_float64():
+    import torch
+
+    return torch.float64
+
+
+def test_a_split_weight_keeps_its_trained_channels_in_ram_and_the_rest_in_flash() -> None:
+    # channels:0.25@last:2+bias: conv2's weight [8, 8, 3, 3] trains 2 channels (2 * 72 floats
+    # in RAM, 6 * 72 in flash), fc's [10, 128] 3 rows (3 * 128 in RAM, 7 * 128 in flash).
+    _, module = imported(SCHEMES["channels"])
+    planned = run_pipeline(module, f"{training_pipeline('sgd')},{PLANNING_PIPELINE}")
+    kinds = static_memory(planned).kinds
+    sizes = {op.sym_name.data: op.type.get_shape() for op in planned.ops if isinstance(op, ParamOp)}
+    assert sizes["conv2_weight"] == (2, 8, 3, 3) and sizes["conv2_weight_frozen"] == (6, 8, 3, 3)
+    assert sizes["fc_weight"] == (3, 128) and sizes["fc_weight_frozen"] == (7, 128)
+    assert kinds["conv2_weight"] == TRAINABLE and kinds["fc_weight"] == TRAINABLE
+    assert kinds["conv2_weight_frozen"] == FROZEN and kinds["fc_weight_frozen"] == FROZEN
+    assert kinds["conv1_weight"] == FROZEN
+    for bias in ("conv1_bias", "conv2_bias", "fc_bias"):
+        assert kinds[bias] == TRAINABLE
+
+
+def _gradient_function(module, frozen: set[str]):
+    for op in module.ops:
+        if isinstance(op, ParamOp) and op.sym_name.data in frozen:
+            op.attributes["trainable"] = IntegerAttr(0, i1)
+    return run_pipeline(module, "infer-shapes,autodiff")
+
+
+def test_the_pruned_backward_pass_gives_the_full_passes_gradients_of_the_kept_parameters() -> None:
+    # Freezing conv1 and conv2 prunes their input and weight gradients and every activation
+    # only those read; what remains must compute fc's gradients bit for bit as the full
+    # backward pass does (the same ops on the same values, in the same order).
+    _, full_module = imported(SCHEMES["bias"])
+    _, pruned_module = imported(SCHEMES["bias"])
+    for module in (full_module, pruned_module):
+        for op in module.ops:
+            if isinstance(op, ParamOp):
+                op.attributes.pop("trainable", None)
+    full = _gradient_function(full_module, set())
+    pruned = _gradient_function(pruned_module, {"conv1_weight", "conv1_bias", "conv2_weight",
+                                                "conv2_bias"})
+    x, label = batches()[0]
+    full_out = Session(full, np.float32).call("loss_grad", x, label)
+    pruned_out = Session(pruned, np.float32).call("loss_grad", x, label)
+    # full: loss, conv1 w, b, conv2 w, b, fc w, b; pruned: loss, fc w, b
+    assert len(pruned_out) == 3
+    for got, want in zip(pruned_out, [full_out[0], *full_out[5:]], strict=True):
+        np.testing.assert_array_equal(got, want)
+    full_ops = [op.name for op in full.walk()]
+    pruned_ops = [op.name for op in pruned.walk()]
+    assert full_ops.count("adir.conv2d_grad_input") == 1  # conv2's; conv1's input is data
+    assert pruned_ops.count("adir.conv2d_grad_input") == 0
+    assert pruned_ops.count("adir.conv2d_grad_weight") == 0
+    assert pruned_ops.count("adir.relu_grad") == 0
