@@ -1,0 +1,36 @@
+// A conv weight training its first quarter of output channels, and a linear weight its first 2
+// rows: each becomes its trained block (the symbol, in RAM) and a frozen rest, joined by a
+// concat where the weight is read. ceil(0.25 * 4) = 1 channel of @w.
+// RUN: adir-opt %s -p split-partial-updates | filecheck %s
+// RUN: adir-opt %s --optimizer=sgd --lr=0.5 | filecheck %s --check-prefix=STEP
+
+adir.param @w : tensor<4x1x1x1xf32> = dense<[[[[1.0]]], [[[2.0]]], [[[3.0]]], [[[4.0]]]]> : tensor<4x1x1x1xf32> {update_fraction = 0.25 : f32}
+adir.param @fc : tensor<3x4xf32> = dense<0.5> : tensor<3x4xf32> {update_channels = 2 : i64}
+
+func.func @loss(%x: tensor<1x1x2x2xf32>) -> tensor<f32> attributes {adir.loss} {
+  %w = adir.load @w : tensor<4x1x1x1xf32>
+  %y = adir.conv2d %x, %w : tensor<1x1x2x2xf32>, tensor<4x1x1x1xf32> -> tensor<1x4x2x2xf32>
+  %f = adir.reshape %y {shape = array<i64: 4, 4>} : tensor<1x4x2x2xf32> -> tensor<4x4xf32>
+  %fc = adir.load @fc : tensor<3x4xf32>
+  %z = adir.matmul %f, %fc {transpose_b} : tensor<4x4xf32>, tensor<3x4xf32> -> tensor<4x3xf32>
+  %l = adir.sum %z : tensor<4x3xf32> -> tensor<f32>
+  func.return %l : tensor<f32>
+}
+
+// CHECK:      adir.param @w : tensor<1x1x1x1xf32> = dense<1.000000e+00> : tensor<1x1x1x1xf32>
+// CHECK-NEXT: adir.param @w_frozen : tensor<3x1x1x1xf32> = dense<{{\[}}{{\[}}{{\[}}[2.000000e+00]]], {{\[}}{{\[}}[3.000000e+00]]], {{\[}}{{\[}}[4.000000e+00]]]]> : tensor<3x1x1x1xf32> {trainable = false, adir.frozen_part_of = @w}
+// CHECK-NEXT: adir.param @fc : tensor<2x4xf32> = dense<5.000000e-01> : tensor<2x4xf32>
+// CHECK-NEXT: adir.param @fc_frozen : tensor<1x4xf32> = dense<5.000000e-01> : tensor<1x4xf32> {trainable = false, adir.frozen_part_of = @fc}
+// CHECK:      %w = adir.load @w : tensor<1x1x1x1xf32>
+// CHECK-NEXT: %w_frozen = adir.load @w_frozen : tensor<3x1x1x1xf32>
+// CHECK-NEXT: %[[W:.*]] = adir.concat %w, %w_frozen : tensor<1x1x1x1xf32>, tensor<3x1x1x1xf32> -> tensor<4x1x1x1xf32>
+// CHECK-NEXT: adir.conv2d %x, %[[W]]
+// CHECK:      %[[FC:.*]] = adir.concat %fc, %fc_frozen : tensor<2x4xf32>, tensor<1x4xf32> -> tensor<3x4xf32>
+// CHECK-NEXT: adir.matmul %{{.*}}, %[[FC]] {transpose_b}
+
+// The step updates and stores the trained blocks only; the frozen ones are never written.
+// STEP:     func.func @train_step
+// STEP-NOT: adir.store {{.*}}@w_frozen
+// STEP-NOT: adir.store {{.*}}@fc_frozen
+// STEP-DAG: adir.store %{{.*}}, @w : tensor<1x1x1x1xf32>
+// STEP-DAG: adir.store %{{.*}}, @fc : tensor<2x4xf32>
