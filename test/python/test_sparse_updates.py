@@ -29,6 +29,7 @@ from sparse_update_testing import (
 from xdsl.dialects.builtin import IntegerAttr, i1
 
 from adir.dialects.tensor.params import ParamOp
+from adir.frontends.builder import BuildError, ModelBuilder
 from adir.interpreter import Session
 from adir.param_storage import FROZEN, TRAINABLE, static_memory
 from adir.passes import PLANNING_PIPELINE
@@ -129,3 +130,39 @@ def test_the_pruned_backward_pass_gives_the_full_passes_gradients_of_the_kept_pa
     assert pruned_ops.count("adir.conv2d_grad_input") == 0
     assert pruned_ops.count("adir.conv2d_grad_weight") == 0
     assert pruned_ops.count("adir.relu_grad") == 0
+
+
+def test_the_builder_trains_what_its_scheme_selects() -> None:
+    # Two linear layers declared with `layer=`; "bias+channels:1@last:1" freezes l1's weight,
+    # trains both biases and the first of l2's 3 output rows: after one SGD step with
+    # lr 0.0625 on 1-D data, l2's row 0 moves, rows 1-2 and l1's weight do not.
+    b = ModelBuilder()
+    rng = np.random.default_rng(0)
+    w1 = b.param("l1_w", (4, 2), init=rng.standard_normal((4, 2)), layer="l1")
+    b1 = b.param("l1_b", (4,), init=0.0, layer="l1", bias=True)
+    w2 = b.param("l2_w", (3, 4), init=rng.standard_normal((3, 4)), layer="l2")
+    b2 = b.param("l2_b", (3,), init=0.0, layer="l2", bias=True)
+    with b.function("loss", [("x", (1, 2)), ("label", (1,), "i32")], loss=True) as (x, label):
+        h = b.relu(b.linear(x, w1, b1))
+        b.ret(b.cross_entropy(b.linear(h, w2, b2), label))
+    b.train("bias+channels:1@last:1")
+    module = b.build()
+    marks = {op.sym_name.data: dict(op.attributes) for op in module.ops if isinstance(op, ParamOp)}
+    assert "trainable" in marks["l1_w"] and "trainable" not in marks["l1_b"]
+    assert marks["l2_w"]["update_channels"].value.data == 1
+    trained = run_pipeline(module, training_pipeline("sgd"))
+    session = Session(trained, np.float64)
+    before = {k: v.copy() for k, v in session.params.items()}
+    session.call("train_step", np.array([[1.0, -2.0]]), np.array([2], dtype=np.int32))
+    after = session.params
+    assert set(after) == {"l1_w", "l1_b", "l2_w", "l2_w_frozen", "l2_b"}
+    np.testing.assert_array_equal(after["l1_w"], before["l1_w"])
+    np.testing.assert_array_equal(after["l2_w_frozen"], before["l2_w_frozen"])
+    assert after["l2_w"].shape == (1, 4) and not np.array_equal(after["l2_w"], before["l2_w"])
+
+
+def test_a_bad_scheme_is_a_located_build_error() -> None:
+    b = ModelBuilder()
+    b.param("w", (2, 2), init=0.0, layer="only")
+    with pytest.raises(BuildError, match=r"scheme 'last:2': last:2, but the module has 1 layers"):
+        b.train("last:2")

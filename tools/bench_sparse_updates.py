@@ -1,0 +1,83 @@
+"""The memory of fine-tuning ResNet-8 and DS-CNN (MLPerf Tiny) on a device under sparse update
+schemes: for each model at batch 1, with SGD and with Adam, and each scheme, the SRAM the
+training step needs (the planned arena, plus the parameters and state in RAM: the trainable
+parameters, the optimizer state and the batch norms' running statistics) and the flash (frozen
+parameters, the initial values `init` copies, constants), as `adir-opt --memory-report` splits
+them (`adir/param_storage.py`), and the arena's lower bound.
+
+    .venv/bin/python tools/bench_sparse_updates.py            # the table of docs/sparse_updates.md
+
+Each model is imported from examples/torch/ with its scheme (`import_module(train=...)`), then
+run through the pipeline of `adir-opt --optimizer=... --plan-memory`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import PassPipeline
+
+from adir.context import adir_context
+from adir.frontends.torch_import import import_module
+from adir.param_storage import static_memory
+from adir.passes import ADIR_PASSES, PLANNING_PIPELINE
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ("resnet8", "ds_cnn")
+SCHEMES = {
+    "full": "all",
+    "last layer": "last:1",
+    "bias + last layer": "bias+last:1",
+    "bias + 1/4 channels of last 2 + last": "bias+channels:0.25@last:3+last:1",
+}
+OPTIMIZERS = {"sgd": "insert-optimizer{kind=sgd lr=0.01}", "adam": "insert-optimizer{kind=adam lr=0.001}"}
+
+
+def load_example(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / "torch" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(module: ModuleOp, pipeline: str) -> ModuleOp:
+    PassPipeline.parse_spec(dict(ADIR_PASSES), pipeline).apply(adir_context(), module)
+    return module
+
+
+def measure(model: str, scheme: str, optimizer: str) -> tuple[int, int, int]:
+    """(SRAM, flash, arena lower bound) in bytes."""
+    example = load_example(model)
+    *inputs, label = example.example_input(1)
+    module = import_module(example.model(), tuple(inputs), loss=example.LOSS, train=scheme)
+    planned = run(
+        module,
+        f"infer-shapes,split-partial-updates,autodiff,{OPTIMIZERS[optimizer]},{PLANNING_PIPELINE}",
+    )
+    memory = static_memory(planned)
+    arena = planned.attributes["adir.arena_size"].value.data  # type: ignore[union-attr]
+    train = next(
+        op for op in planned.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "train_step"
+    )
+    bound = train.attributes["adir.arena_lower_bound"].value.data  # type: ignore[union-attr]
+    return arena + memory.ram_params, memory.flash, bound
+
+
+def main() -> None:
+    print("| model | optimizer | scheme | SRAM bytes | flash bytes | arena lower bound |")
+    print("|---|---|---|---:|---:|---:|")
+    for model in MODELS:
+        for optimizer in OPTIMIZERS:
+            for label, scheme in SCHEMES.items():
+                sram, flash, bound = measure(model, scheme, optimizer)
+                print(f"| {model} | {optimizer} | {label} (`{scheme}`) | {sram:,} | {flash:,} | {bound:,} |")
+                sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
