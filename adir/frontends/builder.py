@@ -77,9 +77,9 @@ from adir.frontends.initializers import (
     xavier_uniform,
     zeros,
 )
-from adir.update_scheme import SchemeError, apply_scheme, mark_layer
 from adir.frontends.sites import BuildError, SourceSite, caller_site
 from adir.name_hints import name_hint_of
+from adir.update_scheme import SchemeError, apply_scheme, mark_layer
 
 """The attribute that marks a loss function for `autodiff` (as `attributes {adir.loss}`)."""
 

@@ -58,7 +58,6 @@ from adir.frontends.aten import ATEN_OPS, Lowering, Unsupported, arguments, stat
 from adir.frontends.aten.normalization import is_training_dropout
 from adir.frontends.builder import ModelBuilder, Param
 from adir.frontends.sites import BuildError, SourceSite
-from adir.update_scheme import SchemeError, apply_scheme, mark_layer
 from adir.frontends.torch_errors import (
     TorchImportError,
     UnsupportedOp,
@@ -69,6 +68,7 @@ from adir.frontends.torch_errors import (
     traceback_frames,
     user_site,
 )
+from adir.update_scheme import SchemeError, apply_scheme, mark_layer
 
 LOSSES: dict[str, tuple[Callable[..., torch.Tensor], bool]] = {
     "cross_entropy": (F.cross_entropy, True),

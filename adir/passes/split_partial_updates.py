@@ -61,7 +61,10 @@ def _block_values(op: ParamOp, trained: int) -> tuple[Attribute, Attribute]:
     frozen rest."""
     shape = op.type.get_shape()
     init = op.initial_value
-    types = [TensorType(op.type.element_type, [rows, *shape[1:]]) for rows in (trained, shape[0] - trained)]
+    types = [
+        TensorType(op.type.element_type, [rows, *shape[1:]])
+        for rows in (trained, shape[0] - trained)
+    ]
     if isinstance(init, InitializerAttr):
         if init.draw(tuple(shape)).random:
             raise OpError(
@@ -75,7 +78,9 @@ def _block_values(op: ParamOp, trained: int) -> tuple[Attribute, Attribute]:
     data = init.data.data
     if len(data) == op.type.element_type.compile_time_size and shape[0] > 1:
         # A splat kept as one element's bytes (dense<0.5>): the same value in each block.
-        return DenseIntOrFPElementsAttr(types[0], init.data), DenseIntOrFPElementsAttr(types[1], init.data)
+        return DenseIntOrFPElementsAttr(types[0], init.data), DenseIntOrFPElementsAttr(
+            types[1], init.data
+        )
     cut = len(data) * trained // shape[0]
     return (
         DenseIntOrFPElementsAttr(types[0], BytesAttr(data[:cut])),
@@ -117,9 +122,7 @@ def split_param(module: ModuleOp, param: ParamOp, loads: list[LoadOp]) -> None:
         TensorType(param.type.element_type, [shape[0] - trained, *shape[1:]]),
         frozen_value,
     )
-    frozen.attributes.update(
-        {k: v for k, v in param.attributes.items() if k not in ("trainable",)}
-    )
+    frozen.attributes.update({k: v for k, v in param.attributes.items() if k not in ("trainable",)})
     frozen.attributes["trainable"] = IntegerAttr(0, i1)
     frozen.attributes[FROZEN_PART_OF] = SymbolRefAttr(name)
     frozen.location = param.location
@@ -146,7 +149,9 @@ def split_param(module: ModuleOp, param: ParamOp, loads: list[LoadOp]) -> None:
 
 
 def _free_name(module: ModuleOp, wanted: str) -> str:
-    taken = {str(name.data) for op in module.ops if (name := op.properties.get("sym_name")) is not None}
+    taken = {
+        str(name.data) for op in module.ops if (name := op.properties.get("sym_name")) is not None
+    }
     name, index = wanted, 1
     while name in taken:
         name, index = f"{wanted}_{index}", index + 1

@@ -31,7 +31,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def planned(model: str, scheme: str):
-    spec = importlib.util.spec_from_file_location(model, ROOT / "examples" / "torch" / f"{model}.py")
+    spec = importlib.util.spec_from_file_location(
+        model, ROOT / "examples" / "torch" / f"{model}.py"
+    )
     assert spec is not None and spec.loader is not None
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
@@ -64,7 +66,9 @@ def test_last_layer_training_needs_no_more_arena_than_the_forward_pass(model: st
 @pytest.mark.slow
 def test_no_input_gradient_below_the_earliest_trained_layer() -> None:
     module = planned("resnet8", "last:2")
-    step = next(f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "train_step")
+    step = next(
+        f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "train_step"
+    )
     kernels = [op.name for op in step.walk()]
     assert sum("conv2d_grad_weight" in name for name in kernels) == 1
     assert not any("conv2d_grad_input" in name for name in kernels)

@@ -21,6 +21,7 @@ from sparse_update_testing import (
     ALL,
     OPTIMIZERS,
     SCHEMES,
+    Scheme,
     batches,
     imported,
     torch_training,
@@ -115,8 +116,9 @@ def test_the_pruned_backward_pass_gives_the_full_passes_gradients_of_the_kept_pa
             if isinstance(op, ParamOp):
                 op.attributes.pop("trainable", None)
     full = _gradient_function(full_module, set())
-    pruned = _gradient_function(pruned_module, {"conv1_weight", "conv1_bias", "conv2_weight",
-                                                "conv2_bias"})
+    pruned = _gradient_function(
+        pruned_module, {"conv1_weight", "conv1_bias", "conv2_weight", "conv2_bias"}
+    )
     x, label = batches()[0]
     full_out = Session(full, np.float32).call("loss_grad", x, label)
     pruned_out = Session(pruned, np.float32).call("loss_grad", x, label)
@@ -166,3 +168,24 @@ def test_a_bad_scheme_is_a_located_build_error() -> None:
     b.param("w", (2, 2), init=0.0, layer="only")
     with pytest.raises(BuildError, match=r"scheme 'last:2': last:2, but the module has 1 layers"):
         b.train("last:2")
+
+
+def test_a_trained_blocks_gradient_is_the_rows_of_the_whole_weights_gradient() -> None:
+    # channels:0.25@last:2+bias computes conv2's weight gradient from the adjoint's first 2
+    # channels and fc's from the first 3 logits (concat's rule, RowsFromOperand) instead of
+    # slicing the whole gradients: the same sums, so the same bits as rows of the full step's.
+    full = run_pipeline(imported(Scheme("all", ()))[1], "infer-shapes,autodiff")
+    pruned = run_pipeline(
+        imported(SCHEMES["channels"])[1], "infer-shapes,split-partial-updates,autodiff"
+    )
+    ops = [op.name for op in pruned.walk()]
+    assert ops.count("adir.conv2d_grad_weight") == 1 and ops.count("adir.slice") == 2
+    x, label = batches()[0]
+    whole_out = Session(full, np.float32).call("loss_grad", x, label)
+    whole = dict(zip(["loss", *ALL], whole_out, strict=True))
+    names = ["loss", "conv1.bias", "conv2.weight", "conv2.bias", "fc.weight", "fc.bias"]
+    part = dict(zip(names, Session(pruned, np.float32).call("loss_grad", x, label), strict=True))
+    np.testing.assert_array_equal(part["conv2.weight"], whole["conv2.weight"][:2])
+    np.testing.assert_array_equal(part["fc.weight"], whole["fc.weight"][:3])
+    for name in ("loss", "conv1.bias", "conv2.bias", "fc.bias"):
+        np.testing.assert_array_equal(part[name], whole[name], err_msg=name)

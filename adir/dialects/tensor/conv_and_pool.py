@@ -86,7 +86,12 @@ from adir.dialects.tensor.shapes import (
     require_rank,
     tensor_type,
 )
-from adir.dialects.tensor.traits import LayerWeight, NotDifferentiable, Recomputable
+from adir.dialects.tensor.traits import (
+    LayerWeight,
+    NotDifferentiable,
+    Recomputable,
+    RowsFromOperand,
+)
 
 AXES = ("height", "width")
 SIDES = ("top", "bottom", "left", "right")
@@ -453,7 +458,9 @@ class Conv2dGradWeightOp(ConvWindowOp):
     """
 
     name = "adir.conv2d_grad_weight"
-    traits = traits_def(NotDifferentiable("a gradient op: autodiff emits it"))
+    traits = traits_def(
+        NotDifferentiable("a gradient op: autodiff emits it"), RowsFromOperand("grad", axis=1)
+    )
     input = operand_def(FloatTensor)
     grad = operand_def(FloatTensor)
     result = result_def(FloatTensor)
@@ -629,7 +636,9 @@ class Conv1dGradWeightOp(Conv1dWindowOp):
     `sum(grad, [0, 2])`."""
 
     name = "adir.conv1d_grad_weight"
-    traits = traits_def(NotDifferentiable("a gradient op: autodiff emits it"))
+    traits = traits_def(
+        NotDifferentiable("a gradient op: autodiff emits it"), RowsFromOperand("grad", axis=1)
+    )
     input = operand_def(FloatTensor)
     grad = operand_def(FloatTensor)
     result = result_def(FloatTensor)

@@ -74,6 +74,7 @@ from adir.dialects.tensor.traits import (
     NotDifferentiable,
     Recomputable,
     ResultsOutsideArena,
+    RowsFromOperand,
 )
 
 
@@ -106,7 +107,11 @@ class MatmulOp(TensorOp):
     result = result_def(FloatTensor)
     transpose_a = opt_prop_def(UnitAttr)
     transpose_b = opt_prop_def(UnitAttr)
-    traits = traits_def(Pure(), LayerWeight("rhs", when="transpose_b", rank=2))
+    traits = traits_def(
+        Pure(),
+        LayerWeight("rhs", when="transpose_b", rank=2),
+        RowsFromOperand("lhs", axis=0, flag="transpose_a", flagged_axis=1, rank=2),
+    )
 
     def __init__(
         self,

@@ -21,6 +21,8 @@ base (`UnaryElementwiseOp` is `ElementwiseMappable` and `Recomputable`).
     ReadsClassLabels        adir-run                      an operand holds class indices
     LayerWeight             split-partial-updates         an operand is a layer's weight,
                                                           output channels first
+    RowsFromOperand         autodiff (concat's rule)      a block of result rows is the op
+                                                          on a block of one operand
     NoKernel                kernel.py (KERNELS), tests    no kernel op, no C kernel, and why
     NotDifferentiable       the completeness test         no VJP rule, and why
 
@@ -136,9 +138,38 @@ class LayerWeight(OpTrait):
         """Whether operand `index` of `op` is such a weight."""
         if index != _operand_index(op, self.operand):
             return False
-        if self.rank is not None and getattr(op.operands[index].type, "get_num_dims")() != self.rank:
+        if self.rank is not None and op.operands[index].type.get_num_dims() != self.rank:
             return False
         return self.when is None or op.properties.get(self.when) is not None
+
+
+@dataclass(frozen=True)
+class RowsFromOperand(OpTrait):
+    """Rows [a, b) of the result (its axis 0) are the same op applied to [a, b) of operand
+    `operand` along its axis `axis` (`flagged_axis` when the unit property `flag` is set), the
+    other operands whole: a weight gradient's output channels come from the same channels of
+    the output's adjoint (conv2d_grad_weight's `grad` axis 1; a linear's `dy^T x`, the lhs
+    read transposed). With a `groups` property only when it is 1 (a grouped conv's rows also
+    read their group's input channels); `rank` restricts the result's rank (a batched
+    matmul's axis 0 is its batch). Autodiff computes only the rows a gradient keeps: the
+    trained block of a partly trained weight (`split-partial-updates`)."""
+
+    operand: str
+    axis: int
+    flag: str | None = None
+    flagged_axis: int | None = None
+    rank: int | None = None
+
+    def source(self, op: Operation) -> tuple[int, int] | None:
+        """(operand index, its axis) that the result's rows come from, or None here."""
+        groups = op.properties.get("groups")
+        if groups is not None and groups.value.data != 1:
+            return None
+        if self.rank is not None and op.results[0].type.get_num_dims() != self.rank:
+            return None
+        flagged = self.flag is not None and op.properties.get(self.flag) is not None
+        axis = self.flagged_axis if flagged and self.flagged_axis is not None else self.axis
+        return _operand_index(op, self.operand), axis
 
 
 # --- inference ----------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 // concat where the weight is read. ceil(0.25 * 4) = 1 channel of @w.
 // RUN: adir-opt %s -p split-partial-updates | filecheck %s
 // RUN: adir-opt %s --optimizer=sgd --lr=0.5 | filecheck %s --check-prefix=STEP
+// RUN: adir-opt %s --autodiff | filecheck %s --check-prefix=GRAD
 
 adir.param @w : tensor<4x1x1x1xf32> = dense<[[[[1.0]]], [[[2.0]]], [[[3.0]]], [[[4.0]]]]> : tensor<4x1x1x1xf32> {update_fraction = 0.25 : f32}
 adir.param @fc : tensor<3x4xf32> = dense<0.5> : tensor<3x4xf32> {update_channels = 2 : i64}
@@ -34,3 +35,12 @@ func.func @loss(%x: tensor<1x1x2x2xf32>) -> tensor<f32> attributes {adir.loss} {
 // STEP-NOT: adir.store {{.*}}@fc_frozen
 // STEP-DAG: adir.store %{{.*}}, @w : tensor<1x1x1x1xf32>
 // STEP-DAG: adir.store %{{.*}}, @fc : tensor<2x4xf32>
+
+// The gradient of a trained block is computed from the output channels it owns: the adjoint's
+// first channels (a slice of it), never the whole weight's gradient.
+// GRAD:      func.func @loss_grad
+// GRAD-NOT:  conv2d_grad_weight {{.*}} -> tensor<4x1x1x1xf32>
+// GRAD:      %[[DZ:.*]] = adir.slice %z_grad {start = array<i64: 0, 0>, stop = array<i64: 4, 2>} : tensor<4x3xf32> -> tensor<4x2xf32>
+// GRAD-NEXT: %fc_grad = adir.matmul %[[DZ]], %f {transpose_a} : tensor<4x2xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+// GRAD:      %[[DY:.*]] = adir.slice %y_grad {start = array<i64: 0, 0, 0, 0>, stop = array<i64: 1, 1, 2, 2>} : tensor<1x4x2x2xf32> -> tensor<1x1x2x2xf32>
+// GRAD-NEXT: %w_grad = adir.conv2d_grad_weight %x, %[[DY]] {kernel_size = array<i64: 1, 1>} : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32> -> tensor<1x1x1x1xf32>
