@@ -72,7 +72,7 @@ def measure(model: str, scheme: str, optimizer: str) -> tuple[int, int, int, int
     module = import_module(example.model(), tuple(inputs), loss=example.LOSS, train=scheme)
     planned = run(
         module,
-        f"infer-shapes,split-partial-updates,autodiff,{OPTIMIZERS[optimizer]},{PLANNING_PIPELINE}",
+        f"infer-shapes,autodiff,{OPTIMIZERS[optimizer]},{PLANNING_PIPELINE}",
     )
     memory = static_memory(planned)
     arena = planned.attributes["adir.arena_size"].value.data  # type: ignore[union-attr]

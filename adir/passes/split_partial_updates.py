@@ -12,7 +12,7 @@ becomes
         {trainable = false, adir.frozen_part_of = @w}
     %w_0 = adir.load @w : tensor<16x32x3x3xf32>
     %w_1 = adir.load @w_frozen : tensor<48x32x3x3xf32>
-    %w = adir.concat %w_0, %w_1 {axis = 0} : ... -> tensor<64x32x3x3xf32>
+    %w = adir.concat %w_0, %w_1 {adir.rematerialize} : ... -> tensor<64x32x3x3xf32>
     %y = adir.conv2d %x, %w ...
 
 This is TTE's sub-layer update (Lin et al., NeurIPS 2022) said with ops every pass already
@@ -20,7 +20,9 @@ knows: `autodiff` gives @w the gradient of its block (concat's adjoint is a slic
 weight's), the optimizer updates and stores @w alone, and @w_frozen is never written, so the
 C holds it as `static const` data (flash) while @w is in RAM (`adir/param_storage.py`). The
 trained block keeps the symbol, so the gradient is still `@w_grad` and the optimizer state
-`@w_m`...; the frozen block names its owner with `adir.frozen_part_of`.
+`@w_m`...; the frozen block names its owner with `adir.frozen_part_of`. The concat is marked
+`adir.rematerialize`: `autodiff` joins the blocks again where the backward pass reads the
+weight (a conv's input gradient) instead of keeping a weight-sized buffer alive across the step.
 
 The weight must be read only as the weight of a conv or linear op (an operand the op declares
 `LayerWeight`: axis 0 indexes its output channels), and its initial values must be known at
@@ -41,6 +43,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     SymbolRefAttr,
     TensorType,
+    UnitAttr,
     i1,
 )
 from xdsl.ir import Attribute, Operation
@@ -54,6 +57,7 @@ from adir.dialects.tensor.traits import LayerWeight
 
 PARTIAL_UPDATE_ATTRS = ("update_fraction", "update_channels")
 FROZEN_PART_OF = "adir.frozen_part_of"
+REMATERIALIZE = "adir.rematerialize"  # autodiff computes the op again where backward reads it
 
 
 def _block_values(op: ParamOp, trained: int) -> tuple[Attribute, Attribute]:
@@ -136,6 +140,7 @@ def split_param(module: ModuleOp, param: ParamOp, loads: list[LoadOp]) -> None:
     for load in loads:
         first, rest = LoadOp(trained_param), LoadOp(frozen)
         joined = ConcatOp([first.result, rest.result], axis=0)
+        joined.attributes[REMATERIALIZE] = UnitAttr()
         for new in (first, rest, joined):
             new.location = load.location
         if load.result.name_hint:
@@ -178,10 +183,15 @@ class SplitPartialUpdatesPass(ModulePass):
     name = "split-partial-updates"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        partial = [p for p in op.ops if has_partial_update(p)]
-        if not partial:
-            return
-        loads = _loads_by_param(op)
-        for param in partial:
-            assert isinstance(param, ParamOp)
-            split_param(op, param, loads.get(param.sym_name.data, []))
+        split_partial_updates(op)
+
+
+def split_partial_updates(module: ModuleOp) -> None:
+    """What the pass does, as a function `autodiff` calls first."""
+    partial = [p for p in module.ops if has_partial_update(p)]
+    if not partial:
+        return
+    loads = _loads_by_param(module)
+    for param in partial:
+        assert isinstance(param, ParamOp)
+        split_param(module, param, loads.get(param.sym_name.data, []))

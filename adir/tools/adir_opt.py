@@ -75,7 +75,6 @@ from adir.tools.pass_timing import StageTimer
 SHORTCUT_ORDER = [
     "infer-shapes",
     "apply-update-scheme",
-    "split-partial-updates",
     "derive-predict",
     "autodiff",
     "insert-optimizer",
@@ -275,8 +274,6 @@ class AdirOptMain(xDSLOptMain):
                 raise DiagnosticError("adir-opt", "--train needs --autodiff or --optimizer")
             spec = f'apply-update-scheme{{scheme="{args.train}"}}'
             wanted["apply-update-scheme"] = (spec, "--train")
-        if "autodiff" in wanted:  # a partial update is two parameters by the time autodiff runs
-            wanted["split-partial-updates"] = ("split-partial-updates", wanted["autodiff"][1])
         if "recompute-activations" in wanted:
             wanted["recompute-activations"] = ("recompute-activations{report=true}", "--recompute")
         if "bufferize" in wanted:  # on by default before bufferization: they only save memory

@@ -47,8 +47,7 @@ def test_scheme_in_c_trains_like_pytorch(scheme: str, optimizer: str, compiler: 
     kind, lr = OPTIMIZERS[optimizer]
     planned = run_pipeline(
         module,
-        f"infer-shapes,split-partial-updates,autodiff,insert-optimizer{{kind={kind} lr={lr}}},"
-        + PLANNING_PIPELINE,
+        f"infer-shapes,autodiff,insert-optimizer{{kind={kind} lr={lr}}}," + PLANNING_PIPELINE,
     )
     with tempfile.TemporaryDirectory(prefix="adir-c-") as directory:
         build = build_c(planned, "train_step", STEPS, Path(directory), compiler, sanitize=True)

@@ -41,8 +41,7 @@ def planned(model: str, scheme: str):
     module = import_module(example.model(), tuple(inputs), loss=example.LOSS, train=scheme)
     return run_pipeline(
         module,
-        "infer-shapes,split-partial-updates,autodiff,insert-optimizer{kind=sgd lr=0.01},"
-        + PLANNING_PIPELINE,
+        "infer-shapes,autodiff,insert-optimizer{kind=sgd lr=0.01}," + PLANNING_PIPELINE,
     )
 
 

@@ -40,7 +40,7 @@ RTOL = {"sgd": 1e-10, "adam": 1e-7}
 
 def training_pipeline(optimizer: str) -> str:
     kind, lr = OPTIMIZERS[optimizer]
-    return f"infer-shapes,split-partial-updates,autodiff,insert-optimizer{{kind={kind} lr={lr}}}"
+    return f"infer-shapes,autodiff,insert-optimizer{{kind={kind} lr={lr}}}"
 
 
 def interpreter_training(module, optimizer: str) -> tuple[list[float], dict[str, np.ndarray]]:
@@ -175,9 +175,7 @@ def test_a_trained_blocks_gradient_is_the_rows_of_the_whole_weights_gradient() -
     # channels and fc's from the first 3 logits (concat's rule, RowsFromOperand) instead of
     # slicing the whole gradients: the same sums, so the same bits as rows of the full step's.
     full = run_pipeline(imported(Scheme("all", ()))[1], "infer-shapes,autodiff")
-    pruned = run_pipeline(
-        imported(SCHEMES["channels"])[1], "infer-shapes,split-partial-updates,autodiff"
-    )
+    pruned = run_pipeline(imported(SCHEMES["channels"])[1], "infer-shapes,autodiff")
     ops = [op.name for op in pruned.walk()]
     assert ops.count("adir.conv2d_grad_weight") == 1 and ops.count("adir.slice") == 2
     x, label = batches()[0]

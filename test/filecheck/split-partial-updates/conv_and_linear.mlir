@@ -24,9 +24,9 @@ func.func @loss(%x: tensor<1x1x2x2xf32>) -> tensor<f32> attributes {adir.loss} {
 // CHECK-NEXT: adir.param @fc_frozen : tensor<1x4xf32> = dense<5.000000e-01> : tensor<1x4xf32> {trainable = false, adir.frozen_part_of = @fc}
 // CHECK:      %w = adir.load @w : tensor<1x1x1x1xf32>
 // CHECK-NEXT: %w_frozen = adir.load @w_frozen : tensor<3x1x1x1xf32>
-// CHECK-NEXT: %[[W:.*]] = adir.concat %w, %w_frozen : tensor<1x1x1x1xf32>, tensor<3x1x1x1xf32> -> tensor<4x1x1x1xf32>
+// CHECK-NEXT: %[[W:.*]] = adir.concat %w, %w_frozen {adir.rematerialize} : tensor<1x1x1x1xf32>, tensor<3x1x1x1xf32> -> tensor<4x1x1x1xf32>
 // CHECK-NEXT: adir.conv2d %x, %[[W]]
-// CHECK:      %[[FC:.*]] = adir.concat %fc, %fc_frozen : tensor<2x4xf32>, tensor<1x4xf32> -> tensor<3x4xf32>
+// CHECK:      %[[FC:.*]] = adir.concat %fc, %fc_frozen {adir.rematerialize} : tensor<2x4xf32>, tensor<1x4xf32> -> tensor<3x4xf32>
 // CHECK-NEXT: adir.matmul %{{.*}}, %[[FC]] {transpose_b}
 
 // The step updates and stores the trained blocks only; the frozen ones are never written.
@@ -39,6 +39,13 @@ func.func @loss(%x: tensor<1x1x2x2xf32>) -> tensor<f32> attributes {adir.loss} {
 // The gradient of a trained block is computed from the output channels it owns: the adjoint's
 // first channels (a slice of it), never the whole weight's gradient.
 // GRAD:      func.func @loss_grad
+// The backward pass joins fc's blocks again where it reads the whole weight (the input
+// gradient), rather than keeping the forward's joined copy alive.
+// GRAD:      %z_grad = adir.broadcast_to
+// GRAD-NEXT: %[[FC1:.*]] = adir.load @fc : tensor<2x4xf32>
+// GRAD-NEXT: %[[FC2:.*]] = adir.load @fc_frozen : tensor<1x4xf32>
+// GRAD-NEXT: %[[FC3:.*]] = adir.concat %[[FC1]], %[[FC2]] : tensor<2x4xf32>, tensor<1x4xf32> -> tensor<3x4xf32>
+// GRAD-NEXT: %f_grad = adir.matmul %z_grad, %[[FC3]] : tensor<4x3xf32>, tensor<3x4xf32> -> tensor<4x4xf32>
 // GRAD-NOT:  conv2d_grad_weight {{.*}} -> tensor<4x1x1x1xf32>
 // GRAD:      %[[DZ:.*]] = adir.slice %z_grad {start = array<i64: 0, 0>, stop = array<i64: 4, 2>} : tensor<4x3xf32> -> tensor<4x2xf32>
 // GRAD-NEXT: %fc_grad = adir.matmul %[[DZ]], %f {transpose_a} : tensor<4x2xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
