@@ -51,7 +51,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from adir.diagnostics import OpError
-from adir.dialects.tensor.matmul_and_shape import ConcatOp
+from adir.dialects.tensor.matmul_and_shape import ConcatOp, SliceOp
 from adir.dialects.tensor.params import InitializerAttr, LoadOp, ParamOp
 from adir.dialects.tensor.traits import LayerWeight
 
@@ -148,9 +148,58 @@ def split_param(module: ModuleOp, param: ParamOp, loads: list[LoadOp]) -> None:
             rest.result.name_hint = f"{load.result.name_hint}_frozen"
         Rewriter.insert_op([first, rest, joined], InsertPoint.before(load))
         load.result.replace_all_uses_with(joined.result)
+        for use in list(joined.result.uses):
+            _split_layer(use.operation, use.index, first, rest, trained)
+        if not joined.result.uses:
+            Rewriter.erase_op(joined)
         if load.result.name_hint:
             joined.result.name_hint = load.result.name_hint
         Rewriter.erase_op(load)
+
+
+def _split_layer(layer: Operation, index: int, first: LoadOp, rest: LoadOp, trained: int) -> None:
+    """Where the layer allows it (`LayerWeight.splits_by_output`), the layer on the trained
+    block and the layer on the frozen one, their results joined along the output channels, in
+    place of the layer on the joined weight: no weight-sized copy at all, and the backward pass
+    computes the input gradient as the sum of the two blocks' (each reads its own block)."""
+    trait = layer.get_trait(LayerWeight)
+    assert trait is not None
+    axis = trait.splits_by_output(layer)
+    if axis is None:
+        return  # the joined weight (a grouped conv)
+    names = [name for name, _ in layer.get_irdl_definition().operands]
+    bias_index = names.index(trait.bias) if trait.bias in names else None
+    result = layer.results[0]
+    shape = list(getattr(result.type, "get_shape")())
+    total = shape[axis]
+    new_ops: list[Operation] = []
+    halves = []
+    for weight, start, stop in ((first, 0, trained), (rest, trained, total)):
+        operands = list(layer.operands)
+        operands[index] = weight.result
+        if bias_index is not None and bias_index < len(operands):
+            bias = operands[bias_index]
+            cut = SliceOp(bias, [start], [stop])
+            new_ops.append(cut)
+            operands[bias_index] = cut.result
+        block_shape = [stop - start if d == axis else n for d, n in enumerate(shape)]
+        half = layer.create(
+            operands=operands,
+            properties=dict(layer.properties),
+            attributes=dict(layer.attributes),
+            result_types=[TensorType(getattr(result.type, "element_type"), block_shape)],
+        )
+        new_ops.append(half)
+        halves.append(half.results[0])
+    joined = ConcatOp(halves, axis=axis)
+    new_ops.append(joined)
+    for op in new_ops:
+        op.location = layer.location
+    Rewriter.insert_op(new_ops, InsertPoint.before(layer))
+    if result.name_hint:
+        joined.result.name_hint = result.name_hint
+    result.replace_all_uses_with(joined.result)
+    Rewriter.erase_op(layer)
 
 
 def _free_name(module: ModuleOp, wanted: str) -> str:

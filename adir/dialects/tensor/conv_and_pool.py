@@ -86,12 +86,7 @@ from adir.dialects.tensor.shapes import (
     require_rank,
     tensor_type,
 )
-from adir.dialects.tensor.traits import (
-    LayerWeight,
-    NotDifferentiable,
-    Recomputable,
-    RowsFromOperand,
-)
+from adir.dialects.tensor.traits import LayerWeight, NotDifferentiable, Recomputable
 
 AXES = ("height", "width")
 SIDES = ("top", "bottom", "left", "right")
@@ -380,7 +375,7 @@ class Conv2dOp(ConvWindowOp):
     weight = operand_def(FloatTensor)
     bias = opt_operand_def(FloatTensor)
     result = result_def(FloatTensor)
-    traits = traits_def(LayerWeight("weight"))
+    traits = traits_def(LayerWeight("weight", bias="bias"))
 
     def __init__(
         self,
@@ -458,9 +453,7 @@ class Conv2dGradWeightOp(ConvWindowOp):
     """
 
     name = "adir.conv2d_grad_weight"
-    traits = traits_def(
-        NotDifferentiable("a gradient op: autodiff emits it"), RowsFromOperand("grad", axis=1)
-    )
+    traits = traits_def(NotDifferentiable("a gradient op: autodiff emits it"))
     input = operand_def(FloatTensor)
     grad = operand_def(FloatTensor)
     result = result_def(FloatTensor)
@@ -568,7 +561,7 @@ class Conv1dOp(Conv1dWindowOp):
     weight = operand_def(FloatTensor)
     bias = opt_operand_def(FloatTensor)
     result = result_def(FloatTensor)
-    traits = traits_def(LayerWeight("weight"))
+    traits = traits_def(LayerWeight("weight", bias="bias"))
 
     def __init__(
         self,
@@ -636,9 +629,7 @@ class Conv1dGradWeightOp(Conv1dWindowOp):
     `sum(grad, [0, 2])`."""
 
     name = "adir.conv1d_grad_weight"
-    traits = traits_def(
-        NotDifferentiable("a gradient op: autodiff emits it"), RowsFromOperand("grad", axis=1)
-    )
+    traits = traits_def(NotDifferentiable("a gradient op: autodiff emits it"))
     input = operand_def(FloatTensor)
     grad = operand_def(FloatTensor)
     result = result_def(FloatTensor)

@@ -74,7 +74,6 @@ from adir.dialects.tensor.traits import (
     NotDifferentiable,
     Recomputable,
     ResultsOutsideArena,
-    RowsFromOperand,
 )
 
 
@@ -109,8 +108,7 @@ class MatmulOp(TensorOp):
     transpose_b = opt_prop_def(UnitAttr)
     traits = traits_def(
         Pure(),
-        LayerWeight("rhs", when="transpose_b", rank=2),
-        RowsFromOperand("lhs", axis=0, flag="transpose_a", flagged_axis=1, rank=2),
+        LayerWeight("rhs", when="transpose_b", rank=2, output_axis=-1),
     )
 
     def __init__(

@@ -21,8 +21,6 @@ base (`UnaryElementwiseOp` is `ElementwiseMappable` and `Recomputable`).
     ReadsClassLabels        adir-run                      an operand holds class indices
     LayerWeight             split-partial-updates         an operand is a layer's weight,
                                                           output channels first
-    RowsFromOperand         autodiff (concat's rule)      a block of result rows is the op
-                                                          on a block of one operand
     NoKernel                kernel.py (KERNELS), tests    no kernel op, no C kernel, and why
     NotDifferentiable       the completeness test         no VJP rule, and why
 
@@ -127,12 +125,15 @@ class Recomputable(OpTrait):
 class LayerWeight(OpTrait):
     """Operand `operand` may be a conv or linear layer's weight whose axis 0 indexes the op's
     output channels (a conv's [O, C / groups, KH, KW]; a linear's [out, in], which a matmul
-    reads with `transpose_b`, named by `when`). `split-partial-updates` splits such a weight
-    into a trained and a frozen block of output channels."""
+    reads with `transpose_b`, named by `when`), which are the result's axis `output_axis`.
+    `split-partial-updates` splits such a weight into a trained and a frozen block of output
+    channels, and the op into one op per block (`splits_by_output`)."""
 
     operand: str
     when: str | None = None  # a unit property the op must have for axis 0 to be the outputs
     rank: int | None = None  # the rank the weight must have (a matmul's 3-D rhs is batched)
+    output_axis: int = 1  # the result's axis of output channels (negative: from the end)
+    bias: str | None = None  # the optional operand holding a bias per output channel
 
     def is_weight(self, op: Operation, index: int) -> bool:
         """Whether operand `index` of `op` is such a weight."""
@@ -142,34 +143,15 @@ class LayerWeight(OpTrait):
             return False
         return self.when is None or op.properties.get(self.when) is not None
 
-
-@dataclass(frozen=True)
-class RowsFromOperand(OpTrait):
-    """Rows [a, b) of the result (its axis 0) are the same op applied to [a, b) of operand
-    `operand` along its axis `axis` (`flagged_axis` when the unit property `flag` is set), the
-    other operands whole: a weight gradient's output channels come from the same channels of
-    the output's adjoint (conv2d_grad_weight's `grad` axis 1; a linear's `dy^T x`, the lhs
-    read transposed). With a `groups` property only when it is 1 (a grouped conv's rows also
-    read their group's input channels); `rank` restricts the result's rank (a batched
-    matmul's axis 0 is its batch). Autodiff computes only the rows a gradient keeps: the
-    trained block of a partly trained weight (`split-partial-updates`)."""
-
-    operand: str
-    axis: int
-    flag: str | None = None
-    flagged_axis: int | None = None
-    rank: int | None = None
-
-    def source(self, op: Operation) -> tuple[int, int] | None:
-        """(operand index, its axis) that the result's rows come from, or None here."""
+    def splits_by_output(self, op: Operation) -> int | None:
+        """The result's axis of output channels if the op on a block of the weight's output
+        channels (and of the bias) gives that block of the result; None for a grouped conv,
+        whose output channels also read only their group's input channels."""
         groups = op.properties.get("groups")
-        if groups is not None and groups.value.data != 1:
+        if groups is not None and getattr(groups, "value").data != 1:
             return None
-        if self.rank is not None and op.results[0].type.get_num_dims() != self.rank:
-            return None
-        flagged = self.flag is not None and op.properties.get(self.flag) is not None
-        axis = self.flagged_axis if flagged and self.flagged_axis is not None else self.axis
-        return _operand_index(op, self.operand), axis
+        rank = getattr(op.results[0].type, "get_num_dims")()
+        return self.output_axis % rank
 
 
 # --- inference ----------------------------------------------------------------------------

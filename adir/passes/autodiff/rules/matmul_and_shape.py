@@ -1,16 +1,14 @@
 """VJP rules of the matmul_and_shape family. Matmul adjoints are matmuls with transpose flags;
 no transpose is ever materialised. The data-movement ops invert each other: flatten's adjoint
-is a reshape, pad's a slice, concat's a slice per input (for a weight gradient, the gradient
-of those rows alone: `_block`), a unit-step slice's a pad, and a strided slice's
-`adir.slice_grad` (a scatter into zeros)."""
+is a reshape, pad's a slice, concat's a slice per input (none for an input that gets no
+adjoint), a unit-step slice's a pad, and a strided slice's `adir.slice_grad` (a scatter into
+zeros)."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import TensorType, f32
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 
 from adir.dialects.tensor import matmul_and_shape as ms
-from adir.dialects.tensor.traits import RowsFromOperand
 from adir.passes.autodiff.builder import BackwardBuilder, static_shape
 from adir.passes.autodiff.rules.registry import Adjoints, vjp
 
@@ -84,35 +82,11 @@ def concat(b: BackwardBuilder, op: ms.ConcatOp, dy: SSAValue) -> Adjoints:
         elif size == shape[axis]:  # the whole result: the other inputs are empty
             grads.append(dy)
         else:
-            grads.append(_block(b, dy, axis, offset, offset + size))
+            start = [offset if d == axis else 0 for d in range(len(shape))]
+            stop = [offset + size if d == axis else n for d, n in enumerate(shape)]
+            grads.append(b.emit(ms.SliceOp(dy, start, stop)))
         offset += size
     return grads
-
-
-def _block(b: BackwardBuilder, dy: SSAValue, axis: int, start: int, stop: int) -> SSAValue:
-    """`dy[start:stop]` along `axis`. Rows of a weight gradient (an op whose result rows come
-    from one operand's, `RowsFromOperand`) are computed from that operand's rows alone, so a
-    partly trained weight costs the gradient of its trained channels only, not the whole
-    weight's; each row is the same sum as in the whole op."""
-    shape = static_shape(dy)
-    producer = dy.owner
-    trait = producer.get_trait(RowsFromOperand) if isinstance(producer, Operation) else None
-    source = trait.source(producer) if trait is not None and axis == 0 else None
-    if source is None:
-        start_at = [start if d == axis else 0 for d in range(len(shape))]
-        stop_at = [stop if d == axis else n for d, n in enumerate(shape)]
-        return b.emit(ms.SliceOp(dy, start_at, stop_at))
-    assert isinstance(producer, Operation)
-    index, operand_axis = source
-    operands = list(producer.operands)
-    operands[index] = _block(b, operands[index], operand_axis, start, stop)
-    rows = producer.create(
-        operands=operands,
-        properties=dict(producer.properties),
-        attributes=dict(producer.attributes),
-        result_types=[TensorType(f32, [stop - start, *shape[1:]])],
-    )
-    return b.emit(rows)
 
 
 @vjp(ms.SliceOp)
