@@ -170,7 +170,7 @@ def _split_layer(layer: Operation, index: int, first: LoadOp, rest: LoadOp, trai
     names = [name for name, _ in layer.get_irdl_definition().operands]
     bias_index = names.index(trait.bias) if trait.bias in names else None
     result = layer.results[0]
-    shape = list(getattr(result.type, "get_shape")())
+    shape = list(result.type.get_shape())
     total = shape[axis]
     new_ops: list[Operation] = []
     halves = []
@@ -187,7 +187,7 @@ def _split_layer(layer: Operation, index: int, first: LoadOp, rest: LoadOp, trai
             operands=operands,
             properties=dict(layer.properties),
             attributes=dict(layer.attributes),
-            result_types=[TensorType(getattr(result.type, "element_type"), block_shape)],
+            result_types=[TensorType(result.type.element_type, block_shape)],
         )
         new_ops.append(half)
         halves.append(half.results[0])

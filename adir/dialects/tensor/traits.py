@@ -148,9 +148,9 @@ class LayerWeight(OpTrait):
         channels (and of the bias) gives that block of the result; None for a grouped conv,
         whose output channels also read only their group's input channels."""
         groups = op.properties.get("groups")
-        if groups is not None and getattr(groups, "value").data != 1:
+        if groups is not None and groups.value.data != 1:
             return None
-        rank = getattr(op.results[0].type, "get_num_dims")()
+        rank = op.results[0].type.get_num_dims()
         return self.output_axis % rank
 
 
