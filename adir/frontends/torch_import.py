@@ -344,9 +344,10 @@ def _declare(
     data = tensor.detach().cpu().numpy()
     param = builder.param(symbol, data.shape, init=data, trainable=trainable)
     if spec.kind == InputKind.PARAMETER:
-        # The layer of a sparse update scheme is the module that owns the parameter.
+        # The layer of a sparse update scheme is the module that owns the parameter ("model"
+        # for the model's own parameters).
         layer, _, leaf = _state_name(spec.target, prefix).rpartition(".")
-        mark_layer(param.op, layer or leaf, bias=leaf == "bias")
+        mark_layer(param.op, layer or "model", bias=leaf == "bias")
     return param
 
 

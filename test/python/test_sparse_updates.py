@@ -194,3 +194,21 @@ def test_a_split_layer_computes_what_the_whole_layer_does() -> None:
     for name in ("conv1.bias", "conv2.weight", "conv2.bias"):
         scale = 1e-6 * float(np.abs(whole[name]).max())
         np.testing.assert_allclose(part[name], whole[name], rtol=1e-6, atol=scale, err_msg=name)
+
+
+def test_adir_import_takes_a_scheme_and_reports_a_bad_one(tmp_path, capsys) -> None:
+    from adir.tools.adir_import import main
+
+    model = tmp_path / "model.py"
+    model.write_text("from torch import nn\n\ndef make():\n    return nn.Linear(3, 2)\n")
+    common = [f"{model}:make", "--input-shape", "1,3", "--loss", "cross_entropy"]
+    assert main([*common, "--train", "bias", "-o", str(tmp_path / "out.mlir")]) == 0
+    text = (tmp_path / "out.mlir").read_text()
+    weight = next(line for line in text.splitlines() if "adir.param @weight" in line)
+    bias = next(line for line in text.splitlines() if "adir.param @bias" in line)
+    assert "trainable = false" in weight and "trainable" not in bias
+    capsys.readouterr()
+    assert main([*common, "--train", "last:2"]) == 1
+    error = capsys.readouterr().err
+    assert "scheme 'last:2': last:2, but the module has 1 layers" in error
+    assert "Traceback" not in error
