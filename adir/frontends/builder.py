@@ -79,6 +79,7 @@ from adir.frontends.initializers import (
 )
 from adir.frontends.sites import BuildError, SourceSite, caller_site
 from adir.name_hints import name_hint_of
+from adir.update_scheme import SchemeError, apply_scheme, mark_layer
 
 """The attribute that marks a loss function for `autodiff` (as `attributes {adir.loss}`)."""
 
@@ -230,8 +231,11 @@ class ModelBuilder:
         init: InitLike,
         trainable: bool = True,
         attributes: Mapping[str, Attribute] | None = None,
+        layer: str | None = None,
+        bias: bool = False,
     ) -> Param:
-        """Declare `adir.param @name : tensor<shape x f32> = init`."""
+        """Declare `adir.param @name : tensor<shape x f32> = init`. `layer` names the layer it
+        belongs to (and `bias` marks the layer's bias) for sparse update schemes (`train`)."""
         if self._symbol(name) is not None:
             raise BuildError(f"@{name} is already defined in the module", self._where())
         if any(not isinstance(d, int | np.integer) or d < 0 for d in shape):
@@ -243,6 +247,10 @@ class ModelBuilder:
         op = p.ParamOp(name, type_, self._initial_value(name, type_, init))
         if not trainable:
             op.attributes["trainable"] = IntegerAttr(0, i1)
+        if layer is not None:
+            mark_layer(op, layer, bias)
+        elif bias:
+            raise BuildError(f"adir.param @{name}: bias=True needs a layer=", self._where())
         op.attributes.update(attributes or {})
         self._check(op)
         params = [o for o in self.module.ops if isinstance(o, p.ParamOp)]
@@ -413,6 +421,15 @@ class ModelBuilder:
         return y if bias is None else self.op(AddOp, y, bias, name=name)
 
     # --- the module ----------------------------------------------------------------------
+
+    def train(self, scheme: str) -> None:
+        """Train only what the sparse update `scheme` selects (`adir/update_scheme.py`:
+        `"bias+last:1"`, `"channels:0.25@last:2"`, ...) among the parameters declared with a
+        `layer`, in the order they were declared; the others become `{trainable = false}`."""
+        try:
+            apply_scheme(self.module, scheme)
+        except SchemeError as error:
+            raise BuildError(str(error), self._where()) from None
 
     def build(self) -> ModuleOp:
         """The module, verified."""

@@ -13,7 +13,9 @@ What becomes what:
   current value (so a pretrained model is fine-tuned from where it is; `dense_data.py` says how
   the values are stored): `model.l1.weight` is `@l1_weight`. Buffers and parameters with
   `requires_grad=False` are `{trainable = false}`; a buffer the forward pass updates is stored
-  back (`adir.store`), as the running statistics of a batch norm in training mode are.
+  back (`adir.store`), as the running statistics of a batch norm in training mode are. Each
+  parameter names its layer, the module that owns it (`adir.layer = "l1"`, and `adir.bias` on
+  a bias), which sparse update schemes select layers by (`train=`, `adir/update_scheme.py`).
 - The loss: a model whose forward returns a scalar (e.g. it calls `F.cross_entropy` on its
   output and a label input) is a loss function already. Otherwise `loss=` adds one, applied to
   the model's output and a new last input `label`: a name (`"cross_entropy"`, `"nll"`, `"mse"`,
@@ -66,6 +68,7 @@ from adir.frontends.torch_errors import (
     traceback_frames,
     user_site,
 )
+from adir.update_scheme import SchemeError, apply_scheme, mark_layer
 
 LOSSES: dict[str, tuple[Callable[..., torch.Tensor], bool]] = {
     "cross_entropy": (F.cross_entropy, True),
@@ -90,12 +93,15 @@ def import_module(
     label_shape: Sequence[int] | None = None,
     label_dtype: torch.dtype | None = None,
     func_name: str | None = None,
+    train: str | None = None,
 ) -> ModuleOp:
     """The adir module of `model` traced on `example_inputs` (their shapes are the function's).
 
     `loss` (see the module docstring) adds a label input of `label_shape` (default: the
     output's shape without its last dim for class-index losses, else the output's shape) and
     `label_dtype` (default int64 class indices for cross_entropy and nll, else float32).
+    `train` is a sparse update scheme (`adir/update_scheme.py`: `"bias+last:1"`,
+    `"channels:0.25@last:2"`, ...): the parameters it leaves out are `{trainable = false}`.
     """
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
@@ -107,7 +113,13 @@ def import_module(
         loss_fn, label = loss_and_label(model, inputs, loss, label_shape, label_dtype)
         module, inputs, prefix = WithLoss(model, loss_fn), (*inputs, label), "model."
         names.append("label")
-    return lower_program(export(module, inputs), names, prefix, func_name)
+    result = lower_program(export(module, inputs), names, prefix, func_name)
+    if train is not None:
+        try:
+            apply_scheme(result, train)
+        except SchemeError as error:
+            raise TorchImportError(str(error)) from None
+    return result
 
 
 class WithLoss(nn.Module):
@@ -237,7 +249,7 @@ def lower_program(
         elif _is_state(node, specs):
             name = _state_name(spec.target, prefix)
             values[node] = params_by_target[spec.target] = _declare(
-                builder, program, spec, symbols[name]
+                builder, program, spec, symbols[name], prefix
             )
         elif spec.kind == InputKind.CONSTANT_TENSOR:
             constants.append(node)
@@ -320,7 +332,7 @@ def _lower_nodes(
 
 
 def _declare(
-    builder: ModelBuilder, program: ExportedProgram, spec: InputSpec, symbol: str
+    builder: ModelBuilder, program: ExportedProgram, spec: InputSpec, symbol: str, prefix: str
 ) -> Param:
     """The `adir.param` of a parameter or buffer, holding its current values."""
     tensor = _state_tensor(program, spec.target)
@@ -330,7 +342,13 @@ def _declare(
         )
     trainable = spec.kind == InputKind.PARAMETER and tensor.requires_grad
     data = tensor.detach().cpu().numpy()
-    return builder.param(symbol, data.shape, init=data, trainable=trainable)
+    param = builder.param(symbol, data.shape, init=data, trainable=trainable)
+    if spec.kind == InputKind.PARAMETER:
+        # The layer of a sparse update scheme is the module that owns the parameter ("model"
+        # for the model's own parameters).
+        layer, _, leaf = _state_name(spec.target, prefix).rpartition(".")
+        mark_layer(param.op, layer or "model", bias=leaf == "bias")
+    return param
 
 
 def _state_tensor(program: ExportedProgram, target: str) -> torch.Tensor:

@@ -42,6 +42,18 @@ def _derive_predict() -> type[ModulePass]:
     return DerivePredictPass
 
 
+def _apply_update_scheme() -> type[ModulePass]:
+    from adir.passes.apply_update_scheme import ApplyUpdateSchemePass
+
+    return ApplyUpdateSchemePass
+
+
+def _split_partial_updates() -> type[ModulePass]:
+    from adir.passes.split_partial_updates import SplitPartialUpdatesPass
+
+    return SplitPartialUpdatesPass
+
+
 def _autodiff() -> type[ModulePass]:
     from adir.passes.autodiff import AutodiffPass
 
@@ -106,6 +118,8 @@ ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "infer-shapes": _infer_shapes,
     "derive-predict": _derive_predict,
     "quantize-int8": _quantize_int8,
+    "apply-update-scheme": _apply_update_scheme,
+    "split-partial-updates": _split_partial_updates,
     "autodiff": _autodiff,
     "insert-optimizer": _insert_optimizer,
     "fuse-weight-updates": _fuse_weight_updates,

@@ -51,6 +51,12 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--label-shape", metavar="DIMS", help="the label's shape (with --loss)")
     parser.add_argument("--func", help="the function's name (default: loss or forward)")
     parser.add_argument("--eval", action="store_true", help="import the model in eval mode")
+    parser.add_argument(
+        "--train",
+        metavar="SCHEME",
+        help="a sparse update scheme: train only what it selects (bias, last:K, bias+last:1, "
+        "channels:0.25@last:2, ...; docs/sparse_updates.md)",
+    )
     parser.add_argument("-o", "--output", help="write the IR here (default: stdout)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     return parser
@@ -202,7 +208,12 @@ def run(argv: Sequence[str]) -> None:
     try:
         with torch_logging_silenced():
             module = import_module(
-                model, inputs, loss=args.loss, label_shape=label_shape, func_name=args.func
+                model,
+                inputs,
+                loss=args.loss,
+                label_shape=label_shape,
+                func_name=args.func,
+                train=args.train,
             )
     except TorchImportError as error:
         location = str(error.site) if error.site else path

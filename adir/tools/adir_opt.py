@@ -77,6 +77,7 @@ from adir.universe import available_passes
 # brings `bufferize`; every shortcut brings `infer-shapes` first.
 SHORTCUT_ORDER = [
     "infer-shapes",
+    "apply-update-scheme",
     "derive-predict",
     "autodiff",
     "insert-optimizer",
@@ -139,6 +140,12 @@ class AdirOptMain(xDSLOptMain):
             help="derive @predict, the loss function's prediction in eval mode",
         )
         group.add_argument("--autodiff", action="store_true", help="derive the gradient function")
+        group.add_argument(
+            "--train",
+            metavar="SCHEME",
+            help="train only what the sparse update scheme selects (bias, last:K, "
+            "channels:F@layers, ...; docs/sparse_updates.md): apply-update-scheme",
+        )
         group.add_argument(
             "--optimizer",
             choices=["sgd", "adam", "adamw"],
@@ -286,6 +293,11 @@ class AdirOptMain(xDSLOptMain):
         ]:
             if flag is not None:
                 wanted[name] = (name, flag)
+        if args.train is not None:
+            if "autodiff" not in wanted:
+                raise DiagnosticError("adir-opt", "--train needs --autodiff or --optimizer")
+            spec = f'apply-update-scheme{{scheme="{args.train}"}}'
+            wanted["apply-update-scheme"] = (spec, "--train")
         if "recompute-activations" in wanted:
             wanted["recompute-activations"] = ("recompute-activations{report=true}", "--recompute")
         if "bufferize" in wanted:  # on by default before bufferization: they only save memory

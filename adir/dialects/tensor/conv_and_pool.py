@@ -86,7 +86,7 @@ from adir.dialects.tensor.shapes import (
     require_rank,
     tensor_type,
 )
-from adir.dialects.tensor.traits import NotDifferentiable, Recomputable
+from adir.dialects.tensor.traits import LayerWeight, NotDifferentiable, Recomputable
 
 AXES = ("height", "width")
 SIDES = ("top", "bottom", "left", "right")
@@ -375,6 +375,7 @@ class Conv2dOp(ConvWindowOp):
     weight = operand_def(FloatTensor)
     bias = opt_operand_def(FloatTensor)
     result = result_def(FloatTensor)
+    traits = traits_def(LayerWeight("weight", bias="bias"))
 
     def __init__(
         self,
@@ -560,6 +561,7 @@ class Conv1dOp(Conv1dWindowOp):
     weight = operand_def(FloatTensor)
     bias = opt_operand_def(FloatTensor)
     result = result_def(FloatTensor)
+    traits = traits_def(LayerWeight("weight", bias="bias"))
 
     def __init__(
         self,

@@ -69,6 +69,7 @@ from adir.dialects.tensor.shapes import (
     tensor_type,
 )
 from adir.dialects.tensor.traits import (
+    LayerWeight,
     NoKernel,
     NotDifferentiable,
     Recomputable,
@@ -105,7 +106,10 @@ class MatmulOp(TensorOp):
     result = result_def(FloatTensor)
     transpose_a = opt_prop_def(UnitAttr)
     transpose_b = opt_prop_def(UnitAttr)
-    traits = traits_def(Pure())
+    traits = traits_def(
+        Pure(),
+        LayerWeight("rhs", when="transpose_b", rank=2, output_axis=-1),
+    )
 
     def __init__(
         self,

@@ -25,8 +25,11 @@ from typing import ClassVar, Self
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     Float32Type,
+    FloatAttr,
     FloatData,
     IntAttr,
+    IntegerAttr,
+    IntegerType,
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
@@ -377,6 +380,54 @@ class ParamOp(IRDLOperation):
                 f"{name}: the initial value must be dense data or an initializer "
                 f"(#adir.zeros, #adir.uniform<...>, ...), got {init}"
             )
+        self._verify_partial_update(name)
+
+    def _verify_partial_update(self, name: str) -> None:
+        """`update_fraction` / `update_channels`: only the first output channels (axis 0) of
+        a conv or linear weight train (`split-partial-updates` checks the uses)."""
+        fraction = self.attributes.get("update_fraction")
+        channels = self.attributes.get("update_channels")
+        if fraction is None and channels is None:
+            return
+        if fraction is not None and channels is not None:
+            raise VerifyException(f"{name}: give update_fraction or update_channels, not both")
+        attr = "update_fraction" if fraction is not None else "update_channels"
+        flag = self.attributes.get("trainable")
+        if isinstance(flag, IntegerAttr) and not flag.value.data:
+            raise VerifyException(f"{name}: {attr} on a parameter marked {{trainable = false}}")
+        if self.type.get_num_dims() < 2:
+            raise VerifyException(
+                f"{name}: {attr} needs a conv or linear weight (rank 2 or more, output channels "
+                f"first), not {self.type}"
+            )
+        outputs = self.type.get_shape()[0]
+        if fraction is not None:
+            if not (isinstance(fraction, FloatAttr) and isinstance(fraction.type, Float32Type)):
+                raise VerifyException(f"{name}: update_fraction must be an f32, got {fraction}")
+            if not 0 < fraction.value.data <= 1:
+                raise VerifyException(
+                    f"{name}: update_fraction {fraction.value.data} must be in (0, 1]"
+                )
+        elif not (isinstance(channels, IntegerAttr) and isinstance(channels.type, IntegerType)):
+            raise VerifyException(f"{name}: update_channels must be an integer, got {channels}")
+        elif not 1 <= channels.value.data <= outputs:
+            raise VerifyException(
+                f"{name}: update_channels {channels.value.data} must be in [1, {outputs}] (the "
+                "output channels of the weight)"
+            )
+
+    def updated_channels(self) -> int | None:
+        """How many leading output channels train under `update_fraction` (the fraction of
+        axis 0 rounded up, at least 1) or `update_channels`; None without either. The f32 of
+        0.3 is 0.30000001: the 1e-6 keeps 0.3 of 10 channels at 3."""
+        outputs = self.type.get_shape()[0]
+        fraction = self.attributes.get("update_fraction")
+        if isinstance(fraction, FloatAttr):
+            return max(1, math.ceil(fraction.value.data * outputs - 1e-6))
+        channels = self.attributes.get("update_channels")
+        if isinstance(channels, IntegerAttr):
+            return channels.value.data
+        return None
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:

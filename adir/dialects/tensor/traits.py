@@ -19,6 +19,8 @@ base (`UnaryElementwiseOp` is `ElementwiseMappable` and `Recomputable`).
     Int8Lookup              quantize-int8                 int8 as a 256-entry table, and the
                                                           output range
     ReadsClassLabels        adir-run                      an operand holds class indices
+    LayerWeight             split-partial-updates         an operand is a layer's weight,
+                                                          output channels first
     NoKernel                kernel.py (KERNELS), tests    no kernel op, no C kernel, and why
     NotDifferentiable       the completeness test         no VJP rule, and why
 
@@ -114,6 +116,42 @@ class Recomputable(OpTrait):
         for operand, result in self.reads_results:
             operands[_operand_index(op, operand)] = op.results[results.index(result)]
         return operands
+
+
+# --- sparse updates ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LayerWeight(OpTrait):
+    """Operand `operand` may be a conv or linear layer's weight whose axis 0 indexes the op's
+    output channels (a conv's [O, C / groups, KH, KW]; a linear's [out, in], which a matmul
+    reads with `transpose_b`, named by `when`), which are the result's axis `output_axis`.
+    `split-partial-updates` splits such a weight into a trained and a frozen block of output
+    channels, and the op into one op per block (`splits_by_output`)."""
+
+    operand: str
+    when: str | None = None  # a unit property the op must have for axis 0 to be the outputs
+    rank: int | None = None  # the rank the weight must have (a matmul's 3-D rhs is batched)
+    output_axis: int = 1  # the result's axis of output channels (negative: from the end)
+    bias: str | None = None  # the optional operand holding a bias per output channel
+
+    def is_weight(self, op: Operation, index: int) -> bool:
+        """Whether operand `index` of `op` is such a weight."""
+        if index != _operand_index(op, self.operand):
+            return False
+        if self.rank is not None and op.operands[index].type.get_num_dims() != self.rank:
+            return False
+        return self.when is None or op.properties.get(self.when) is not None
+
+    def splits_by_output(self, op: Operation) -> int | None:
+        """The result's axis of output channels if the op on a block of the weight's output
+        channels (and of the bias) gives that block of the result; None for a grouped conv,
+        whose output channels also read only their group's input channels."""
+        groups = op.properties.get("groups")
+        if groups is not None and groups.value.data != 1:
+            return None
+        rank = op.results[0].type.get_num_dims()
+        return self.output_axis % rank
 
 
 # --- inference ----------------------------------------------------------------------------

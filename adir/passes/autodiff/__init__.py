@@ -7,10 +7,12 @@ The loss function is the one marked `attributes {adir.loss}` (every marked one),
 `func` option names. It must return one `tensor<f32>`. For each, the pass appends
 `@<name>_grad`, with the same arguments, returning the loss, then the gradient of every
 trainable parameter the module declares (in declaration order; `{trainable = false}` on an
-`adir.param` freezes it), then the gradients of the arguments listed in `wrt_args` (none by
-default: data needs no gradient; tests use it to check a rule on its own). The gradient
-function records what it returns: `adir.gradient_of = @loss`, `adir.gradients = [@w1, ...]`,
-and `adir.arg_gradients = array<i64: ...>` when `wrt_args` is given.
+`adir.param` freezes it; a weight with `update_fraction` / `update_channels` is first split
+into its trained block and a frozen rest, `split-partial-updates`), then the gradients of the
+arguments listed in `wrt_args` (none by default: data needs no gradient; tests use it to check a
+rule on its own). The gradient function records what it returns: `adir.gradient_of = @loss`,
+`adir.gradients = [@w1, ...]`, and `adir.arg_gradients = array<i64: ...>` when `wrt_args` is
+given.
 
 The engine is `backward.py`; the VJP rules, one file per op family, are in `rules/`.
 """
@@ -26,6 +28,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from adir.passes.autodiff.backward import LOSS_MARKER, differentiate
+from adir.passes.split_partial_updates import split_partial_updates
 
 
 @dataclass(frozen=True)
@@ -56,5 +59,6 @@ class AutodiffPass(ModulePass):
                     "autodiff: no loss function; mark it `attributes {adir.loss}` or name it "
                     "with autodiff{func=NAME}"
                 )
+        split_partial_updates(op)  # a partly trained weight: its trained block and the rest
         for loss in losses:
             differentiate(op, loss, self.wrt_args)

@@ -14,6 +14,10 @@ arguments. Everything is ordinary adir ops.
 3. A parameter's gradient is the adjoint of its loads; one the loss does not depend on is zero.
 4. What no gradient needs, forward or backward, is removed: the forward values that remain are
    exactly those some rule saved.
+5. A forward op marked `{adir.rematerialize}` (the concat that joins a partly trained weight's
+   blocks, `split-partial-updates`) is computed again, with its loads, right before each
+   backward op that reads it, instead of being kept alive across the sweep: it reads only
+   parameters, and it is as large as the weight.
 """
 
 from __future__ import annotations
@@ -40,8 +44,10 @@ from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from adir.diagnostics import OpError, warn
 from adir.dialects.tensor import LOSS_MARKER
 from adir.dialects.tensor.params import LoadOp, ParamOp
+from adir.dialects.tensor.traits import ResultsOutsideArena
 from adir.passes.autodiff.builder import BackwardBuilder, is_float, name_value, static_shape
 from adir.passes.autodiff.rules import VJP_RULES
+from adir.passes.split_partial_updates import REMATERIALIZE
 
 
 def is_trainable(param: ParamOp) -> bool:
@@ -166,8 +172,36 @@ def differentiate(module: ModuleOp, loss: func.FuncOp, wrt_args: Sequence[int] =
     )
     if wrt_args:
         grad_func.attributes["adir.arg_gradients"] = DenseArrayBase.from_list(i64, wrt_args)
+    rematerialize(forward)
     remove_dead_code(block)
     return grad_func
+
+
+def rematerialize(forward: Sequence[Operation]) -> None:
+    """Step 5 of the module docstring: a copy of each marked op, and of its operands' ops whose
+    results live outside the arena (the parameter loads), before each backward use."""
+    in_forward = set(forward)
+    for op in forward:
+        if REMATERIALIZE not in op.attributes:
+            continue
+        for use in list(op.results[0].uses):
+            user = use.operation
+            if user in in_forward:
+                continue
+            operands = []
+            for operand in op.operands:
+                source = operand.owner
+                if isinstance(source, Operation) and source.has_trait(ResultsOutsideArena):
+                    copy = source.clone()
+                    Rewriter.insert_op(copy, InsertPoint.before(user))
+                    operand = copy.results[0]
+                operands.append(operand)
+            again = op.clone()
+            for index, operand in enumerate(operands):
+                again.operands[index] = operand
+            again.attributes.pop(REMATERIALIZE)
+            Rewriter.insert_op(again, InsertPoint.before(user))
+            user.operands[use.index] = again.results[0]
 
 
 def warn_no_gradient(loss: func.FuncOp, param: ParamOp) -> None:

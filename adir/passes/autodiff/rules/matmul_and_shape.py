@@ -1,7 +1,8 @@
 """VJP rules of the matmul_and_shape family. Matmul adjoints are matmuls with transpose flags;
 no transpose is ever materialised. The data-movement ops invert each other: flatten's adjoint
-is a reshape, pad's a slice, concat's a slice per input, a unit-step slice's a pad, and a
-strided slice's `adir.slice_grad` (a scatter into zeros)."""
+is a reshape, pad's a slice, concat's a slice per input (none for an input that gets no
+adjoint), a unit-step slice's a pad, and a strided slice's `adir.slice_grad` (a scatter into
+zeros)."""
 
 from __future__ import annotations
 
@@ -76,7 +77,9 @@ def concat(b: BackwardBuilder, op: ms.ConcatOp, dy: SSAValue) -> Adjoints:
     offset = 0
     for value in op.inputs:
         size = static_shape(value)[axis]
-        if size == shape[axis]:  # the whole result: the other inputs are empty
+        if not b.wants(value):  # a frozen block of a partly trained weight
+            grads.append(None)
+        elif size == shape[axis]:  # the whole result: the other inputs are empty
             grads.append(dy)
         else:
             start = [offset if d == axis else 0 for d in range(len(shape))]
