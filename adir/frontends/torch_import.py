@@ -11,9 +11,12 @@ What becomes what:
   in `aten/<family>.py` builds; every op is located at the model's source line.
 - Each parameter and buffer the function uses becomes an `adir.param` whose initial data is its
   current value (so a pretrained model is fine-tuned from where it is; `dense_data.py` says how
-  the values are stored): `model.l1.weight` is `@l1_weight`. Buffers and parameters with
-  `requires_grad=False` are `{trainable = false}`; a buffer the forward pass updates is stored
-  back (`adir.store`), as the running statistics of a batch norm in training mode are.
+  the values are stored): `model.l1.weight` is `@l1_weight {adir.torch_name = "l1.weight"}`,
+  the attribute keeping its name in the model's `state_dict` (the C's `param_index` and
+  parameter blob use it, and `load_state_dict` maps trained values back by it). Buffers and
+  parameters with `requires_grad=False` are `{trainable = false}`; a buffer the forward pass
+  updates is stored back (`adir.store`), as the running statistics of a batch norm in training
+  mode are.
 - The loss: a model whose forward returns a scalar (e.g. it calls `F.cross_entropy` on its
   output and a label input) is a loss function already. Otherwise `loss=` adds one, applied to
   the model's output and a new last input `label`: a name (`"cross_entropy"`, `"nll"`, `"mse"`,
@@ -49,7 +52,7 @@ import torch.nn.functional as F
 from torch import fx, nn
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind, InputSpec, OutputKind
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from adir.frontends.aten import ATEN_OPS, Lowering, Unsupported, arguments, static_shape
@@ -66,6 +69,8 @@ from adir.frontends.torch_errors import (
     traceback_frames,
     user_site,
 )
+from adir.frontends.torch_state import load_state_dict
+from adir.param_blob import TORCH_NAME
 
 LOSSES: dict[str, tuple[Callable[..., torch.Tensor], bool]] = {
     "cross_entropy": (F.cross_entropy, True),
@@ -237,7 +242,7 @@ def lower_program(
         elif _is_state(node, specs):
             name = _state_name(spec.target, prefix)
             values[node] = params_by_target[spec.target] = _declare(
-                builder, program, spec, symbols[name]
+                builder, program, spec, symbols[name], prefix
             )
         elif spec.kind == InputKind.CONSTANT_TENSOR:
             constants.append(node)
@@ -320,9 +325,10 @@ def _lower_nodes(
 
 
 def _declare(
-    builder: ModelBuilder, program: ExportedProgram, spec: InputSpec, symbol: str
+    builder: ModelBuilder, program: ExportedProgram, spec: InputSpec, symbol: str, prefix: str
 ) -> Param:
-    """The `adir.param` of a parameter or buffer, holding its current values."""
+    """The `adir.param` of a parameter or buffer, holding its current values, with its name in
+    the model's `state_dict` as `adir.torch_name`."""
     tensor = _state_tensor(program, spec.target)
     if tensor.dtype != torch.float32:
         raise TorchImportError(
@@ -330,7 +336,8 @@ def _declare(
         )
     trainable = spec.kind == InputKind.PARAMETER and tensor.requires_grad
     data = tensor.detach().cpu().numpy()
-    return builder.param(symbol, data.shape, init=data, trainable=trainable)
+    torch_name = {TORCH_NAME: StringAttr(_state_name(spec.target, prefix))}
+    return builder.param(symbol, data.shape, init=data, trainable=trainable, attributes=torch_name)
 
 
 def _state_tensor(program: ExportedProgram, target: str) -> torch.Tensor:
@@ -418,5 +425,6 @@ __all__ = [
     "UnsupportedOp",
     "UnsupportedOpsError",
     "import_module",
+    "load_state_dict",
     "symbol_names",
 ]
