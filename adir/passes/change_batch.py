@@ -30,6 +30,8 @@ from adir.dialects.tensor.base import TensorOp
 from adir.dialects.tensor.shapes import format_shape
 from adir.dialects.tensor.traits import BatchChange, HasBatchInProperties
 
+KEEP_BATCH = "; derive-predict{batch=0} (adir-opt --predict-batch=0) keeps the training batch"
+
 
 def static_shape(value: SSAValue) -> tuple[int, ...] | None:
     type_ = value.type
@@ -93,14 +95,17 @@ def change_batch(function: func.FuncOp, batch: int, what: str) -> None:
         if isinstance(op, HasBatchInProperties) and op.operands[0] in old_shapes:
             operand = old_shapes[op.operands[0]]
             result = old_results[0]
-            assert result is not None
+            if result is None:
+                raise OpError(op, f"{what}: {op.name} needs a known result shape")
             dim = changed_dim(operand, static_shape(op.operands[0]) or ())
             change = BatchChange(dim, old_batch, batch, operand, result)
             try:
                 op.properties.update(op.properties_at_batch(change))
             except ValueError as why:
                 raise OpError(
-                    op, f"{what}: {op.name} has the batch of {old_batch} in its properties: {why}"
+                    op,
+                    f"{what}: {op.name} has the batch of {old_batch} in its properties: {why}"
+                    f"{KEEP_BATCH}",
                 ) from why
         try:
             inferred = op.infer_result_types()
@@ -120,7 +125,8 @@ def change_batch(function: func.FuncOp, batch: int, what: str) -> None:
                     op,
                     f"{what}: result #{index} of {op.name} is {new} at batch {batch}, "
                     f"{result.type} at batch {old_batch}: it does not keep the batch in a dim "
-                    "of its own (is a constant or a parameter as large as the training batch?)",
+                    "of its own (is a constant or a parameter as large as the training batch?)"
+                    f"{KEEP_BATCH}",
                 )
             old_shapes[Rewriter.replace_value_with_new_type(result, new)] = old
     returned = block.last_op
