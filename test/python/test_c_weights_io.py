@@ -26,9 +26,10 @@ import torch
 from c_testing import PREFIX, build_c, c_compilers, run_pipeline
 from torch import nn
 
+from adir.context import parse_module
 from adir.frontends.torch_import import import_module, load_state_dict
 from adir.interpreter import Session
-from adir.param_blob import blob_entries, read_param_blob, write_param_blob
+from adir.param_blob import blob_bytes, blob_entries, read_param_blob, write_param_blob
 from adir.passes import PLANNING_PIPELINE
 
 BATCH, STEPS, FEATURES, CLASSES = 8, 3, 12, 5
@@ -170,3 +171,53 @@ def test_trained_weights_leave_the_c_by_name_and_predict_one_sample(
         untrained = model().eval()(torch.from_numpy(sample)).numpy()
     reset = np.fromfile(tmp_path / "reset.bin", np.float32).reshape(1, CLASSES)
     np.testing.assert_allclose(reset, untrained, rtol=1e-5, atol=1e-5)
+
+
+FROZEN = """\
+adir.param @w : tensor<3x4xf32> = dense<0.5> : tensor<3x4xf32> {trainable = false}
+adir.param @b : tensor<3xf32> = #adir.zeros
+func.func @loss(%x: tensor<2x4xf32>, %label: tensor<2xi32>) -> tensor<f32> attributes {adir.loss} {
+  %w = adir.load @w : tensor<3x4xf32>
+  %b = adir.load @b : tensor<3xf32>
+  %y = adir.matmul %x, %w {transpose_b} : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  %z = adir.add %y, %b : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x3xf32>
+  %l = adir.cross_entropy %z, %label : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32>
+  func.return %l : tensor<f32>
+}
+"""
+
+FROZEN_DRIVER = f"""\
+#include "{PREFIX}model.h"
+int main(void)
+{{
+    static unsigned char blob[M_PARAMS_BLOB_BYTES];
+    const float x[8] = {{1, 2, 3, 4, 5, 6, 7, 8}};
+    const int32_t label[2] = {{0, 2}};
+    float *b;
+    m_init(0);
+    m_train_step(x, label);
+    if (m_save_params(blob, sizeof blob) != 0) return 1;
+    m_init(0); /* b is zeros again */
+    b = m_param_writable((size_t)m_param_index("b"));
+    if (b[0] != 0.0f || m_param_writable((size_t)m_param_index("w")) != 0) return 2;
+    if (m_load_params(blob, sizeof blob) != 0) return 3; /* w is in it, and skipped */
+    if (b[0] == 0.0f) return 4;
+    return m_param_data((size_t)m_param_index("w"))[11] != 0.5f ? 5 : 0;
+}}
+"""
+
+
+@pytest.mark.parametrize("compiler", c_compilers())
+def test_a_frozen_parameter_is_saved_and_skipped_by_load(compiler: str, tmp_path: Path) -> None:
+    """@w, which no function writes, is a constant (flash): save_params writes it (the blob is
+    the whole model: 116 bytes, 48 of them w's), load_params sets @b and leaves @w alone."""
+    module = run_pipeline(parse_module(FROZEN, "frozen.mlir"), "infer-shapes,autodiff")
+    planned = run_pipeline(
+        run_pipeline(module, "insert-optimizer{kind=sgd lr=0.1}"), PLANNING_PIPELINE
+    )
+    assert [e.size for e in blob_entries(planned)] == [12, 3]
+    assert blob_bytes(blob_entries(planned)) == 116
+    built = build_c(planned, "loss", 0, tmp_path, compiler, sanitize=True, driver=FROZEN_DRIVER)
+    ran = subprocess.run([str(built.executable)], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0 and ran.stderr == "", f"check {ran.returncode} failed"
+    assert "static const float m_w[12]" in (tmp_path / f"{PREFIX}model.c").read_text()
