@@ -11,11 +11,14 @@ What becomes what:
   in `aten/<family>.py` builds; every op is located at the model's source line.
 - Each parameter and buffer the function uses becomes an `adir.param` whose initial data is its
   current value (so a pretrained model is fine-tuned from where it is; `dense_data.py` says how
-  the values are stored): `model.l1.weight` is `@l1_weight`. Buffers and parameters with
-  `requires_grad=False` are `{trainable = false}`; a buffer the forward pass updates is stored
-  back (`adir.store`), as the running statistics of a batch norm in training mode are. Each
-  parameter names its layer, the module that owns it (`adir.layer = "l1"`, and `adir.bias` on
-  a bias), which sparse update schemes select layers by (`train=`, `adir/update_scheme.py`).
+  the values are stored): `model.l1.weight` is `@l1_weight {adir.torch_name = "l1.weight"}`,
+  the attribute keeping its name in the model's `state_dict` (the C's `param_index` and
+  parameter blob use it, and `load_state_dict` maps trained values back by it). Buffers and
+  parameters with `requires_grad=False` are `{trainable = false}`; a buffer the forward pass
+  updates is stored back (`adir.store`), as the running statistics of a batch norm in training
+  mode are. Each parameter names its layer, the module that owns it (`adir.layer = "l1"`, and
+  `adir.bias` on a bias), which sparse update schemes select layers by (`train=`,
+  `adir/update_scheme.py`).
 - The loss: a model whose forward returns a scalar (e.g. it calls `F.cross_entropy` on its
   output and a label input) is a loss function already. Otherwise `loss=` adds one, applied to
   the model's output and a new last input `label`: a name (`"cross_entropy"`, `"nll"`, `"mse"`,
@@ -51,7 +54,7 @@ import torch.nn.functional as F
 from torch import fx, nn
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind, InputSpec, OutputKind
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from adir.frontends.aten import ATEN_OPS, Lowering, Unsupported, arguments, static_shape
@@ -68,6 +71,8 @@ from adir.frontends.torch_errors import (
     traceback_frames,
     user_site,
 )
+from adir.frontends.torch_state import load_state_dict
+from adir.param_blob import TORCH_NAME
 from adir.update_scheme import SchemeError, apply_scheme, mark_layer
 
 LOSSES: dict[str, tuple[Callable[..., torch.Tensor], bool]] = {
@@ -334,7 +339,8 @@ def _lower_nodes(
 def _declare(
     builder: ModelBuilder, program: ExportedProgram, spec: InputSpec, symbol: str, prefix: str
 ) -> Param:
-    """The `adir.param` of a parameter or buffer, holding its current values."""
+    """The `adir.param` of a parameter or buffer, holding its current values, with its name in
+    the model's `state_dict` as `adir.torch_name`."""
     tensor = _state_tensor(program, spec.target)
     if tensor.dtype != torch.float32:
         raise TorchImportError(
@@ -342,7 +348,8 @@ def _declare(
         )
     trainable = spec.kind == InputKind.PARAMETER and tensor.requires_grad
     data = tensor.detach().cpu().numpy()
-    param = builder.param(symbol, data.shape, init=data, trainable=trainable)
+    torch_name = {TORCH_NAME: StringAttr(_state_name(spec.target, prefix))}
+    param = builder.param(symbol, data.shape, init=data, trainable=trainable, attributes=torch_name)
     if spec.kind == InputKind.PARAMETER:
         # The layer of a sparse update scheme is the module that owns the parameter ("model"
         # for the model's own parameters).
@@ -436,5 +443,6 @@ __all__ = [
     "UnsupportedOp",
     "UnsupportedOpsError",
     "import_module",
+    "load_state_dict",
     "symbol_names",
 ]

@@ -10,7 +10,12 @@ log-probabilities the model predicts), in eval mode: each `adir.batchnorm` norma
 running statistics (`adir.batchnorm_eval`) and updates nothing, each `adir.dropout` is the
 identity, and no parameter is stored. Arguments it no longer reads (the labels, a dropout's step
 counter) are dropped. A module that already has a function of that name is left as it is (a
-hand-written `@predict`, as in `examples/ds_cnn.mlir`).
+hand-written `@predict`, as in `examples/ds_cnn.mlir`), but for its batch.
+
+`batch=N` gives `@predict` inputs of batch N, independent of the training batch (dim 0 of every
+input; `change_batch.py` says how the shapes follow and what is refused); the default, 0, keeps
+the loss function's. `adir-opt --predict` asks for `--predict-batch`, by default 1: a model
+trained at batch 16 predicts one sample at a time.
 
 Runs on the tensor level, before `autodiff` (`adir-opt --predict`).
 """
@@ -26,10 +31,12 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.dead_code_elimination import region_dce
 
-from adir.diagnostics import OpError
+from adir.diagnostics import OpError, PassOptionError
 from adir.dialects.tensor import LOSS_MARKER
 from adir.dialects.tensor.losses import LossOp
 from adir.dialects.tensor.traits import HasEvalForm
+from adir.passes.change_batch import change_batch
+from adir.passes.infer_shapes import InferShapesPass
 
 
 def loss_function(module: ModuleOp, name: str) -> func.FuncOp:
@@ -80,10 +87,26 @@ class DerivePredictPass(ModulePass):
 
     func: str = ""  # the loss function; by default the one marked {adir.loss}
     predict: str = "predict"  # the name of the new function
+    batch: int = 0  # the batch of @predict's inputs; 0 keeps the loss function's
+
+    def __post_init__(self) -> None:
+        if self.batch < 0:
+            raise PassOptionError(
+                self.name,
+                "batch",
+                f"batch must be 0 (the loss function's) or more, got {self.batch}",
+            )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if any(isinstance(f, func.FuncOp) and f.sym_name.data == self.predict for f in op.ops):
-            return
+        existing = [
+            f for f in op.ops if isinstance(f, func.FuncOp) and f.sym_name.data == self.predict
+        ]
+        predict = existing[0] if existing else self.derive(op)
+        if self.batch:
+            InferShapesPass().apply(ctx, op)  # change_batch compares known shapes
+            change_batch(predict, self.batch, f"{self.name}{{batch={self.batch}}}")
+
+    def derive(self, op: ModuleOp) -> func.FuncOp:
         source = loss_function(op, self.func)
         returned = source.body.block.last_op
         assert isinstance(returned, func.ReturnOp)
@@ -108,3 +131,4 @@ class DerivePredictPass(ModulePass):
         region_dce(predict.body)
         drop_unused_arguments(predict)
         op.body.block.insert_op_after(predict, source)
+        return predict

@@ -139,6 +139,13 @@ class AdirOptMain(xDSLOptMain):
             action="store_true",
             help="derive @predict, the loss function's prediction in eval mode",
         )
+        group.add_argument(
+            "--predict-batch",
+            type=int,
+            metavar="N",
+            help="with --predict: the batch of @predict's inputs (default 1; 0 keeps the "
+            "training batch)",
+        )
         group.add_argument("--autodiff", action="store_true", help="derive the gradient function")
         group.add_argument(
             "--train",
@@ -298,6 +305,13 @@ class AdirOptMain(xDSLOptMain):
                 raise DiagnosticError("adir-opt", "--train needs --autodiff or --optimizer")
             spec = f'apply-update-scheme{{scheme="{args.train}"}}'
             wanted["apply-update-scheme"] = (spec, "--train")
+        if args.predict_batch is not None and not args.predict:
+            raise DiagnosticError("adir-opt", "--predict-batch needs --predict")
+        if args.predict:
+            batch = 1 if args.predict_batch is None else args.predict_batch
+            if batch < 0:
+                raise DiagnosticError("adir-opt", f"--predict-batch {batch}: must be 0 or more")
+            wanted["derive-predict"] = (f"derive-predict{{batch={batch}}}", "--predict")
         if "recompute-activations" in wanted:
             wanted["recompute-activations"] = ("recompute-activations{report=true}", "--recompute")
         if "bufferize" in wanted:  # on by default before bufferization: they only save memory

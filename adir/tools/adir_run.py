@@ -8,8 +8,10 @@ Random arguments: floats are standard normal; integer arguments used as class la
 that `ReadsClassLabels`: `adir.nll`, `adir.cross_entropy` and their gradients, `adir.embedding`)
 are uniform over the class count of that op's input, or an embedding's row count (else over
 `--num-classes`). Parameters start from their initializers and persist across `--repeat`
-calls. `--save out.npz` stores the results and the final parameters (written only on success,
-as `adir-opt -o` is: `adir.output_files`).
+calls. `--save out.npz` stores the results (`result<i>`) and the final parameters
+(`param_<symbol>`), written only on success, as `adir-opt -o` is (`adir.output_files`);
+`adir.frontends.torch_import.load_state_dict("out.npz", "model.mlir")` reads the parameters
+back into a torch state_dict by their PyTorch names.
 
 A `.npy` argument is converted to its argument's type only where no value changes (int64
 labels that fit an i32 argument, integral floats as labels); a value that would change is an

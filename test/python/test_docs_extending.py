@@ -67,13 +67,14 @@ def test_adding_the_op_touches_no_pass() -> None:
 
 
 def test_trait_table_lists_every_trait() -> None:
-    """Each trait class of adir/dialects/tensor/traits.py (and the HasEvalForm interface) has a
-    row in the guide's table, whose first cell names it."""
+    """Each trait class of adir/dialects/tensor/traits.py (and the HasEvalForm and
+    HasBatchInProperties interfaces) has a row in the guide's table, whose first cell names it."""
+    interfaces = (traits.HasEvalForm, traits.HasBatchInProperties)
     defined = {
         name
         for name, value in inspect.getmembers(traits, inspect.isclass)
         if value.__module__ == traits.__name__
-        and (issubclass(value, OpTrait) or value is traits.HasEvalForm)
+        and (issubclass(value, OpTrait) or value in interfaces)
     }
     rows = re.findall(r"^\| `(\w+)", op_walkthrough(), re.MULTILINE)
     assert len(defined) == 11

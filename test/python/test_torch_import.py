@@ -168,7 +168,9 @@ def test_loss_module_frozen_params_and_no_loss() -> None:
     module = import_module(model, (x,), loss=nn.MSELoss(reduction="sum"))
     text = module_to_text(module)
     assert "adir.param @p0_bias : tensor<4xf32> = dense<" in text
-    assert "trainable = false" in text.split("@p0_bias")[1].splitlines()[0]
+    first_line = text.split("@p0_bias")[1].splitlines()[0]
+    # frozen, and named as in the model's state_dict
+    assert "trainable = false" in first_line and 'adir.torch_name = "0.bias"' in first_line
     assert "adir.mse %" in text and '{reduction = "sum"}' in text
     loss, grads, _ = adir_loss_and_gradients(module, x.numpy(), target.numpy())
     weights = {k: v for k, v in weights_of(model).items() if k != "p0_bias"}

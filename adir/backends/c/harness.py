@@ -3,12 +3,17 @@
     adir-opt --predict --optimizer=sgd --emit-c=out --c-main model.mlir
     cc -std=c99 -O2 out/*.c -o train -lm
     ./train train.bin test.bin 10          # epochs; prints the loss per epoch, test accuracy
+    ./train train.bin test.bin 10 0 weights.bin   # seed 0, then writes the trained weights
 
 It needs `@train_step(x, labels[, step])` (`--optimizer`) and `@predict(x) -> scores`
 (`--predict`), x of shape [N, ...] f32, labels [N] of i32 or i64 class indices, an optional
-rank-0 step counter (dropout's) that the program counts up from 0. The dataset files are
-`ADIRDATA` files (see `DATASET_FORMAT`); `tools/digits.py` writes them. Batches are read in
-file order; the last partial batch of an epoch is dropped, as `drop_last=True` does.
+rank-0 step counter (dropout's) that the program counts up from 0; @predict's x may have a batch
+of its own (`--predict-batch`, by default 1). The dataset files are `ADIRDATA` files (see
+`DATASET_FORMAT`); `tools/digits.py` writes them. Batches are read in file order; the last
+partial batch of an epoch is dropped, as `drop_last=True` does (of the test set, the last
+partial batch of @predict's). The fifth argument names a file to which the program writes every
+parameter after training, as one blob (`<prefix>save_params`, `adir/param_blob.py`), which
+`adir.frontends.torch_state.load_state_dict` reads back into a torch state_dict.
 """
 
 from __future__ import annotations
@@ -52,11 +57,21 @@ def harness_source(module: ModuleOp, prefix: str) -> str:
         raise OpError(train, "C harness: labels must be [N] class indices, a step rank 0")
     predict_inputs = predict.function_type.inputs.data
     outputs = predict.function_type.outputs.data
-    if list(predict_inputs) != [x_type] or len(outputs) != 1:
-        raise OpError(predict, "C harness: @predict must take @train_step's x, return one value")
+    predict_x = predict_inputs[0] if len(predict_inputs) == 1 else None
+    if (
+        not isinstance(predict_x, MemRefType)
+        or predict_x.element_type != x_type.element_type  # type: ignore[union-attr]
+        or predict_x.get_shape()[1:] != shape[1:]
+        or len(outputs) != 1
+    ):
+        raise OpError(
+            predict,
+            "C harness: @predict must take @train_step's x (at any batch), return one value",
+        )
+    predict_batch = predict_x.get_shape()[0]
     scores = outputs[0]
     classes = scores.get_shape()[-1]  # type: ignore[union-attr]
-    if scores.get_shape() != (batch, classes):  # type: ignore[union-attr]
+    if scores.get_shape() != (predict_batch, classes):  # type: ignore[union-attr]
         raise OpError(predict, "C harness: @predict must return scores [N, classes]")
     label_c = c_type(label_type.element_type)  # type: ignore[union-attr]
     step_c = c_type(step_type.element_type) if step_type is not None else None  # type: ignore[union-attr]
@@ -77,6 +92,8 @@ def harness_source(module: ModuleOp, prefix: str) -> str:
 #include "{prefix}model.h"
 
 #define BATCH {batch}
+#define PREDICT_BATCH {predict_batch}
+#define MAX_BATCH {max(batch, predict_batch)}
 #define FEATURES {features}
 #define CLASSES {classes}
 
@@ -107,11 +124,11 @@ static int open_dataset(dataset *data, const char *path)
     return 1;
 }}
 
-/* Reads the next batch; 0 at the end of the file (a partial batch is dropped). */
-static int read_batch(dataset *data, float *x, {label_c} *labels)
+/* Reads the next `count` samples; 0 at the end of the file (a partial batch is dropped). */
+static int read_batch(dataset *data, float *x, {label_c} *labels, int count)
 {{
     int i;
-    for (i = 0; i < BATCH; ++i) {{
+    for (i = 0; i < count; ++i) {{
         int32_t label;
         if (fread(x + (size_t)i * FEATURES, sizeof(float), FEATURES, data->file) != FEATURES ||
             fread(&label, sizeof label, 1, data->file) != 1) {{
@@ -124,15 +141,27 @@ static int read_batch(dataset *data, float *x, {label_c} *labels)
 
 static void rewind_dataset(dataset *data) {{ fseek(data->file, 16L, SEEK_SET); }}
 
+/* Writes every parameter to `path` as one blob ({prefix}save_params); 0 on failure. */
+static int write_weights(const char *path)
+{{
+    static unsigned char blob[{prefix.upper()}PARAMS_BLOB_BYTES];
+    FILE *file = fopen(path, "wb");
+    int written = file && {prefix}save_params(blob, sizeof blob) == 0 &&
+                  fwrite(blob, 1, sizeof blob, file) == sizeof blob;
+    if (file && fclose(file) != 0) written = 0;
+    if (!written) fprintf(stderr, "%s: cannot write the weights\\n", path);
+    return written;
+}}
+
 int main(int argc, char **argv)
 {{
-    static float x[BATCH * FEATURES];
-    static {label_c} labels[BATCH];
-    static float scores[BATCH * CLASSES];
+    static float x[MAX_BATCH * FEATURES];
+    static {label_c} labels[MAX_BATCH];
+    static float scores[PREDICT_BATCH * CLASSES];
     dataset train, test;
     int epochs, epoch;
-{step_decl}    if (argc < 3 || argc > 5) {{
-        fprintf(stderr, "usage: %s TRAIN.bin TEST.bin [EPOCHS [SEED]]\\n", argv[0]);
+{step_decl}    if (argc < 3 || argc > 6) {{
+        fprintf(stderr, "usage: %s TRAIN.bin TEST.bin [EPOCHS [SEED [WEIGHTS]]]\\n", argv[0]);
         return 2;
     }}
     if (!open_dataset(&train, argv[1]) || !open_dataset(&test, argv[2])) {{
@@ -148,15 +177,15 @@ int main(int argc, char **argv)
         double total = 0.0;
         unsigned long steps = 0, correct = 0, seen = 0;
         rewind_dataset(&train);
-        while (read_batch(&train, x, labels)) {{
+        while (read_batch(&train, x, labels, BATCH)) {{
             total += {prefix}train_step(x, labels{step_arg});
 {step_next}            ++steps;
         }}
         rewind_dataset(&test);
-        while (read_batch(&test, x, labels)) {{
+        while (read_batch(&test, x, labels, PREDICT_BATCH)) {{
             int i, c;
             {prefix}predict(x, scores);
-            for (i = 0; i < BATCH; ++i) {{
+            for (i = 0; i < PREDICT_BATCH; ++i) {{
                 int best = 0;
                 for (c = 1; c < CLASSES; ++c) {{
                     if (scores[i * CLASSES + c] > scores[i * CLASSES + best]) best = c;
@@ -171,7 +200,7 @@ int main(int argc, char **argv)
     }}
     fclose(train.file);
     fclose(test.file);
-    return 0;
+    return argc > 5 && !write_weights(argv[5]);
 }}
 """
 

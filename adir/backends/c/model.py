@@ -57,6 +57,7 @@ from adir.backends.c.names import (
     reserved,
     table_name,
 )
+from adir.backends.c.param_blob import blob_header_lines, blob_prototypes, blob_source_lines
 from adir.backends.c.size_limits import HOST, StaticBudget, check_sizes
 from adir.dense_literals import splat_value
 from adir.diagnostics import OpError
@@ -64,6 +65,7 @@ from adir.dialects.kernel import KernelOp, ParamBufferOp
 from adir.dialects.tensor import params as p
 from adir.interpreter.arrays import dense_to_numpy
 from adir.interpreter.initializers import sample, seed_of
+from adir.param_blob import blob_entries
 from adir.param_storage import FROZEN, has_initial_table, read_constants, static_memory
 
 
@@ -162,6 +164,7 @@ class ModelPrinter:
         self.prefix = prefix
         self.macro = prefix.upper()
         self.params = [op for op in module.ops if isinstance(op, p.ParamOp)]
+        self.blob = blob_entries(module)  # the table of save_params/load_params' blob
         # RAM or flash for each parameter: flash for the frozen ones, which no function writes
         self.memory = static_memory(module)
         self.kinds = self.memory.kinds
@@ -460,6 +463,7 @@ class ModelPrinter:
         out += [f"    {line}" for line in init]
         out += ["}", ""]
         out += self.param_accessors()
+        out += ["", *blob_source_lines(pre, [op.sym_name.data for op in self.params], self.blob)]
         out += ["", *functions]
         return "\n".join(out).rstrip() + "\n"
 
@@ -565,6 +569,7 @@ class ModelPrinter:
             f"#define {m}ARENA_BYTES {arena_bytes}",
             f"#define {m}PERSISTENT_BYTES {persistent}",
             f"#define {m}FROZEN_BYTES {frozen}",
+            *blob_header_lines(pre, self.blob),
             "",
             "/* Parameters and optimizer state, by index: element counts. */",
             f"#define {m}NUM_PARAMS {len(self.params)}",
@@ -597,6 +602,8 @@ class ModelPrinter:
             f"float *{pre}param_writable(size_t index);",
             f"const char *{pre}param_name(size_t index);",
             f"size_t {pre}param_size(size_t index);",
+            "",
+            *blob_prototypes(pre),
             "",
             f"#ifdef {m}CALLER_ARENA",
             f"/* Use `arena` ({m}ARENA_BYTES bytes, 8-byte aligned) for the transient buffers. */",

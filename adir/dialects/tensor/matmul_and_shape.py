@@ -69,6 +69,8 @@ from adir.dialects.tensor.shapes import (
     tensor_type,
 )
 from adir.dialects.tensor.traits import (
+    BatchChange,
+    HasBatchInProperties,
     LayerWeight,
     NoKernel,
     NotDifferentiable,
@@ -182,7 +184,7 @@ class TransposeOp(TensorOp):
 
 
 @irdl_op_definition
-class ReshapeOp(TensorOp):
+class ReshapeOp(TensorOp, HasBatchInProperties):
     """`torch.reshape(input, shape)`: the same elements in row-major order, in a new shape.
 
     One entry of `shape` may be -1: it is inferred so that the element counts agree.
@@ -225,9 +227,39 @@ class ReshapeOp(TensorOp):
         inferred = None if count is None else count // known
         return [tensor_type(f32, tuple(inferred if d == -1 else d for d in target))]
 
+    def properties_at_batch(self, change: BatchChange) -> dict[str, Attribute]:
+        """The batch is the target dim that keeps the same elements before and after it: the
+        product of the dims before it is that of the operand's dims before the batch (a
+        flatten, `x.view(8, -1)`, an unsqueeze after the batch). Where several dims could be
+        (runs of 1s at batch 1), the one written -1 is; else the reshape is refused."""
+        before = math.prod(change.operand[: change.dim])
+        target = _values(self.shape)
+        result = change.result
+        candidates = [
+            d
+            for d in range(len(result))
+            if result[d] == change.old and math.prod(result[:d]) == before
+        ]
+        if len(candidates) > 1:
+            candidates = [d for d in candidates if target[d] == -1] or candidates
+        if not candidates:
+            raise ValueError(
+                f"it reshapes {format_shape(change.operand)} to {format_shape(result)}, "
+                f"merging the batch of {change.old} with other dims"
+            )
+        if len(candidates) > 1:
+            raise ValueError(
+                f"it reshapes {format_shape(change.operand)} to {format_shape(result)}: any of "
+                f"dims {candidates} could be the batch of {change.old} (write the batch as -1, "
+                "or train at a batch other than 1)"
+            )
+        if target[candidates[0]] != -1:
+            target[candidates[0]] = change.new
+        return {"shape": DenseArrayBase.from_list(i64, target)}
+
 
 @irdl_op_definition
-class BroadcastToOp(TensorOp):
+class BroadcastToOp(TensorOp, HasBatchInProperties):
     """`torch.broadcast_to(input, shape)`: numpy broadcasting of the input to exactly `shape`.
 
     Aligned from the right, each input dim must be 1 (repeated) or equal to the target dim;
@@ -259,6 +291,19 @@ class BroadcastToOp(TensorOp):
                 if have not in (None, 1, want):
                     raise VerifyException(f"{cannot}: dimension {have} is neither 1 nor {want}")
         return [tensor_type(f32, tuple(target))]
+
+    def properties_at_batch(self, change: BatchChange) -> dict[str, Attribute]:
+        """The batch stays in its dim, aligned from the right; a batch of 1 broadcast to a
+        larger dim is refused (that repeats one sample)."""
+        target = _values(self.shape)
+        dim = change.dim + len(target) - len(change.operand)
+        if target[dim] != change.old:
+            raise ValueError(
+                f"it repeats the batch of {change.old} {target[dim]} times "
+                f"({format_shape(change.operand)} to {target})"
+            )
+        target[dim] = change.new
+        return {"shape": DenseArrayBase.from_list(i64, target)}
 
 
 @irdl_op_definition
@@ -528,7 +573,7 @@ class SlicingOp(TensorOp):
 
 
 @irdl_op_definition
-class SliceOp(SlicingOp):
+class SliceOp(SlicingOp, HasBatchInProperties):
     """`input[start[0]:stop[0]:step[0], ...]`, Python slicing per dim: negative start and stop
     count from the end, out-of-range ones are clamped (a stop of at least the dim, e.g. the dim
     itself, reads to the end), and steps are positive. One entry per dim of the input."""
@@ -549,6 +594,24 @@ class SliceOp(SlicingOp):
 
     def infer_result_types(self) -> Sequence[Attribute]:
         return [tensor_type(f32, self.sliced_shape(self.operand_shape(0)))]
+
+    def properties_at_batch(self, change: BatchChange) -> dict[str, Attribute]:
+        """A slice that reads the whole batch (the importer writes the batch as the stop of a
+        slice along another dim) reads the whole new batch; one that slices it is refused."""
+        start, stop, step = zip(*self.bounds(len(change.operand)), strict=True)
+        if slice_indices(change.old, start[change.dim], stop[change.dim], step[change.dim]) != (
+            range(change.old)
+        ):
+            raise ValueError(
+                f"it slices the batch of {change.old} "
+                f"([{start[change.dim]}:{stop[change.dim]}:{step[change.dim]}])"
+            )
+        starts, stops, steps = list(start), list(stop), list(step)
+        starts[change.dim], stops[change.dim], steps[change.dim] = 0, change.new, 1
+        properties = self.slicing_properties(starts, stops, steps)
+        if self.step is not None:  # the op keeps a property it has
+            properties["step"] = DenseArrayBase.from_list(i64, steps)
+        return properties
 
 
 @irdl_op_definition

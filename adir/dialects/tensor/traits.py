@@ -14,6 +14,7 @@ base (`UnaryElementwiseOp` is `ElementwiseMappable` and `Recomputable`).
     Recomputable            recompute-activations         cheap and deterministic: recompute
                                                           it in the backward pass, not keep it
     HasEvalForm             derive-predict                what the op is in inference
+    HasBatchInProperties    derive-predict{batch=N}       its properties at another batch
     ResultsOutsideArena     reorder-updates,              its result is a global or a
                             recompute-activations         parameter's own buffer
     Int8Lookup              quantize-int8                 int8 as a 256-entry table, and the
@@ -39,7 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.traits import OpTrait
 
 
@@ -178,6 +179,31 @@ class HasEvalForm(Operation, ABC):
     @abstractmethod
     def eval_form(self) -> EvalForm:
         """The op's inference form (built fresh: the caller inserts `ops`)."""
+
+
+@dataclass(frozen=True)
+class BatchChange:
+    """`derive-predict{batch=N}` changes the batch of an op's operand `input`: its dim `dim`
+    was `old` and is now `new`. `operand` and `result` are the shapes the op had before."""
+
+    dim: int
+    old: int
+    new: int
+    operand: tuple[int, ...]
+    result: tuple[int, ...]
+
+
+class HasBatchInProperties(Operation, ABC):
+    """Interface: an op whose properties spell out sizes of its operand's dims, the batch
+    among them (a reshape's or a broadcast's target shape, a slice's bounds), as the importer
+    writes them from a traced batch. `derive-predict{batch=N}` asks it for its properties at
+    the new batch; an op without this interface has none to change (its shape rule follows
+    its operands)."""
+
+    @abstractmethod
+    def properties_at_batch(self, change: BatchChange) -> dict[str, Attribute]:
+        """The properties that change (the op keeps the others), or `ValueError(why)` when the
+        op does not keep the batch a dim of its own (a reshape that merges it with another)."""
 
 
 # --- memory -------------------------------------------------------------------------------
