@@ -7,6 +7,8 @@ from typing import Any
 import torch
 from torch import fx
 
+from adir.dialects.tensor.matmul_and_shape import ReshapeOp
+from adir.dialects.tensor.op_builder import static_shape as static_shape_of
 from adir.frontends.aten.registry import Args, Lowering, aten, aten_, require, scaled
 
 
@@ -102,14 +104,23 @@ def transpose(lo: Lowering, node: fx.Node, a: Args) -> Any:
     aten_.flatten.using_ints,
 )
 def reshape(lo: Lowering, node: fx.Node, a: Args) -> Any:
-    """Every view that only regroups dims is a reshape to the result's (static) shape."""
+    """Every view that only regroups dims is a reshape to the result's (static) shape. A
+    reshape is a copy in adir, so a chain of views (attention's view, unsqueeze, squeeze, ...)
+    is one reshape of the chain's source, and a view to the source's own shape is the source."""
     require_f32(node)
-    return lo.b.reshape(lo.value(a["self"]), list(Lowering.shape(node)))
+    source = lo.value(a["self"])
+    if isinstance(source.owner, ReshapeOp):
+        source = source.owner.input
+    shape = Lowering.shape(node)
+    return source if static_shape_of(source) == shape else lo.b.reshape(source, list(shape))
 
 
 @aten(aten_.expand.default)
 def expand(lo: Lowering, node: fx.Node, a: Args) -> Any:
-    return lo.b.broadcast_to(lo.value(a["self"]), list(Lowering.shape(node)))
+    """`broadcast_to`; an expand to the tensor's own shape (attention's, before each bmm) is
+    the tensor itself."""
+    source, shape = lo.value(a["self"]), Lowering.shape(node)
+    return source if static_shape_of(source) == shape else lo.b.broadcast_to(source, list(shape))
 
 
 @aten(
