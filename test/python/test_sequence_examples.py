@@ -11,6 +11,15 @@ elementwise with an absolute floor of 1e-4 of the tensor's largest magnitude (en
 carries through zero), as in test_har_cnn_example.py. `ADIR_SEQUENCE_REPORT=1` prints the
 largest difference of each run, relative to its tensor's largest magnitude (docs/frontends.md
 lists them).
+
+One part of one parameter has no gradient in real arithmetic: the bias of the keys in each
+attention layer (the middle third of `in_proj_bias`) adds `q . b_k` to every score of a query's
+row, which the softmax takes away again. Its computed gradient is rounding noise (6.7e-10 at most in PyTorch
+float32 on the example's first batch, 1.4e-18 in float64),
+and Adam turns noise into steps of up to lr whatever its size (m / (sqrt(v) + eps) with eps =
+1e-8), so under Adam the C and PyTorch move those entries by different noise: they are compared
+to STEPS * lr (`NOISE_DRIVEN`), as test_mlperf_tiny_examples.py does for DS-CNN's scale-invariant
+gammas. SGD moves them by lr times the noise, and is compared like every other entry.
 """
 
 from __future__ import annotations
@@ -39,6 +48,12 @@ RTOL = 1e-4
 OPTIMIZERS = {
     "sgd": ("sgd lr=0.05", lambda params: torch.optim.SGD(params, lr=0.05)),
     "adam": ("adam lr=0.001", lambda params: torch.optim.Adam(params, lr=0.001)),
+}
+# Entries whose gradient is 0 in real arithmetic (the docstring says why), by model and symbol.
+NOISE_DRIVEN = {
+    "transformer": {
+        f"encoder_layers_{layer}_self_attn_in_proj_bias": slice(64, 128) for layer in range(2)
+    }
 }
 RUNS = [
     ("gru", "sgd", 1),
@@ -100,9 +115,11 @@ def torch_training(
 @pytest.mark.parametrize(
     ("name", "ops"),
     [
-        # Per time step: two linear maps (the input's and the hidden state's), 3 gates.
-        ("gru", {"adir.matmul ": 33, "adir.sigmoid ": 64, "adir.tanh ": 32, "adir.slice ": 160}),
-        ("lstm", {"adir.matmul ": 33, "adir.sigmoid ": 96, "adir.tanh ": 64, "adir.slice ": 160}),
+        # One linear map of the whole input, one of the hidden state per time step (32), the
+        # classifier's; per step the input's row sliced out, and split into the gates: GRU
+        # splits both maps into 3 (1 + 3 + 3 slices), LSTM their sum into 4 (1 + 4).
+        ("gru", {"adir.matmul ": 34, "adir.sigmoid ": 64, "adir.tanh ": 32, "adir.slice ": 224}),
+        ("lstm", {"adir.matmul ": 34, "adir.sigmoid ": 96, "adir.tanh ": 64, "adir.slice ": 160}),
         # Per layer: the in-projection, q k^T, softmax(.) v, the out-projection, 2 linears;
         # the softmax with PyTorch's guard for rows of -inf (a max, a cmp, a select).
         ("transformer", {"adir.matmul ": 14, "adir.softmax ": 2, "adir.layer_norm ": 4}),
@@ -143,19 +160,24 @@ def test_trains_in_c_like_pytorch(name: str, optimizer: str, batch: int) -> None
         c_losses = np.array([float(v) for v in outputs[:STEPS]])
         c_state = dict(zip(params, outputs[STEPS:], strict=True))
         assert set(torch_state) <= set(c_state)
+        np.testing.assert_allclose(c_losses, np.array(torch_losses), rtol=RTOL, err_msg=compiler)
         worst = {"loss": float(np.max(np.abs(c_losses / np.array(torch_losses) - 1)))}
+        noise_driven = NOISE_DRIVEN.get(name, {}) if optimizer == "adam" else {}
         for symbol, expected in torch_state.items():
-            scale = float(np.abs(expected).max())
-            worst[symbol] = float(np.max(np.abs(c_state[symbol] - expected)) / scale)
+            actual, scale = c_state[symbol].copy(), float(np.abs(expected).max())
+            if symbol in noise_driven:
+                part = noise_driven[symbol]
+                np.testing.assert_allclose(
+                    actual[part], expected[part], rtol=0, atol=STEPS * 0.001, err_msg=symbol
+                )
+                actual[part] = expected[part]
+            worst[symbol] = float(np.max(np.abs(actual - expected)) / scale)
+            np.testing.assert_allclose(
+                actual, expected, rtol=RTOL, atol=RTOL * scale, err_msg=symbol
+            )
         if os.environ.get("ADIR_SEQUENCE_REPORT"):
             print(
                 f"\n{name} {optimizer} batch {batch} ({compiler}): the largest difference "
                 f"relative to the tensor's largest magnitude: {max(worst.values()):.2e} "
                 f"({max(worst, key=worst.get)})"
-            )
-        np.testing.assert_allclose(c_losses, np.array(torch_losses), rtol=RTOL, err_msg=compiler)
-        for symbol, expected in torch_state.items():
-            scale = float(np.abs(expected).max())
-            np.testing.assert_allclose(
-                c_state[symbol], expected, rtol=RTOL, atol=RTOL * scale, err_msg=symbol
             )
