@@ -70,8 +70,9 @@ builtin.module {
     %7 = adir.constant dense<0xff800000> : tensor<f32>
     %8 = adir.cmp %6, %7 {predicate = "eq"} : tensor<1x4x16x1xf32>, tensor<f32> -> tensor<1x4x16x1xi1>
     %9 = adir.constant dense<0.000000e+00> : tensor<f32>
-    %10 = adir.softmax %view_7 : tensor<1x4x16x16xf32>
-    %_safe_softmax = adir.select %8, %9, %10 : tensor<1x4x16x1xi1>, tensor<f32>, tensor<1x4x16x16xf32> -> tensor<1x4x16x16xf32>
+    %10 = adir.select %8, %9, %view_7 : tensor<1x4x16x1xi1>, tensor<f32>, tensor<1x4x16x16xf32> -> tensor<1x4x16x16xf32>
+    %11 = adir.softmax %10 : tensor<1x4x16x16xf32>
+    %_safe_softmax = adir.select %8, %9, %11 : tensor<1x4x16x1xi1>, tensor<f32>, tensor<1x4x16x16xf32> -> tensor<1x4x16x16xf32>
     %view_8 = adir.reshape %_safe_softmax {shape = array<i64: 4, 16, 16>} : tensor<1x4x16x16xf32> -> tensor<4x16x16xf32>
     %bmm_1 = adir.matmul %view_8, %transpose_4 : tensor<4x16x16xf32>
     %view_9 = adir.reshape %bmm_1 {shape = array<i64: 1, 4, 16, 16>} : tensor<4x16x16xf32> -> tensor<1x4x16x16xf32>
@@ -80,44 +81,44 @@ builtin.module {
     %permute_2 = adir.transpose %permute_1 {permutation = array<i64: 2, 0, 1, 3>} : tensor<1x4x16x16xf32> -> tensor<16x1x4x16xf32>
     %view_10 = adir.reshape %permute_2 {shape = array<i64: 16, 64>} : tensor<16x1x4x16xf32> -> tensor<16x64xf32>
     %encoder_layers_0_self_attn_out_proj_weight = adir.load @encoder_layers_0_self_attn_out_proj_weight : tensor<64x64xf32>
-    %11 = adir.matmul %view_10, %encoder_layers_0_self_attn_out_proj_weight {transpose_b} : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+    %12 = adir.matmul %view_10, %encoder_layers_0_self_attn_out_proj_weight {transpose_b} : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
     %encoder_layers_0_self_attn_out_proj_bias = adir.load @encoder_layers_0_self_attn_out_proj_bias : tensor<64xf32>
-    %linear_2 = adir.add %11, %encoder_layers_0_self_attn_out_proj_bias : tensor<16x64xf32>, tensor<64xf32> -> tensor<16x64xf32>
+    %linear_2 = adir.add %12, %encoder_layers_0_self_attn_out_proj_bias : tensor<16x64xf32>, tensor<64xf32> -> tensor<16x64xf32>
     %view_11 = adir.reshape %linear_2 {shape = array<i64: 16, 1, 64>} : tensor<16x64xf32> -> tensor<16x1x64xf32>
     %transpose_6 = adir.transpose %view_11 {permutation = array<i64: 1, 0, 2>} : tensor<16x1x64xf32> -> tensor<1x16x64xf32>
     %add_1 = adir.add %add, %transpose_6 : tensor<1x16x64xf32>
     %encoder_layers_0_norm1_weight = adir.load @encoder_layers_0_norm1_weight : tensor<64xf32>
     %encoder_layers_0_norm1_bias = adir.load @encoder_layers_0_norm1_bias : tensor<64xf32>
-    %layer_norm, %12, %13 = adir.layer_norm %add_1, %encoder_layers_0_norm1_weight, %encoder_layers_0_norm1_bias {normalized_shape = array<i64: 64>} : tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32> -> (tensor<1x16x64xf32>, tensor<1x16xf32>, tensor<1x16xf32>)
+    %layer_norm, %13, %14 = adir.layer_norm %add_1, %encoder_layers_0_norm1_weight, %encoder_layers_0_norm1_bias {normalized_shape = array<i64: 64>} : tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32> -> (tensor<1x16x64xf32>, tensor<1x16xf32>, tensor<1x16xf32>)
     %encoder_layers_0_linear1_weight = adir.load @encoder_layers_0_linear1_weight : tensor<128x64xf32>
-    %14 = adir.matmul %layer_norm, %encoder_layers_0_linear1_weight {transpose_b} : tensor<1x16x64xf32>, tensor<128x64xf32> -> tensor<1x16x128xf32>
+    %15 = adir.matmul %layer_norm, %encoder_layers_0_linear1_weight {transpose_b} : tensor<1x16x64xf32>, tensor<128x64xf32> -> tensor<1x16x128xf32>
     %encoder_layers_0_linear1_bias = adir.load @encoder_layers_0_linear1_bias : tensor<128xf32>
-    %linear_3 = adir.add %14, %encoder_layers_0_linear1_bias : tensor<1x16x128xf32>, tensor<128xf32> -> tensor<1x16x128xf32>
+    %linear_3 = adir.add %15, %encoder_layers_0_linear1_bias : tensor<1x16x128xf32>, tensor<128xf32> -> tensor<1x16x128xf32>
     %relu = adir.relu %linear_3 : tensor<1x16x128xf32>
     %encoder_layers_0_linear2_weight = adir.load @encoder_layers_0_linear2_weight : tensor<64x128xf32>
-    %15 = adir.matmul %relu, %encoder_layers_0_linear2_weight {transpose_b} : tensor<1x16x128xf32>, tensor<64x128xf32> -> tensor<1x16x64xf32>
+    %16 = adir.matmul %relu, %encoder_layers_0_linear2_weight {transpose_b} : tensor<1x16x128xf32>, tensor<64x128xf32> -> tensor<1x16x64xf32>
     %encoder_layers_0_linear2_bias = adir.load @encoder_layers_0_linear2_bias : tensor<64xf32>
-    %linear_4 = adir.add %15, %encoder_layers_0_linear2_bias : tensor<1x16x64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>
+    %linear_4 = adir.add %16, %encoder_layers_0_linear2_bias : tensor<1x16x64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>
     %add_2 = adir.add %layer_norm, %linear_4 : tensor<1x16x64xf32>
     %encoder_layers_0_norm2_weight = adir.load @encoder_layers_0_norm2_weight : tensor<64xf32>
     %encoder_layers_0_norm2_bias = adir.load @encoder_layers_0_norm2_bias : tensor<64xf32>
-    %layer_norm_1, %16, %17 = adir.layer_norm %add_2, %encoder_layers_0_norm2_weight, %encoder_layers_0_norm2_bias {normalized_shape = array<i64: 64>} : tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32> -> (tensor<1x16x64xf32>, tensor<1x16xf32>, tensor<1x16xf32>)
+    %layer_norm_1, %17, %18 = adir.layer_norm %add_2, %encoder_layers_0_norm2_weight, %encoder_layers_0_norm2_bias {normalized_shape = array<i64: 64>} : tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32> -> (tensor<1x16x64xf32>, tensor<1x16xf32>, tensor<1x16xf32>)
     %transpose_7 = adir.transpose %layer_norm_1 {permutation = array<i64: 1, 0, 2>} : tensor<1x16x64xf32> -> tensor<16x1x64xf32>
     %encoder_layers_1_self_attn_in_proj_weight = adir.load @encoder_layers_1_self_attn_in_proj_weight : tensor<192x64xf32>
-    %18 = adir.matmul %transpose_7, %encoder_layers_1_self_attn_in_proj_weight {transpose_b} : tensor<16x1x64xf32>, tensor<192x64xf32> -> tensor<16x1x192xf32>
+    %19 = adir.matmul %transpose_7, %encoder_layers_1_self_attn_in_proj_weight {transpose_b} : tensor<16x1x64xf32>, tensor<192x64xf32> -> tensor<16x1x192xf32>
     %encoder_layers_1_self_attn_in_proj_bias = adir.load @encoder_layers_1_self_attn_in_proj_bias : tensor<192xf32>
-    %linear_5 = adir.add %18, %encoder_layers_1_self_attn_in_proj_bias : tensor<16x1x192xf32>, tensor<192xf32> -> tensor<16x1x192xf32>
+    %linear_5 = adir.add %19, %encoder_layers_1_self_attn_in_proj_bias : tensor<16x1x192xf32>, tensor<192xf32> -> tensor<16x1x192xf32>
     %unsqueeze_1 = adir.reshape %linear_5 {shape = array<i64: 1, 16, 1, 3, 64>} : tensor<16x1x192xf32> -> tensor<1x16x1x3x64xf32>
     %transpose_8 = adir.transpose %unsqueeze_1 {permutation = array<i64: 3, 1, 2, 0, 4>} : tensor<1x16x1x3x64xf32> -> tensor<3x16x1x1x64xf32>
     %squeeze_1 = adir.reshape %transpose_8 {shape = array<i64: 3, 16, 1, 64>} : tensor<3x16x1x1x64xf32> -> tensor<3x16x1x64xf32>
-    %19 = adir.slice %squeeze_1 {start = array<i64: 0, 0, 0, 0>, stop = array<i64: 1, 16, 1, 64>} : tensor<3x16x1x64xf32> -> tensor<1x16x1x64xf32>
-    %20 = adir.slice %squeeze_1 {start = array<i64: 1, 0, 0, 0>, stop = array<i64: 2, 16, 1, 64>} : tensor<3x16x1x64xf32> -> tensor<1x16x1x64xf32>
-    %21 = adir.slice %squeeze_1 {start = array<i64: 2, 0, 0, 0>, stop = array<i64: 3, 16, 1, 64>} : tensor<3x16x1x64xf32> -> tensor<1x16x1x64xf32>
-    %view_12 = adir.reshape %19 {shape = array<i64: 16, 4, 16>} : tensor<1x16x1x64xf32> -> tensor<16x4x16xf32>
+    %20 = adir.slice %squeeze_1 {start = array<i64: 0, 0, 0, 0>, stop = array<i64: 1, 16, 1, 64>} : tensor<3x16x1x64xf32> -> tensor<1x16x1x64xf32>
+    %21 = adir.slice %squeeze_1 {start = array<i64: 1, 0, 0, 0>, stop = array<i64: 2, 16, 1, 64>} : tensor<3x16x1x64xf32> -> tensor<1x16x1x64xf32>
+    %22 = adir.slice %squeeze_1 {start = array<i64: 2, 0, 0, 0>, stop = array<i64: 3, 16, 1, 64>} : tensor<3x16x1x64xf32> -> tensor<1x16x1x64xf32>
+    %view_12 = adir.reshape %20 {shape = array<i64: 16, 4, 16>} : tensor<1x16x1x64xf32> -> tensor<16x4x16xf32>
     %transpose_9 = adir.transpose %view_12 {permutation = array<i64: 1, 0, 2>} : tensor<16x4x16xf32> -> tensor<4x16x16xf32>
-    %view_13 = adir.reshape %20 {shape = array<i64: 16, 4, 16>} : tensor<1x16x1x64xf32> -> tensor<16x4x16xf32>
+    %view_13 = adir.reshape %21 {shape = array<i64: 16, 4, 16>} : tensor<1x16x1x64xf32> -> tensor<16x4x16xf32>
     %transpose_10 = adir.transpose %view_13 {permutation = array<i64: 1, 0, 2>} : tensor<16x4x16xf32> -> tensor<4x16x16xf32>
-    %view_14 = adir.reshape %21 {shape = array<i64: 16, 4, 16>} : tensor<1x16x1x64xf32> -> tensor<16x4x16xf32>
+    %view_14 = adir.reshape %22 {shape = array<i64: 16, 4, 16>} : tensor<1x16x1x64xf32> -> tensor<16x4x16xf32>
     %transpose_11 = adir.transpose %view_14 {permutation = array<i64: 1, 0, 2>} : tensor<16x4x16xf32> -> tensor<4x16x16xf32>
     %view_15 = adir.reshape %transpose_9 {shape = array<i64: 1, 4, 16, 16>} : tensor<4x16x16xf32> -> tensor<1x4x16x16xf32>
     %view_16 = adir.reshape %transpose_10 {shape = array<i64: 1, 4, 16, 16>} : tensor<4x16x16xf32> -> tensor<1x4x16x16xf32>
@@ -128,10 +129,11 @@ builtin.module {
     %view_18 = adir.reshape %mul_3 {shape = array<i64: 4, 16, 16>} : tensor<1x4x16x16xf32> -> tensor<4x16x16xf32>
     %bmm_2 = adir.matmul %view_17, %view_18 : tensor<4x16x16xf32>
     %view_19 = adir.reshape %bmm_2 {shape = array<i64: 1, 4, 16, 16>} : tensor<4x16x16xf32> -> tensor<1x4x16x16xf32>
-    %22 = adir.max %view_19 {axes = array<i64: -1>, keepdims} : tensor<1x4x16x16xf32> -> tensor<1x4x16x1xf32>
-    %23 = adir.cmp %22, %7 {predicate = "eq"} : tensor<1x4x16x1xf32>, tensor<f32> -> tensor<1x4x16x1xi1>
-    %24 = adir.softmax %view_19 : tensor<1x4x16x16xf32>
-    %_safe_softmax_1 = adir.select %23, %9, %24 : tensor<1x4x16x1xi1>, tensor<f32>, tensor<1x4x16x16xf32> -> tensor<1x4x16x16xf32>
+    %23 = adir.max %view_19 {axes = array<i64: -1>, keepdims} : tensor<1x4x16x16xf32> -> tensor<1x4x16x1xf32>
+    %24 = adir.cmp %23, %7 {predicate = "eq"} : tensor<1x4x16x1xf32>, tensor<f32> -> tensor<1x4x16x1xi1>
+    %25 = adir.select %24, %9, %view_19 : tensor<1x4x16x1xi1>, tensor<f32>, tensor<1x4x16x16xf32> -> tensor<1x4x16x16xf32>
+    %26 = adir.softmax %25 : tensor<1x4x16x16xf32>
+    %_safe_softmax_1 = adir.select %24, %9, %26 : tensor<1x4x16x1xi1>, tensor<f32>, tensor<1x4x16x16xf32> -> tensor<1x4x16x16xf32>
     %view_20 = adir.reshape %_safe_softmax_1 {shape = array<i64: 4, 16, 16>} : tensor<1x4x16x16xf32> -> tensor<4x16x16xf32>
     %bmm_3 = adir.matmul %view_20, %transpose_11 : tensor<4x16x16xf32>
     %view_21 = adir.reshape %bmm_3 {shape = array<i64: 1, 4, 16, 16>} : tensor<4x16x16xf32> -> tensor<1x4x16x16xf32>
@@ -140,33 +142,33 @@ builtin.module {
     %permute_5 = adir.transpose %permute_4 {permutation = array<i64: 2, 0, 1, 3>} : tensor<1x4x16x16xf32> -> tensor<16x1x4x16xf32>
     %view_22 = adir.reshape %permute_5 {shape = array<i64: 16, 64>} : tensor<16x1x4x16xf32> -> tensor<16x64xf32>
     %encoder_layers_1_self_attn_out_proj_weight = adir.load @encoder_layers_1_self_attn_out_proj_weight : tensor<64x64xf32>
-    %25 = adir.matmul %view_22, %encoder_layers_1_self_attn_out_proj_weight {transpose_b} : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
+    %27 = adir.matmul %view_22, %encoder_layers_1_self_attn_out_proj_weight {transpose_b} : tensor<16x64xf32>, tensor<64x64xf32> -> tensor<16x64xf32>
     %encoder_layers_1_self_attn_out_proj_bias = adir.load @encoder_layers_1_self_attn_out_proj_bias : tensor<64xf32>
-    %linear_6 = adir.add %25, %encoder_layers_1_self_attn_out_proj_bias : tensor<16x64xf32>, tensor<64xf32> -> tensor<16x64xf32>
+    %linear_6 = adir.add %27, %encoder_layers_1_self_attn_out_proj_bias : tensor<16x64xf32>, tensor<64xf32> -> tensor<16x64xf32>
     %view_23 = adir.reshape %linear_6 {shape = array<i64: 16, 1, 64>} : tensor<16x64xf32> -> tensor<16x1x64xf32>
     %transpose_13 = adir.transpose %view_23 {permutation = array<i64: 1, 0, 2>} : tensor<16x1x64xf32> -> tensor<1x16x64xf32>
     %add_3 = adir.add %layer_norm_1, %transpose_13 : tensor<1x16x64xf32>
     %encoder_layers_1_norm1_weight = adir.load @encoder_layers_1_norm1_weight : tensor<64xf32>
     %encoder_layers_1_norm1_bias = adir.load @encoder_layers_1_norm1_bias : tensor<64xf32>
-    %layer_norm_2, %26, %27 = adir.layer_norm %add_3, %encoder_layers_1_norm1_weight, %encoder_layers_1_norm1_bias {normalized_shape = array<i64: 64>} : tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32> -> (tensor<1x16x64xf32>, tensor<1x16xf32>, tensor<1x16xf32>)
+    %layer_norm_2, %28, %29 = adir.layer_norm %add_3, %encoder_layers_1_norm1_weight, %encoder_layers_1_norm1_bias {normalized_shape = array<i64: 64>} : tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32> -> (tensor<1x16x64xf32>, tensor<1x16xf32>, tensor<1x16xf32>)
     %encoder_layers_1_linear1_weight = adir.load @encoder_layers_1_linear1_weight : tensor<128x64xf32>
-    %28 = adir.matmul %layer_norm_2, %encoder_layers_1_linear1_weight {transpose_b} : tensor<1x16x64xf32>, tensor<128x64xf32> -> tensor<1x16x128xf32>
+    %30 = adir.matmul %layer_norm_2, %encoder_layers_1_linear1_weight {transpose_b} : tensor<1x16x64xf32>, tensor<128x64xf32> -> tensor<1x16x128xf32>
     %encoder_layers_1_linear1_bias = adir.load @encoder_layers_1_linear1_bias : tensor<128xf32>
-    %linear_7 = adir.add %28, %encoder_layers_1_linear1_bias : tensor<1x16x128xf32>, tensor<128xf32> -> tensor<1x16x128xf32>
+    %linear_7 = adir.add %30, %encoder_layers_1_linear1_bias : tensor<1x16x128xf32>, tensor<128xf32> -> tensor<1x16x128xf32>
     %relu_1 = adir.relu %linear_7 : tensor<1x16x128xf32>
     %encoder_layers_1_linear2_weight = adir.load @encoder_layers_1_linear2_weight : tensor<64x128xf32>
-    %29 = adir.matmul %relu_1, %encoder_layers_1_linear2_weight {transpose_b} : tensor<1x16x128xf32>, tensor<64x128xf32> -> tensor<1x16x64xf32>
+    %31 = adir.matmul %relu_1, %encoder_layers_1_linear2_weight {transpose_b} : tensor<1x16x128xf32>, tensor<64x128xf32> -> tensor<1x16x64xf32>
     %encoder_layers_1_linear2_bias = adir.load @encoder_layers_1_linear2_bias : tensor<64xf32>
-    %linear_8 = adir.add %29, %encoder_layers_1_linear2_bias : tensor<1x16x64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>
+    %linear_8 = adir.add %31, %encoder_layers_1_linear2_bias : tensor<1x16x64xf32>, tensor<64xf32> -> tensor<1x16x64xf32>
     %add_4 = adir.add %layer_norm_2, %linear_8 : tensor<1x16x64xf32>
     %encoder_layers_1_norm2_weight = adir.load @encoder_layers_1_norm2_weight : tensor<64xf32>
     %encoder_layers_1_norm2_bias = adir.load @encoder_layers_1_norm2_bias : tensor<64xf32>
-    %layer_norm_3, %30, %31 = adir.layer_norm %add_4, %encoder_layers_1_norm2_weight, %encoder_layers_1_norm2_bias {normalized_shape = array<i64: 64>} : tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32> -> (tensor<1x16x64xf32>, tensor<1x16xf32>, tensor<1x16xf32>)
+    %layer_norm_3, %32, %33 = adir.layer_norm %add_4, %encoder_layers_1_norm2_weight, %encoder_layers_1_norm2_bias {normalized_shape = array<i64: 64>} : tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32> -> (tensor<1x16x64xf32>, tensor<1x16xf32>, tensor<1x16xf32>)
     %mean = adir.mean %layer_norm_3 {axes = array<i64: 1>} : tensor<1x16x64xf32> -> tensor<1x64xf32>
     %head_weight = adir.load @head_weight : tensor<12x64xf32>
-    %32 = adir.matmul %mean, %head_weight {transpose_b} : tensor<1x64xf32>, tensor<12x64xf32> -> tensor<1x12xf32>
+    %34 = adir.matmul %mean, %head_weight {transpose_b} : tensor<1x64xf32>, tensor<12x64xf32> -> tensor<1x12xf32>
     %head_bias = adir.load @head_bias : tensor<12xf32>
-    %linear_9 = adir.add %32, %head_bias : tensor<1x12xf32>, tensor<12xf32> -> tensor<1x12xf32>
+    %linear_9 = adir.add %34, %head_bias : tensor<1x12xf32>, tensor<12xf32> -> tensor<1x12xf32>
     %cross_entropy_loss = adir.cross_entropy %linear_9, %label : tensor<1x12xf32>, tensor<1xi32> -> tensor<f32>
     func.return %cross_entropy_loss : tensor<f32>
   }

@@ -14,12 +14,12 @@ lists them).
 
 One part of one parameter has no gradient in real arithmetic: the bias of the keys in each
 attention layer (the middle third of `in_proj_bias`) adds `q . b_k` to every score of a query's
-row, which the softmax takes away again. Its computed gradient is rounding noise (6.7e-10 at most in PyTorch
-float32 on the example's first batch, 1.4e-18 in float64),
-and Adam turns noise into steps of up to lr whatever its size (m / (sqrt(v) + eps) with eps =
-1e-8), so under Adam the C and PyTorch move those entries by different noise: they are compared
-to STEPS * lr (`NOISE_DRIVEN`), as test_mlperf_tiny_examples.py does for DS-CNN's scale-invariant
-gammas. SGD moves them by lr times the noise, and is compared like every other entry.
+row, which the softmax takes away again. Its computed gradient is rounding noise (at most
+6.7e-10 in PyTorch float32 on the example's first batch, 1.4e-18 in float64), and Adam turns
+noise into steps of up to lr whatever its size (m / (sqrt(v) + eps) with eps = 1e-8), so under
+Adam the C and PyTorch move those entries by different noise: they are compared to STEPS * lr
+(`NOISE_DRIVEN`), as test_mlperf_tiny_examples.py does for DS-CNN's scale-invariant gammas.
+SGD moves them by lr times the noise, and is compared like every other entry.
 """
 
 from __future__ import annotations

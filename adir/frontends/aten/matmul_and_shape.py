@@ -6,9 +6,10 @@ from typing import Any
 
 import torch
 from torch import fx
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import SSAValue
 
 from adir.dialects.tensor.matmul_and_shape import ReshapeOp
-from adir.dialects.tensor.op_builder import static_shape as static_shape_of
 from adir.frontends.aten.registry import Args, Lowering, aten, aten_, require, scaled
 
 
@@ -108,11 +109,10 @@ def reshape(lo: Lowering, node: fx.Node, a: Args) -> Any:
     reshape is a copy in adir, so a chain of views (attention's view, unsqueeze, squeeze, ...)
     is one reshape of the chain's source, and a view to the source's own shape is the source."""
     require_f32(node)
-    source = lo.value(a["self"])
-    if isinstance(source.owner, ReshapeOp):
+    source, shape = lo.value(a["self"]), Lowering.shape(node)
+    if isinstance(source, SSAValue) and isinstance(source.owner, ReshapeOp):
         source = source.owner.input
-    shape = Lowering.shape(node)
-    return source if static_shape_of(source) == shape else lo.b.reshape(source, list(shape))
+    return source if _shape_of(source) == shape else lo.b.reshape(source, list(shape))
 
 
 @aten(aten_.expand.default)
@@ -120,7 +120,15 @@ def expand(lo: Lowering, node: fx.Node, a: Args) -> Any:
     """`broadcast_to`; an expand to the tensor's own shape (attention's, before each bmm) is
     the tensor itself."""
     source, shape = lo.value(a["self"]), Lowering.shape(node)
-    return source if static_shape_of(source) == shape else lo.b.broadcast_to(source, list(shape))
+    return source if _shape_of(source) == shape else lo.b.broadcast_to(source, list(shape))
+
+
+def _shape_of(value: Any) -> tuple[int, ...] | None:
+    """The static shape of an adir value (None for anything else: a parameter, which the
+    importer names after its node, is reshaped even to its own shape)."""
+    if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
+        return tuple(value.type.get_shape())
+    return None
 
 
 @aten(

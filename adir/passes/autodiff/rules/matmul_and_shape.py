@@ -36,7 +36,11 @@ def matmul(b: BackwardBuilder, op: ms.MatmulOp, dy: SSAValue) -> Adjoints:
         rows, k = static_shape(a)[0] * static_shape(a)[1], static_shape(a)[2]
         a_rows = b.reshape(a, (rows, k))
         dy_rows = b.reshape(dy, (rows, static_shape(dy)[2]))
-        dw = _matmul(b, dy_rows, a_rows, True, False) if tb else _matmul(b, a_rows, dy_rows, True, False)
+        dw = (
+            _matmul(b, dy_rows, a_rows, True, False)
+            if tb
+            else _matmul(b, a_rows, dy_rows, True, False)
+        )
         return [da, dw]
     dw = _matmul(b, dy, a, True, ta) if tb else _matmul(b, a, dy, not ta, False)
     if len(static_shape(dw)) > len(static_shape(w)):  # a 2-D rhs shared by the batch
