@@ -23,7 +23,7 @@ from test_torch_import_shape_ops import check
 from torch import nn
 
 from adir.frontends.torch_errors import TorchImportError
-from adir.frontends.torch_import import import_module
+from adir.frontends.torch_import import UnsupportedOpsError, import_module
 
 
 def mask_with_a_hidden_row() -> torch.Tensor:
@@ -94,3 +94,19 @@ def test_a_boolean_mask_buffer_says_to_use_a_float_mask() -> None:
     with pytest.raises(TorchImportError) as error:
         import_module(Masked(), (torch.randn(2, 4, 32),), loss="mse")
     assert "mask is torch.bool" in str(error.value) and "-inf where masked" in str(error.value)
+
+
+def test_a_causal_attention_says_to_pass_a_float_mask() -> None:
+    """`is_causal=True` builds its mask in the graph from `arange` and a boolean `full`, which
+    adir does not import: the error, at the model's line, says what to write instead."""
+
+    class Causal(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return F.scaled_dot_product_attention(x, x, x, is_causal=True)
+
+    with pytest.raises(UnsupportedOpsError) as error:
+        import_module(Causal(), (torch.randn(1, 2, 4, 16),), loss="mse")
+    message = str(error.value)
+    assert "aten.full.default (a torch.bool constant (attention's is_causal=True" in message
+    assert "pass attn_mask, a float buffer of 0.0 and -inf, instead" in message
+    assert "test_torch_import_attention.py" in message  # the model's line

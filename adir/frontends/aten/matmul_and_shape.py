@@ -155,7 +155,13 @@ def to_copy(lo: Lowering, node: fx.Node, a: Args) -> Any:
 
 @aten(aten_.scalar_tensor.default, aten_.full.default)
 def full(lo: Lowering, node: fx.Node, a: Args) -> Any:
-    require(node.meta["val"].dtype == torch.float32, f"a {node.meta['val'].dtype} constant")
+    dtype = node.meta["val"].dtype
+    require(
+        dtype != torch.bool,
+        "a torch.bool constant (attention's is_causal=True builds its mask from one: pass "
+        "attn_mask, a float buffer of 0.0 and -inf, instead)",
+    )
+    require(dtype == torch.float32, f"a {dtype} constant")
     value = a.get("s", a.get("fill_value"))
     return lo.b.constant(torch.full(Lowering.shape(node), float(value)).numpy())
 
