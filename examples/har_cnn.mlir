@@ -47,8 +47,7 @@ builtin.module {
     %relu_2 = adir.relu %getitem_6 : tensor<1x16x128xf32>
     %unsqueeze = adir.reshape %relu_2 {shape = array<i64: 1, 16, 1, 128>} : tensor<1x16x128xf32> -> tensor<1x16x1x128xf32>
     %adaptive_avg_pool2d = adir.global_avgpool2d %unsqueeze : tensor<1x16x1x128xf32> -> tensor<1x16x1x1xf32>
-    %squeeze = adir.reshape %adaptive_avg_pool2d {shape = array<i64: 1, 16, 1>} : tensor<1x16x1x1xf32> -> tensor<1x16x1xf32>
-    %view = adir.reshape %squeeze {shape = array<i64: 1, 16>} : tensor<1x16x1xf32> -> tensor<1x16xf32>
+    %view = adir.reshape %adaptive_avg_pool2d {shape = array<i64: 1, 16>} : tensor<1x16x1x1xf32> -> tensor<1x16xf32>
     %classifier_weight = adir.load @classifier_weight : tensor<6x16xf32>
     %6 = adir.matmul %view, %classifier_weight {transpose_b} : tensor<1x16xf32>, tensor<6x16xf32> -> tensor<1x6xf32>
     %classifier_bias = adir.load @classifier_bias : tensor<6xf32>

@@ -342,6 +342,12 @@ def _declare(
     """The `adir.param` of a parameter or buffer, holding its current values, with its name in
     the model's `state_dict` as `adir.torch_name`."""
     tensor = _state_tensor(program, spec.target)
+    if tensor.dtype == torch.bool:
+        raise TorchImportError(
+            f"{spec.target} is torch.bool; adir's parameters are float32: give a boolean "
+            "attention mask as a float one (0.0 where attending, -inf where masked), which "
+            "scaled-dot-product attention adds to the scores"
+        )
     if tensor.dtype != torch.float32:
         raise TorchImportError(
             f"{spec.target} is {tensor.dtype}; adir's parameters are float32 (model.float())"

@@ -48,6 +48,23 @@ def softmax(lo: Lowering, node: fx.Node, a: Args) -> Any:
     return lo.b.softmax(lo.value(a["self"]), a["dim"])
 
 
+@aten(aten_._safe_softmax.default)
+def safe_softmax(lo: Lowering, node: fx.Node, a: Args) -> Any:
+    """The softmax of scaled-dot-product attention (PyTorch's math path): zeros, not nan, in a
+    row whose entries are all -inf (a query that a mask hides from every key), and a zero
+    gradient there. A row is all -inf exactly when its max is -inf (a nan in the row makes the
+    max nan, and the row nan, as in PyTorch). Such a row is zeroed before the softmax too:
+    the softmax of -infs is nan, and its gradient (which reads the softmax's output) would
+    carry that nan into every key through the scores' matmul."""
+    require(a["dtype"] is None, f"dtype={a['dtype']}: softmax in another dtype")
+    x, dim = lo.value(a["self"]), a["dim"]
+    row_max = lo.b.max(x, [dim], True)
+    hidden_rows = lo.b.cmp("eq", row_max, lo.b.constant(-math.inf))
+    zero = lo.b.constant(0.0)
+    finite = lo.b.select(hidden_rows, zero, x)
+    return lo.b.select(hidden_rows, zero, lo.b.softmax(finite, dim))
+
+
 @aten(aten_.log_softmax.int, aten_._log_softmax.default)
 def log_softmax(lo: Lowering, node: fx.Node, a: Args) -> Any:
     return lo.b.log_softmax(lo.value(a["self"]), a["dim"])

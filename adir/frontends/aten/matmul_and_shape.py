@@ -6,7 +6,10 @@ from typing import Any
 
 import torch
 from torch import fx
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import SSAValue
 
+from adir.dialects.tensor.matmul_and_shape import ReshapeOp
 from adir.frontends.aten.registry import Args, Lowering, aten, aten_, require, scaled
 
 
@@ -102,14 +105,30 @@ def transpose(lo: Lowering, node: fx.Node, a: Args) -> Any:
     aten_.flatten.using_ints,
 )
 def reshape(lo: Lowering, node: fx.Node, a: Args) -> Any:
-    """Every view that only regroups dims is a reshape to the result's (static) shape."""
+    """Every view that only regroups dims is a reshape to the result's (static) shape. A
+    reshape is a copy in adir, so a chain of views (attention's view, unsqueeze, squeeze, ...)
+    is one reshape of the chain's source, and a view to the source's own shape is the source."""
     require_f32(node)
-    return lo.b.reshape(lo.value(a["self"]), list(Lowering.shape(node)))
+    source, shape = lo.value(a["self"]), Lowering.shape(node)
+    if isinstance(source, SSAValue) and isinstance(source.owner, ReshapeOp):
+        source = source.owner.input
+    return source if _shape_of(source) == shape else lo.b.reshape(source, list(shape))
 
 
 @aten(aten_.expand.default)
 def expand(lo: Lowering, node: fx.Node, a: Args) -> Any:
-    return lo.b.broadcast_to(lo.value(a["self"]), list(Lowering.shape(node)))
+    """`broadcast_to`; an expand to the tensor's own shape (attention's, before each bmm) is
+    the tensor itself."""
+    source, shape = lo.value(a["self"]), Lowering.shape(node)
+    return source if _shape_of(source) == shape else lo.b.broadcast_to(source, list(shape))
+
+
+def _shape_of(value: Any) -> tuple[int, ...] | None:
+    """The static shape of an adir value (None for anything else: a parameter, which the
+    importer names after its node, is reshaped even to its own shape)."""
+    if isinstance(value, SSAValue) and isinstance(value.type, TensorType):
+        return tuple(value.type.get_shape())
+    return None
 
 
 @aten(
@@ -136,7 +155,13 @@ def to_copy(lo: Lowering, node: fx.Node, a: Args) -> Any:
 
 @aten(aten_.scalar_tensor.default, aten_.full.default)
 def full(lo: Lowering, node: fx.Node, a: Args) -> Any:
-    require(node.meta["val"].dtype == torch.float32, f"a {node.meta['val'].dtype} constant")
+    dtype = node.meta["val"].dtype
+    require(
+        dtype != torch.bool,
+        "a torch.bool constant (attention's is_causal=True builds its mask from one: pass "
+        "attn_mask, a float buffer of 0.0 and -inf, instead)",
+    )
+    require(dtype == torch.float32, f"a {dtype} constant")
     value = a.get("s", a.get("fill_value"))
     return lo.b.constant(torch.full(Lowering.shape(node), float(value)).numpy())
 

@@ -1,0 +1,183 @@
+"""The sequence models of examples/torch/ (gru.py, lstm.py, transformer.py), as they are
+written: each imports with no edits, compiles with SGD (and GRU and the transformer with Adam) to
+C built with -Wall -Wextra -Wpedantic -Werror and run under ASan and UBSan, and 20 training steps
+of the C, at batch 1 and at batch 8, give the loss of every step and every parameter after them
+to 1e-4 relative, against `torch.optim.SGD` / `torch.optim.Adam` on the same module and data
+(float32 on both sides).
+
+Both sides sum in their own orders, so they differ by rounding, carried through 20 steps and,
+in the recurrent models, through 32 time steps of the same weights. Parameters are compared
+elementwise with an absolute floor of 1e-4 of the tensor's largest magnitude (entries a step
+carries through zero), as in test_har_cnn_example.py. `ADIR_SEQUENCE_REPORT=1` prints the
+largest difference of each run, relative to its tensor's largest magnitude (docs/frontends.md
+lists them).
+
+One part of one parameter has no gradient in real arithmetic: the bias of the keys in each
+attention layer (the middle third of `in_proj_bias`) adds `q . b_k` to every score of a query's
+row, which the softmax takes away again. Its computed gradient is rounding noise (at most
+6.7e-10 in PyTorch float32 on the example's first batch, 1.4e-18 in float64), and Adam turns
+noise into steps of up to lr whatever its size (m / (sqrt(v) + eps) with eps = 1e-8), so under
+Adam the C and PyTorch move those entries by different noise: they are compared to STEPS * lr
+(`NOISE_DRIVEN`), as test_mlperf_tiny_examples.py does for DS-CNN's scale-invariant gammas.
+SGD moves them by lr times the noise, and is compared like every other entry.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import os
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+import torch
+from c_testing import build_c, c_compilers, run_pipeline
+from torch import nn
+
+from adir.frontends.builder import module_to_text
+from adir.frontends.torch_import import import_module, symbol_names
+from adir.passes import PLANNING_PIPELINE
+
+MODELS = Path(__file__).resolve().parents[2] / "examples" / "torch"
+STEPS = 20
+RTOL = 1e-4
+OPTIMIZERS = {
+    "sgd": ("sgd lr=0.05", lambda params: torch.optim.SGD(params, lr=0.05)),
+    "adam": ("adam lr=0.001", lambda params: torch.optim.Adam(params, lr=0.001)),
+}
+# Entries whose gradient is 0 in real arithmetic (the docstring says why), by model and symbol.
+NOISE_DRIVEN = {
+    "transformer": {
+        f"encoder_layers_{layer}_self_attn_in_proj_bias": slice(64, 128) for layer in range(2)
+    }
+}
+RUNS = [
+    ("gru", "sgd", 1),
+    ("gru", "sgd", 8),
+    ("gru", "adam", 8),
+    ("lstm", "sgd", 1),
+    ("lstm", "sgd", 8),
+    ("transformer", "sgd", 1),
+    ("transformer", "sgd", 8),
+    ("transformer", "adam", 1),
+]
+
+
+def load_example(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"sequence_{name}", MODELS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = example
+    spec.loader.exec_module(example)
+    return example
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """PyTorch's own threads only slow these small models on a loaded machine."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def batches(example: ModuleType, batch: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The example's own batch first, then random sequences (standard normal) and labels."""
+    x, label = example.example_input(batch)
+    rng = np.random.default_rng(batch)
+    data = [(x.numpy(), label.numpy())]
+    for _ in range(STEPS - 1):
+        window = rng.standard_normal(x.shape).astype(np.float32)
+        data.append((window, rng.integers(0, example.CLASSES, label.shape)))
+    return data
+
+
+def torch_training(
+    model: nn.Module, optimizer: torch.optim.Optimizer, data
+) -> tuple[list[float], dict[str, np.ndarray]]:
+    """The loss of each step, and every parameter after them by adir symbol."""
+    losses = []
+    for x, label in data:
+        optimizer.zero_grad()
+        loss = model(torch.from_numpy(x), torch.from_numpy(label))
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    state = {k: v for k, v in model.state_dict().items() if v.dtype == torch.float32}
+    symbols = symbol_names(list(state))
+    return losses, {symbols[name]: tensor.numpy() for name, tensor in state.items()}
+
+
+@pytest.mark.parametrize(
+    ("name", "ops"),
+    [
+        # One linear map of the whole input, one of the hidden state per time step (32), the
+        # classifier's; per step the input's row sliced out, and split into the gates: GRU
+        # splits both maps into 3 (1 + 3 + 3 slices), LSTM their sum into 4 (1 + 4).
+        ("gru", {"adir.matmul ": 34, "adir.sigmoid ": 64, "adir.tanh ": 32, "adir.slice ": 224}),
+        ("lstm", {"adir.matmul ": 34, "adir.sigmoid ": 96, "adir.tanh ": 64, "adir.slice ": 160}),
+        # Per layer: the in-projection, q k^T, softmax(.) v, the out-projection, 2 linears;
+        # the softmax with PyTorch's guard for rows of -inf (a max, a cmp, a select).
+        ("transformer", {"adir.matmul ": 14, "adir.softmax ": 2, "adir.layer_norm ": 4}),
+    ],
+)
+def test_imports_with_no_edits(name: str, ops: dict[str, int]) -> None:
+    example = load_example(name)
+    module = import_module(example.model(), example.example_input(1))
+    module.verify()
+    text = module_to_text(module)
+    assert "func.func @loss(%x: tensor<1x" in text and "adir.cross_entropy" in text
+    assert {op: text.count(op) for op in ops} == ops
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "optimizer", "batch"), RUNS)
+def test_trains_in_c_like_pytorch(name: str, optimizer: str, batch: int) -> None:
+    example = load_example(name)
+    options, make_optimizer = OPTIMIZERS[optimizer]
+    model = example.model()
+    reference = copy.deepcopy(model)
+    data = batches(example, batch)
+    module = import_module(model, tuple(torch.from_numpy(a) for a in data[0]))
+    planned = run_pipeline(
+        module, f"infer-shapes,autodiff,insert-optimizer{{kind={options}}},{PLANNING_PIPELINE}"
+    )
+    torch_losses, torch_state = torch_training(
+        reference, make_optimizer(reference.parameters()), data
+    )
+    params = [op.sym_name.data for op in planned.ops if op.name == "adir.param"]
+    # Every compiler (gcc and clang) for the SGD runs at batch 1, the first for the others.
+    compilers = c_compilers() if (optimizer, batch) == ("sgd", 1) else c_compilers()[:1]
+    for compiler in compilers:
+        with tempfile.TemporaryDirectory(prefix=f"adir-{name}-") as directory:
+            build = build_c(planned, "train_step", STEPS, Path(directory), compiler, sanitize=True)
+            outputs = build.run(0, data)
+        assert len(outputs) == STEPS + len(params)
+        c_losses = np.array([float(v) for v in outputs[:STEPS]])
+        c_state = dict(zip(params, outputs[STEPS:], strict=True))
+        assert set(torch_state) <= set(c_state)
+        np.testing.assert_allclose(c_losses, np.array(torch_losses), rtol=RTOL, err_msg=compiler)
+        worst = {"loss": float(np.max(np.abs(c_losses / np.array(torch_losses) - 1)))}
+        noise_driven = NOISE_DRIVEN.get(name, {}) if optimizer == "adam" else {}
+        for symbol, expected in torch_state.items():
+            actual, scale = c_state[symbol].copy(), float(np.abs(expected).max())
+            if symbol in noise_driven:
+                part = noise_driven[symbol]
+                np.testing.assert_allclose(
+                    actual[part], expected[part], rtol=0, atol=STEPS * 0.001, err_msg=symbol
+                )
+                actual[part] = expected[part]
+            worst[symbol] = float(np.max(np.abs(actual - expected)) / scale)
+            np.testing.assert_allclose(
+                actual, expected, rtol=RTOL, atol=RTOL * scale, err_msg=symbol
+            )
+        if os.environ.get("ADIR_SEQUENCE_REPORT"):
+            print(
+                f"\n{name} {optimizer} batch {batch} ({compiler}): the largest difference "
+                f"relative to the tensor's largest magnitude: {max(worst.values()):.2e} "
+                f"({max(worst, key=worst.get)})"
+            )
