@@ -41,7 +41,7 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from adir.backends.c.cortex_m import BOARDS, board_files, parse_size, static_budget
+from adir.backends.c.cortex_m import BOARDS, board_files, static_budget
 from adir.backends.c.files import c_files
 from adir.backends.c.harness import harness_source
 from adir.backends.c.model import IDENTIFIER as C_IDENTIFIER
@@ -51,6 +51,7 @@ from adir.backends.c.target import CTarget
 from adir.context import DIALECTS, LocatedParser
 from adir.diagnostics import OpWarning
 from adir.function_structure import check_single_blocks
+from adir.limits import parse_size
 from adir.output_files import STDOUT, write_directory, write_file
 from adir.passes import ADIR_PASSES
 from adir.passes.select_kernels import KERNEL_SETS
@@ -159,6 +160,13 @@ class AdirOptMain(xDSLOptMain):
             "--memory-report",
             action="store_true",
             help="with --plan-memory: print each function's memory plan to stderr",
+        )
+        group.add_argument(
+            "--sram",
+            metavar="SIZE",
+            help="with --plan-memory: the SRAM budget of a step (bytes, or K / M: 256K); a step "
+            "whose arena, trainable parameters, optimizer state and other mutable state need "
+            "more is an error at the op at the peak (plan-memory{sram=...})",
         )
 
         c_group = arg_parser.add_argument_group("C output")
@@ -272,10 +280,21 @@ class AdirOptMain(xDSLOptMain):
         elif args.c_kernels is not None or args.c_target is not None:
             flag = "--c-kernels" if args.c_kernels is not None else "--c-target"
             raise DiagnosticError("adir-opt", f"{flag} needs --plan-memory or --emit-c=DIR")
+        plan_options = []
         if args.memory_report:
             if "plan-memory" not in wanted:
                 raise DiagnosticError("adir-opt", "--memory-report needs --plan-memory")
-            wanted["plan-memory"] = ("plan-memory{report=true}", wanted["plan-memory"][1])
+            plan_options.append("report=true")
+        if args.sram is not None:
+            if "plan-memory" not in wanted:
+                raise DiagnosticError("adir-opt", "--sram needs --plan-memory or --emit-c=DIR")
+            try:
+                plan_options.append(f"sram={parse_size(args.sram)}")
+            except ValueError as error:
+                raise DiagnosticError("adir-opt", f"--sram {args.sram}: {error}") from error
+        if plan_options:
+            spec = f"plan-memory{{{' '.join(plan_options)}}}"
+            wanted["plan-memory"] = (spec, wanted["plan-memory"][1])
         if wanted or args.infer_shapes:
             wanted["infer-shapes"] = ("infer-shapes", "--infer-shapes")
         return [wanted[name][0] for name in SHORTCUT_ORDER if name in wanted]

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from adir.backends.c.cmsis_dsp import CMSIS_DSP_DEFINES, CMSIS_DSP_INCLUDES, CMSIS_DSP_SOURCES
 from adir.backends.c.size_limits import Limit, StaticBudget
+from adir.limits import parse_size  # noqa: F401  (re-exported: --c-ram reads sizes here)
 
 KIB = 1024
 
@@ -69,17 +70,6 @@ BOARDS = {board.name: board for board in (MPS2_AN386,)}
 
 STACK_BYTES = 16 * KIB  # the fused weight-gradient kernels keep a row of the gradient on it
 HEAP_BYTES = 4 * KIB  # newlib's stdio buffers
-
-
-def parse_size(text: str) -> int:
-    """Bytes of `256K`, `1M` or `262144`."""
-    units = {"K": KIB, "M": KIB * KIB}
-    size = text.strip().upper()
-    scale = units.get(size[-1:], 1)
-    digits = size[:-1] if size[-1:] in units else size
-    if not digits.isdigit() or int(digits) == 0:
-        raise ValueError(f"{text!r} is not a size in bytes (e.g. 262144, 256K, 1M)")
-    return int(digits) * scale
 
 
 def static_budget(board: Board, ram_bytes: int) -> StaticBudget:
