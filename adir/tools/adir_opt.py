@@ -75,6 +75,7 @@ from adir.tools.pass_timing import StageTimer
 # brings `bufferize`; every shortcut brings `infer-shapes` first.
 SHORTCUT_ORDER = [
     "infer-shapes",
+    "freeze-batchnorm",
     "derive-predict",
     "autodiff",
     "insert-optimizer",
@@ -142,6 +143,13 @@ class AdirOptMain(xDSLOptMain):
             help="insert this optimizer and produce the training step",
         )
         group.add_argument("--lr", type=learning_rate, help="learning rate for --optimizer")
+        group.add_argument(
+            "--train-frozen-batchnorm",
+            action="store_true",
+            help="with --autodiff or --optimizer: keep a batchnorm whose gamma and beta are "
+            "{trainable = false} in training mode (by default it runs with its running "
+            "statistics and is folded into a frozen conv: freeze-batchnorm)",
+        )
         group.add_argument(
             "--recompute",
             action="store_true",
@@ -270,6 +278,12 @@ class AdirOptMain(xDSLOptMain):
         ]:
             if flag is not None:
                 wanted[name] = (name, flag)
+        if "autodiff" in wanted and not args.train_frozen_batchnorm:
+            wanted["freeze-batchnorm"] = ("freeze-batchnorm", wanted["autodiff"][1])
+        elif args.train_frozen_batchnorm and "autodiff" not in wanted:
+            raise DiagnosticError(
+                "adir-opt", "--train-frozen-batchnorm needs --autodiff or --optimizer"
+            )
         if "recompute-activations" in wanted:
             wanted["recompute-activations"] = ("recompute-activations{report=true}", "--recompute")
         if "bufferize" in wanted:  # on by default before bufferization: they only save memory

@@ -104,7 +104,8 @@ class PlanMemoryPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         memory = static_memory(op)
         sram = self.sram_bytes()
-        neediest: tuple[func.FuncOp, list[LiveBuffer], int] | None = None  # the largest arena
+        # The function with the largest arena, the last on ties (the step follows its loss).
+        neediest: tuple[func.FuncOp, list[LiveBuffer], int] | None = None
         largest = 0
         pictures = []
         for function in [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]:
@@ -133,7 +134,7 @@ class PlanMemoryPass(ModulePass):
             if self.report:
                 sys.stderr.write(text_report(name, offsets, arena, bound, naive_arena, memory))
             pictures.append(svg_report(name, offsets, arena))
-            if sram is not None and (neediest is None or arena > neediest[2]):
+            if sram is not None and (neediest is None or arena >= neediest[2]):
                 neediest = (function, buffers, arena)
         # Functions share the arena and run one at a time: the one with the largest arena is
         # the one the budget must hold.
