@@ -535,11 +535,7 @@ class MaskOp(TensorOp):
 
     saved = operand_def(FloatTensor)
     result = result_def(TensorType[IntegerType])
-    # One pass over its operand: `recompute-activations` may recompute it (with the relu
-    # before it) from a value the backward pass keeps anyway, instead of keeping it.
-    traits = traits_def(
-        Pure(), NotDifferentiable("a gradient op: autodiff emits it"), Recomputable()
-    )
+    traits = traits_def(Pure(), NotDifferentiable("a gradient op: autodiff emits it"))
 
     def infer_result_types(self) -> Sequence[Attribute]:
         shape = self.operand_shape(0)
