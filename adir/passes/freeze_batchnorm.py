@@ -33,6 +33,12 @@ with dense data, and the parameters only the folded ops read are removed. The fo
 equals the conv and the batchnorm up to float32 rounding (not bit for bit: the products are
 rounded in another order). Where the conv is trainable, the `batchnorm_eval` stays: a per-channel
 affine whose backward reads only its scale.
+
+Measured with 1-bit relu masks and in-place `batchnorm_eval` (`adir-opt --optimizer=sgd
+--lr=0.01 --plan-memory --memory-report`, batch 1, @train_step's arena), with every parameter
+but the conv biases and the classifier frozen: ResNet-8 641,424 -> 200,720 bytes,
+MobileNetV1-0.25 1,885,584 -> 225,808; with all but the classifier frozen: ResNet-8 196,736 ->
+196,608, MobileNetV1-0.25 295,040 -> 221,184, DS-CNN 64,512 -> 64,000.
 """
 
 from __future__ import annotations
