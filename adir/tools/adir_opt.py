@@ -215,6 +215,12 @@ class AdirOptMain(xDSLOptMain):
             "that does not fit fails to link",
         )
         c_group.add_argument(
+            "--c-flash",
+            metavar="SIZE",
+            help="with --c-board: the flash budget of the linker script (default the board's "
+            "flash); frozen parameters and constants that do not fit are an error",
+        )
+        c_group.add_argument(
             "--c-main",
             action="store_true",
             help="with --emit-c: also write <prefix>main.c, a program that trains the model on "
@@ -341,18 +347,31 @@ class AdirOptMain(xDSLOptMain):
         self.c_budget = HOST
         if self.args.c_ram is not None and self.args.c_board is None:
             raise DiagnosticError("adir-opt", "--c-ram needs --c-board")
+        if self.args.c_flash is not None and self.args.c_board is None:
+            raise DiagnosticError("adir-opt", "--c-flash needs --c-board")
         if self.args.c_board is not None:
             if self.args.emit_c is None or self.args.c_main:
                 raise DiagnosticError(
                     "adir-opt", "--c-board needs --emit-c=DIR and a main of your own, not --c-main"
                 )
             ram = self.args.c_ram or "256K"
+            board = BOARDS[self.args.c_board]
+            flash = None
+            if self.args.c_flash is not None:
+                try:
+                    flash = parse_size(self.args.c_flash)
+                    if flash > board.flash_bytes:
+                        raise ValueError(
+                            f"{board.name} has {board.flash_bytes} bytes of flash, not {flash}"
+                        )
+                except ValueError as error:
+                    message = f"--c-flash {self.args.c_flash}: {error}"
+                    raise DiagnosticError("adir-opt", message) from error
             try:
-                board = BOARDS[self.args.c_board]
                 self.c_board_files = board_files(
-                    board, parse_size(ram), self.args.c_kernels or "tuned"
+                    board, parse_size(ram), self.args.c_kernels or "tuned", flash_bytes=flash
                 )
-                self.c_budget = static_budget(board, parse_size(ram))
+                self.c_budget = static_budget(board, parse_size(ram), flash)
             except ValueError as error:
                 raise DiagnosticError("adir-opt", f"--c-ram {ram}: {error}") from error
         if self.args.c_prefix and not C_IDENTIFIER.fullmatch(self.args.c_prefix):
