@@ -32,3 +32,15 @@ def human_bytes(size: int) -> str:
         if size >= scale:
             return f"{size / scale:.1f} {unit}"
     return f"{size} bytes"
+
+
+def parse_size(text: str) -> int:
+    """Bytes of a size written `262144` (bytes), `256K` (KiB, 1024 bytes) or `1M` (MiB), as
+    `--c-ram`, `--sram` and `plan-memory{sram=...}` take it; a ValueError says what is wrong."""
+    units = {"K": 2**10, "M": 2**20}
+    size = text.strip().upper()
+    scale = units.get(size[-1:], 1)
+    digits = size[:-1] if size[-1:] in units else size
+    if not digits.isdigit() or int(digits) == 0:
+        raise ValueError(f"{text!r} is not a size in bytes (e.g. 262144, 256K, 1M)")
+    return int(digits) * scale

@@ -235,6 +235,38 @@ def log_softmax_grad(y: np.ndarray, dy: np.ndarray, axis: int) -> np.ndarray:
     return dy - np.exp(y) * np.sum(dy, axis=axis, keepdims=True)
 
 
+def pack_mask(bits: np.ndarray) -> np.ndarray:
+    """Booleans as `adir.relu_mask` packs them: bit i % 32 of i32 word i // 32 (least
+    significant first), row-major, the unused bits of the last word 0."""
+    flat = bits.reshape(-1)
+    padded = np.zeros(act.mask_words(flat.size) * act.MASK_BITS, dtype=np.uint8)
+    padded[: flat.size] = flat
+    return np.packbits(padded, bitorder="little").view("<u4").astype(np.uint32).view(np.int32)
+
+
+def unpack_mask(words: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The booleans of a packed mask, in `shape`."""
+    as_bytes = words.astype(np.int32).view(np.uint32).astype("<u4").view(np.uint8)
+    bits = np.unpackbits(as_bytes, bitorder="little")
+    return bits[: math.prod(shape)].reshape(shape).astype(bool)
+
+
+def relu_mask(y: np.ndarray) -> np.ndarray:
+    """Where `relu_grad` passes the gradient: `!(y <= 0)`."""
+    return pack_mask(~(y <= 0))
+
+
+def clamp_mask(saved: np.ndarray, low: float, high: float, inclusive: bool) -> np.ndarray:
+    """Where `clamp_grad` with these bounds passes the gradient."""
+    if inclusive:
+        return pack_mask((saved >= low) & (saved <= high))
+    return pack_mask((saved > low) & (saved < high))
+
+
+def mask_grad(mask: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    return np.where(unpack_mask(mask, dy.shape), dy, dy.dtype.type(0))
+
+
 @register_impls
 class ActivationsFunctions(FamilyFunctions):
     @impl(act.ReluOp)
@@ -316,6 +348,18 @@ class ActivationsFunctions(FamilyFunctions):
         self, interpreter: Interpreter, op: act.HardsigmoidOp, args: tuple[Any, ...]
     ):
         return (hardsigmoid(args[0]),)
+
+    @impl(act.ReluMaskOp)
+    def run_relu_mask(self, interpreter: Interpreter, op: act.ReluMaskOp, args: tuple[Any, ...]):
+        return (relu_mask(args[0]),)
+
+    @impl(act.ClampMaskOp)
+    def run_clamp_mask(self, interpreter: Interpreter, op: act.ClampMaskOp, args: tuple[Any, ...]):
+        return (clamp_mask(args[0], *op.bounds(), op.inclusive is not None),)
+
+    @impl(act.MaskGradOp)
+    def run_mask_grad(self, interpreter: Interpreter, op: act.MaskGradOp, args: tuple[Any, ...]):
+        return (mask_grad(*args),)
 
     @impl(act.ClampGradOp)
     def run_clamp_grad(self, interpreter: Interpreter, op: act.ClampGradOp, args: tuple[Any, ...]):

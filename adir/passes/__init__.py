@@ -36,6 +36,12 @@ def _select_kernels() -> type[ModulePass]:
     return SelectKernelsPass
 
 
+def _freeze_batchnorm() -> type[ModulePass]:
+    from adir.passes.freeze_batchnorm import FreezeBatchnormPass
+
+    return FreezeBatchnormPass
+
+
 def _derive_predict() -> type[ModulePass]:
     from adir.passes.derive_predict import DerivePredictPass
 
@@ -117,6 +123,7 @@ PLANNING_PIPELINE = ",".join(PLANNING_PASSES)
 ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "infer-shapes": _infer_shapes,
     "derive-predict": _derive_predict,
+    "freeze-batchnorm": _freeze_batchnorm,
     "quantize-int8": _quantize_int8,
     "apply-update-scheme": _apply_update_scheme,
     "split-partial-updates": _split_partial_updates,

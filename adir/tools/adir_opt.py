@@ -43,7 +43,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from adir import __version__
 from adir.backends.c.cmake import cmake_files
-from adir.backends.c.cortex_m import BOARDS, Board, board_files, parse_size, static_budget
+from adir.backends.c.cortex_m import BOARDS, Board, board_files, static_budget
 from adir.backends.c.files import c_files
 from adir.backends.c.harness import harness_source
 from adir.backends.c.model import IDENTIFIER as C_IDENTIFIER
@@ -54,6 +54,7 @@ from adir.backends.c.target import CTarget
 from adir.context import DIALECTS, LocatedParser
 from adir.diagnostics import OpWarning
 from adir.function_structure import check_single_blocks
+from adir.limits import parse_size
 from adir.output_files import STDOUT, write_directory, write_file
 from adir.passes.select_kernels import KERNEL_SETS
 from adir.passes.select_kernels.targets import TARGETS
@@ -77,7 +78,8 @@ from adir.universe import available_passes
 # brings `bufferize`; every shortcut brings `infer-shapes` first.
 SHORTCUT_ORDER = [
     "infer-shapes",
-    "apply-update-scheme",
+    "apply-update-scheme",  # before freeze-batchnorm: the scheme decides which batchnorms are frozen
+    "freeze-batchnorm",
     "derive-predict",
     "autodiff",
     "insert-optimizer",
@@ -160,6 +162,13 @@ class AdirOptMain(xDSLOptMain):
         )
         group.add_argument("--lr", type=learning_rate, help="learning rate for --optimizer")
         group.add_argument(
+            "--train-frozen-batchnorm",
+            action="store_true",
+            help="with --autodiff or --optimizer: keep a batchnorm whose gamma and beta are "
+            "{trainable = false} in training mode (by default it runs with its running "
+            "statistics and is folded into a frozen conv: freeze-batchnorm)",
+        )
+        group.add_argument(
             "--recompute",
             action="store_true",
             help="recompute cheap forward values in the backward pass where that lowers the "
@@ -188,6 +197,13 @@ class AdirOptMain(xDSLOptMain):
             metavar="FILE",
             help="with --plan-memory: write every function's memory plan as JSON "
             "(the format: adir/passes/plan_memory/plan_json.py)",
+        )
+        group.add_argument(
+            "--sram",
+            metavar="SIZE",
+            help="with --plan-memory: the SRAM budget of a step (bytes, or K / M: 256K); a step "
+            "whose arena, trainable parameters, optimizer state and other mutable state need "
+            "more is an error at the op at the peak (plan-memory{sram=...})",
         )
 
         c_group = arg_parser.add_argument_group("C output")
@@ -235,6 +251,12 @@ class AdirOptMain(xDSLOptMain):
             help="with --emit-c: lay DIR out as a Zephyr module (adds zephyr/module.yml, "
             "CMakeLists.txt and Kconfig) or an Arduino library (library.properties and src/); "
             "see adir/backends/c/packages.py",
+        )
+        c_group.add_argument(
+            "--c-flash",
+            metavar="SIZE",
+            help="with --c-board: the flash budget of the linker script (default the board's "
+            "flash); frozen parameters and constants that do not fit are an error",
         )
         c_group.add_argument(
             "--c-main",
@@ -312,6 +334,12 @@ class AdirOptMain(xDSLOptMain):
             if batch < 0:
                 raise DiagnosticError("adir-opt", f"--predict-batch {batch}: must be 0 or more")
             wanted["derive-predict"] = (f"derive-predict{{batch={batch}}}", "--predict")
+        if "autodiff" in wanted and not args.train_frozen_batchnorm:
+            wanted["freeze-batchnorm"] = ("freeze-batchnorm", wanted["autodiff"][1])
+        elif args.train_frozen_batchnorm and "autodiff" not in wanted:
+            raise DiagnosticError(
+                "adir-opt", "--train-frozen-batchnorm needs --autodiff or --optimizer"
+            )
         if "recompute-activations" in wanted:
             wanted["recompute-activations"] = ("recompute-activations{report=true}", "--recompute")
         if "bufferize" in wanted:  # on by default before bufferization: they only save memory
@@ -332,6 +360,13 @@ class AdirOptMain(xDSLOptMain):
                 if "plan-memory" not in wanted:
                     raise DiagnosticError("adir-opt", f"{flag} needs --plan-memory")
                 plan_options.append(option)
+        if args.sram is not None:
+            if "plan-memory" not in wanted:
+                raise DiagnosticError("adir-opt", "--sram needs --plan-memory or --emit-c=DIR")
+            try:
+                plan_options.append(f"sram={parse_size(args.sram)}")
+            except ValueError as error:
+                raise DiagnosticError("adir-opt", f"--sram {args.sram}: {error}") from error
         if plan_options:
             spec = f"plan-memory{{{' '.join(plan_options)}}}"
             wanted["plan-memory"] = (spec, wanted["plan-memory"][1])
@@ -381,18 +416,31 @@ class AdirOptMain(xDSLOptMain):
         self.c_budget = HOST
         if self.args.c_ram is not None and self.args.c_board is None:
             raise DiagnosticError("adir-opt", "--c-ram needs --c-board")
+        if self.args.c_flash is not None and self.args.c_board is None:
+            raise DiagnosticError("adir-opt", "--c-flash needs --c-board")
         if self.args.c_board is not None:
             if self.args.emit_c is None or self.args.c_main:
                 raise DiagnosticError(
                     "adir-opt", "--c-board needs --emit-c=DIR and a main of your own, not --c-main"
                 )
             ram = self.args.c_ram or "256K"
+            board = self.c_board = BOARDS[self.args.c_board]
+            flash = None
+            if self.args.c_flash is not None:
+                try:
+                    flash = parse_size(self.args.c_flash)
+                    if flash > board.flash_bytes:
+                        raise ValueError(
+                            f"{board.name} has {board.flash_bytes} bytes of flash, not {flash}"
+                        )
+                except ValueError as error:
+                    message = f"--c-flash {self.args.c_flash}: {error}"
+                    raise DiagnosticError("adir-opt", message) from error
             try:
-                board = self.c_board = BOARDS[self.args.c_board]
                 self.c_board_files = board_files(
-                    board, parse_size(ram), self.args.c_kernels or "tuned"
+                    board, parse_size(ram), self.args.c_kernels or "tuned", flash_bytes=flash
                 )
-                self.c_budget = static_budget(board, parse_size(ram))
+                self.c_budget = static_budget(board, parse_size(ram), flash)
             except ValueError as error:
                 raise DiagnosticError("adir-opt", f"--c-ram {ram}: {error}") from error
         if self.args.c_prefix and not C_IDENTIFIER.fullmatch(self.args.c_prefix):

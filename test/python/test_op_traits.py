@@ -295,8 +295,11 @@ def test_recomputable_ops_are_the_cheap_ones() -> None:
 def test_in_place_operands() -> None:
     """Elementwise ops and the nine elementwise activation gradients write over any operand; a
     batchnorm writes its new running mean over the old one (result 3 over operand 3) and its
-    new running variance over the old one (4 over 4), nothing else."""
-    from adir.dialects.tensor.normalization import BatchnormOp
+    new running variance over the old one (4 over 4); batchnorm_eval its result over its input
+    (a frozen batchnorm's backward reads only its scale); a mask's gradient its result over the
+    adjoint it masks; nothing else."""
+    from adir.dialects.tensor.activations import MaskGradOp
+    from adir.dialects.tensor.normalization import BatchnormEvalOp, BatchnormOp
 
     activations = "relu leaky_relu sigmoid tanh gelu softplus clamp hardswish hardsigmoid"
     grads = {f"adir.{a}_grad" for a in activations.split()}
@@ -305,6 +308,12 @@ def test_in_place_operands() -> None:
     trait = BatchnormOp.get_trait(InPlaceOperands)
     assert isinstance(trait, WritesResultOver)
     assert trait.pairs == (("new_running_mean", "running_mean"), ("new_running_var", "running_var"))
+    for op, pairs in (
+        (BatchnormEvalOp, (("result", "input"),)),
+        (MaskGradOp, (("result", "grad"),)),
+    ):
+        trait = op.get_trait(InPlaceOperands)
+        assert isinstance(trait, WritesResultOver) and trait.pairs == pairs
 
 
 def test_int8_lookups_and_their_output_ranges() -> None:

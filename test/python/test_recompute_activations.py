@@ -1,6 +1,6 @@
 """`recompute-activations` trades time for memory without changing a number: steps with recomputed
 values train bit for bit like the originals (interpreter) and like the interpreter in C, and the
-arena never grows; the DS-CNN's SGD arena drops from 676,624 to 372,496 bytes (its ReLU and
+arena never grows; the DS-CNN's SGD arena drops from 614,640 to 373,504 bytes (its ReLU and
 first dropout outputs, 32,000 bytes each, are recomputed from batchnorm inputs that the backward
 pass keeps anyway)."""
 
@@ -53,12 +53,14 @@ def test_recomputed_random_model_trains_bit_for_bit_and_needs_no_more_arena(seed
     assert arena(tensor_level, recompute=True) <= arena(tensor_level, recompute=False)
 
 
-def test_ds_cnn_sgd_arena_drops_to_372_496_bytes() -> None:
+def test_ds_cnn_sgd_arena_drops_to_373_504_bytes() -> None:
     tensor_level = run_pipeline(parse_example("ds_cnn"), f"infer-shapes,autodiff,{SGD}")
     kept, recomputed = arena(tensor_level, False), arena(tensor_level, True)
     print(f"\n  DS-CNN SGD arena: {kept} B kept, {recomputed} B recomputed")
-    assert kept == 676_624
-    assert recomputed == 372_496
+    # 614,640 bytes kept: the first relu, before a dropout, keeps a 1-bit mask (autodiff);
+    # recomputing the dropout leaves that 1,008-byte mask, so 373,504 rather than 372,496.
+    assert kept == 614_640
+    assert recomputed == 373_504
 
 
 @pytest.mark.slow

@@ -26,9 +26,12 @@ from xdsl.dialects.builtin import (
     Float32Type,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
+    TensorType,
     UnitAttr,
     f32,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, SSAValue
@@ -58,6 +61,7 @@ from adir.dialects.tensor.traits import (
     Int8Lookup,
     NotDifferentiable,
     Recomputable,
+    WritesResultOver,
 )
 
 
@@ -512,6 +516,104 @@ class LogSoftmaxGradOp(AxisGradOp):
     name = "adir.log_softmax_grad"
 
 
+# --- 1-bit masks: what a relu or clamp keeps for its backward pass ---------------------------
+
+MASK_BITS = 32  # bits per word of a packed mask
+
+
+def mask_words(count: int) -> int:
+    """The i32 words of a mask of `count` bits."""
+    return -(-count // MASK_BITS)
+
+
+class MaskOp(TensorOp):
+    """A packed bit mask of an f32 tensor: bit `i % 32` (least significant first) of word
+    `i // 32` is the predicate of element `i` (row-major), the unused bits of the last word are
+    0. The result is `tensor<ceil(n / 32) x i32>`: 1 bit per element instead of 32, which is
+    all a relu or clamp's backward pass needs of its saved value (`adir.mask_grad`). Autodiff
+    keeps a mask where nothing else in the backward pass reads that value."""
+
+    saved = operand_def(FloatTensor)
+    result = result_def(TensorType[IntegerType])
+    traits = traits_def(Pure(), NotDifferentiable("a gradient op: autodiff emits it"))
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        shape = self.operand_shape(0)
+        if shape is None or None in shape:
+            raise VerifyException(f"{self.name}: operand saved needs a static shape")
+        return [TensorType(i32, (mask_words(math.prod(shape)),))]  # type: ignore[arg-type]
+
+
+@irdl_op_definition
+class ReluMaskOp(MaskOp):
+    """The mask `relu_grad` applies: bit i set where `!(saved[i] <= 0)` (so a nan passes the
+    gradient, as `adir.relu_grad` does), on the relu's output."""
+
+    name = "adir.relu_mask"
+
+    def __init__(self, saved: SSAValue):
+        super().__init__([saved])
+
+
+@irdl_op_definition
+class ClampMaskOp(ClampBoundsMixin, MaskOp):
+    """The mask `clamp_grad` with the same bounds applies: bit i set where `min < saved[i] <
+    max` (`min <= saved[i] <= max` with `inclusive`), 0 at a nan."""
+
+    name = "adir.clamp_mask"
+    min = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(-math.inf, f32))
+    max = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(math.inf, f32))
+    inclusive = opt_prop_def(UnitAttr)
+
+    def __init__(
+        self,
+        saved: SSAValue,
+        min: float = -math.inf,
+        max: float = math.inf,
+        inclusive: bool = False,
+    ):
+        super().__init__([saved], clamp_properties(min, max, inclusive))
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.check_bounds()
+        return super().infer_result_types()
+
+
+@irdl_op_definition
+class MaskGradOp(TensorOp):
+    """`dx[i] = bit i of mask ? grad[i] : 0`: the gradient of a relu or clamp from the packed
+    mask (`adir.relu_mask`, `adir.clamp_mask`) of its saved value; the same bits as
+    `relu_grad` / `clamp_grad` on that value."""
+
+    name = "adir.mask_grad"
+    mask = operand_def(TensorType[IntegerType])
+    grad = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    # Element i of the result reads element i of grad only: it may overwrite grad, as
+    # relu_grad (elementwise) may.
+    traits = traits_def(
+        Pure(),
+        NotDifferentiable("a gradient op: autodiff emits it"),
+        WritesResultOver(("result", "grad")),
+    )
+
+    def __init__(self, mask: SSAValue, grad: SSAValue):
+        super().__init__([mask, grad])
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        mask, grad = self.operand_shape(0), self.operand_shape(1)
+        if self.mask.type.element_type != i32:  # type: ignore[attr-defined]
+            raise VerifyException(f"{self.name}: operand mask must be i32 words")
+        if grad is not None and None not in grad and mask is not None:
+            words = mask_words(math.prod(grad))  # type: ignore[arg-type]
+            if mask != (words,):
+                raise VerifyException(
+                    f"{self.name}: operand grad ({format_shape(grad)}) needs a mask of {words} "
+                    f"words, got {format_shape(mask)}"
+                )
+        return [self.grad.type]
+
+
 ACTIVATIONS_OPS = [
     ReluOp,
     LeakyReluOp,
@@ -535,4 +637,7 @@ ACTIVATIONS_OPS = [
     HardsigmoidGradOp,
     SoftmaxGradOp,
     LogSoftmaxGradOp,
+    ReluMaskOp,
+    ClampMaskOp,
+    MaskGradOp,
 ]

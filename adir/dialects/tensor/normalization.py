@@ -255,7 +255,9 @@ class BatchnormEvalOp(ChannelStatsOp):
     running_var = operand_def(FloatTensor)
     result = result_def(FloatTensor)
     eps = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(BATCHNORM_EPS, f32))
-    traits = traits_def(Pure())
+    # A per-channel affine, element by element: the result may overwrite its input when
+    # nothing reads the input later (its own backward pass reads only the scale).
+    traits = traits_def(Pure(), WritesResultOver(("result", "input")))
 
     PER_CHANNEL: ClassVar[tuple[str, ...]] = ("gamma", "beta", "running_mean", "running_var")
 

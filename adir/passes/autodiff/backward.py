@@ -125,7 +125,7 @@ def differentiate(module: ModuleOp, loss: func.FuncOp, wrt_args: Sequence[int] =
             loads.setdefault(op.param.root_reference.data, []).append(op)
     seeds = {load.result for p in params for load in loads.get(p.sym_name.data, [])}
     seeds |= {block.args[i] for i in wrt_args if is_float(block.args[i])}
-    backward = BackwardBuilder(block, activity(forward, seeds, loss_value))
+    backward = BackwardBuilder(block, activity(forward, seeds, loss_value), frozenset(forward))
     Rewriter.erase_op(ret)
 
     backward.adjoints[loss_value] = backward.constant(1.0)

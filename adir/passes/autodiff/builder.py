@@ -3,7 +3,8 @@ function, plus the idioms rules share (`unbroadcast`, adjoint accumulation)."""
 
 from __future__ import annotations
 
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from adir.dialects.tensor.op_builder import TensorBuilder, is_float, name_value, static_shape
 
@@ -12,10 +13,44 @@ class BackwardBuilder(TensorBuilder):
     """Builds the backward ops at the end of the gradient function, each located at the forward
     op it differentiates; tracks the adjoint of every active value."""
 
-    def __init__(self, block: Block, active: set[SSAValue]):
+    def __init__(
+        self, block: Block, active: set[SSAValue], forward: frozenset[Operation] = frozenset()
+    ):
         super().__init__(block)
         self.active = active
+        self.forward = forward  # the forward ops, before the backward ones in the block
         self.adjoints: dict[SSAValue, SSAValue] = {}
+
+    def read_by_backward(self, value: SSAValue) -> bool:
+        """Whether a backward op emitted so far, and not dead, reads `value`. Rules run from
+        the last forward op to the first, so when the rule of `value`'s producer runs, every
+        backward op of its consumers is there: a value none of them reads dies after the
+        forward pass unless this rule keeps it."""
+        pending = set(self.adjoints.values())
+        live: dict[Operation, bool] = {}
+
+        def is_live(op: Operation) -> bool:
+            # A backward op is live if an adjoint still to be used, or a live op, reads what it
+            # computes; rules emit the adjoints of inactive operands too (a frozen weight's),
+            # which dead-code elimination removes at the end.
+            if op not in live:
+                live[op] = False  # no cycles in a block, but guard the recursion anyway
+                live[op] = any(
+                    result in pending or any(is_live(use.operation) for use in result.uses)
+                    for result in op.results
+                )
+            return live[op]
+
+        return any(
+            use.operation not in self.forward and is_live(use.operation) for use in value.uses
+        )
+
+    def emit_after(self, op: Operation, after: Operation) -> SSAValue:
+        """Insert `op` in the forward pass right after `after` (located there): a small value
+        the backward pass needs, computed while the big one it comes from is still live."""
+        op.location = after.location
+        Rewriter.insert_op(op, InsertPoint.after(after))
+        return op.results[0]
 
     def unbroadcast(self, grad: SSAValue, like: SSAValue) -> SSAValue:
         """Sum `grad` over the axes along which `like` was broadcast in the forward op (the

@@ -27,6 +27,11 @@ every function in one SVG document (`picture.py`), `json=PATH` writes it for oth
 An arena larger than `max_bytes` (by default 2^31 - 1, the most static data a C build holds:
 `adir/limits.py`) is an error at the function's largest buffer, rather than a plan that no
 C compiler links; raise it (up to 2^63 - 1, the offsets are i64) to study a larger model.
+
+`sram=SIZE` (`262144`, `256K` or `1M`: bytes, KiB, MiB) is the SRAM budget of a training step
+on a device: a function whose arena plus the static data in RAM (trainable parameters,
+optimizer state, other mutable state) needs more is an error at the op at the peak, naming the
+largest buffers live there (`budget.py`).
 """
 
 from __future__ import annotations
@@ -41,9 +46,10 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from adir.diagnostics import OpError, PassOptionError
-from adir.limits import MAX_STATIC_BYTES, human_bytes
+from adir.limits import MAX_STATIC_BYTES, human_bytes, parse_size
 from adir.output_files import OutputError, write_file
 from adir.param_storage import static_memory
+from adir.passes.plan_memory.budget import over_budget
 from adir.passes.plan_memory.liveness import LiveBuffer, live_buffers, lower_bound
 from adir.passes.plan_memory.picture import svg_picture
 from adir.passes.plan_memory.placement import ALGORITHMS, arena_size, naive
@@ -67,6 +73,7 @@ class PlanMemoryPass(ModulePass):
     svg: str | None = None
     json: str | None = None
     max_bytes: int = MAX_STATIC_BYTES
+    sram: str | int | None = None
 
     def __post_init__(self) -> None:
         if self.algo not in ALGORITHMS:
@@ -81,6 +88,16 @@ class PlanMemoryPass(ModulePass):
             raise PassOptionError(
                 self.name, "max_bytes", f"max_bytes must be in [0, 2^63), got {self.max_bytes}"
             )
+        self.sram_bytes()  # a bad size is an error before anything runs
+
+    def sram_bytes(self) -> int | None:
+        """The `sram` budget in bytes (None: no budget)."""
+        if self.sram is None:
+            return None
+        try:
+            return parse_size(str(self.sram))
+        except ValueError as error:
+            raise PassOptionError(self.name, "sram", f"sram: {error}") from error
 
     def too_large(self, function: func.FuncOp, arena: int, biggest: LiveBuffer) -> OpError:
         return OpError(
@@ -94,6 +111,9 @@ class PlanMemoryPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         memory = static_memory(op)
         plans: list[FunctionPlan] = []
+        sram = self.sram_bytes()
+        # The function with the largest arena, the last on ties (the step follows its loss).
+        neediest: tuple[func.FuncOp, list[LiveBuffer], int] | None = None
         for function in [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]:
             buffers = live_buffers(function, self.alignment)
             biggest = max(buffers, key=lambda buffer: buffer.size, default=None)
@@ -120,7 +140,14 @@ class PlanMemoryPass(ModulePass):
             if self.report:
                 sys.stderr.write(text_report(plan, memory))
             plans.append(plan)
+            if sram is not None and (neediest is None or arena >= neediest[2]):
+                neediest = (function, buffers, arena)
         largest = max((plan.arena for plan in plans), default=0)
+        # Functions share the arena and run one at a time: the one with the largest arena is
+        # the one the budget must hold.
+        if sram is not None and neediest is not None:
+            if (error := over_budget(*neediest, memory, sram)) is not None:
+                raise error
         op.attributes["adir.arena_size"] = IntegerAttr(largest, i64)
         op.attributes["adir.persistent_size"] = IntegerAttr(memory.ram_params, i64)
         if self.svg is not None:

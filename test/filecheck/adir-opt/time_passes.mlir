@@ -1,6 +1,6 @@
 // `--time-passes` prints one row per stage on stderr, in the order they ran, and leaves stdout
 // to the IR. The verifier checks the input and the result (2 runs); with `--verify-each` also
-// after each of the 6 passes but the last (7 runs).
+// after each of the 8 passes but the last (9 runs).
 // RUN: adir-opt --autodiff --plan-memory --time-passes %s 2>&1 >/dev/null | filecheck %s
 // RUN: adir-opt --autodiff --plan-memory --time-passes --verify-each %s 2>&1 >/dev/null | filecheck %s --check-prefix=EACH
 // RUN: adir-opt --autodiff --plan-memory --time-passes %s 2>/dev/null | filecheck %s --check-prefix=IR
@@ -20,6 +20,7 @@ func.func @loss(%x: tensor<4xf32>) -> tensor<f32> attributes {adir.loss} {
 // CHECK-NEXT: 1 parse
 // CHECK-NEXT: 2 verify
 // CHECK-NEXT: 1 infer-shapes
+// CHECK-NEXT: 1 freeze-batchnorm
 // CHECK-NEXT: 1 autodiff
 // CHECK-NEXT: 1 fuse-weight-updates
 // CHECK-NEXT: 1 reorder-updates
@@ -29,7 +30,7 @@ func.func @loss(%x: tensor<4xf32>) -> tensor<f32> attributes {adir.loss} {
 // CHECK-NEXT: 1 output (-t mlir)
 // CHECK-NOT: {{.}}
 
-// EACH: 8 verify
+// EACH: 9 verify
 
 // IR: func.func @loss_grad
 // IR-NOT: execution time report

@@ -67,6 +67,25 @@ def clamp(op: KernelOp, site: CallSite) -> str:
     return site.call(kernel, *site.buffers(), count(site), low, high)
 
 
+@emits(act.ReluMaskOp)
+def relu_mask(op: KernelOp, site: CallSite) -> str:
+    return site.call(site.kernel, *site.buffers(), f"{math.prod(site.in_shape(0))}u")
+
+
+@emits(act.ClampMaskOp)
+def clamp_mask(op: KernelOp, site: CallSite) -> str:
+    kernel = site.kernel
+    if op.inclusive is not None:
+        kernel = kernel.replace("clamp_mask", "clamp_inclusive_mask")
+    low, high = (c_float(bound) for bound in (op.min.value.data, op.max.value.data))
+    return site.call(kernel, *site.buffers(), f"{math.prod(site.in_shape(0))}u", low, high)
+
+
+@emits(act.MaskGradOp)
+def mask_grad(op: KernelOp, site: CallSite) -> str:
+    return site.call(site.kernel, *site.buffers(), count(site))
+
+
 def around_axis(op: KernelOp, site: CallSite) -> tuple[int, int, int]:
     """(outer, axis_size, inner): the operand as a 3-D tensor around the op's axis."""
     shape = site.out_shape()

@@ -150,6 +150,32 @@ void adir_clamp_inclusive_grad(const float *x, const float *dy, float *dx, size_
 #define ADIR_CLAMP_INCLUSIVE_GRAD adir_clamp_inclusive_grad
 #endif
 
+/* 1-bit masks of a relu or clamp's saved value: bit i % 32 of mask[i / 32] (least significant
+   first) is element i's predicate, the unused bits of the last word 0; ceil(n / 32) words. */
+/* bit i = !(y[i] <= 0), where relu_grad passes dy. */
+void adir_relu_mask(const float *y, int32_t *mask, size_t n);
+#ifndef ADIR_RELU_MASK
+#define ADIR_RELU_MASK adir_relu_mask
+#endif
+
+/* bit i = (s[i] > lo && s[i] < hi), where clamp_grad passes dy. */
+void adir_clamp_mask(const float *s, int32_t *mask, size_t n, float lo, float hi);
+#ifndef ADIR_CLAMP_MASK
+#define ADIR_CLAMP_MASK adir_clamp_mask
+#endif
+
+/* bit i = (x[i] >= lo && x[i] <= hi), where clamp_inclusive_grad passes dy. */
+void adir_clamp_inclusive_mask(const float *x, int32_t *mask, size_t n, float lo, float hi);
+#ifndef ADIR_CLAMP_INCLUSIVE_MASK
+#define ADIR_CLAMP_INCLUSIVE_MASK adir_clamp_inclusive_mask
+#endif
+
+/* dx[i] = bit i of mask ? dy[i] : 0. */
+void adir_mask_grad(const int32_t *mask, const float *dy, float *dx, size_t n);
+#ifndef ADIR_MASK_GRAD
+#define ADIR_MASK_GRAD adir_mask_grad
+#endif
+
 /* dx = x <= -3 ? 0 : x < 3 ? dy * (x / 3 + 0.5) : dy. */
 void adir_hardswish_grad(const float *x, const float *dy, float *dx, size_t n);
 #ifndef ADIR_HARDSWISH_GRAD

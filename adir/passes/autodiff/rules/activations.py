@@ -15,7 +15,12 @@ from adir.passes.autodiff.rules.registry import Adjoints, vjp
 
 @vjp(act.ReluOp)
 def relu(b: BackwardBuilder, op: act.ReluOp, dy: SSAValue) -> Adjoints:
-    # relu(x) <= 0 exactly where x <= 0; reading the output lets the input die early.
+    # relu(x) <= 0 exactly where x <= 0; reading the output lets the input die early. Where
+    # no other backward op reads the output (a pool, an add or a frozen layer follows), a
+    # 1-bit mask of it is all the backward pass keeps (TTE's in-place relu mask).
+    if not b.read_by_backward(op.result):
+        mask = b.emit_after(act.ReluMaskOp(op.result), op)
+        return [b.emit(act.MaskGradOp(mask, dy))]
     return [b.emit(act.ReluGradOp(op.result, dy))]
 
 
@@ -67,6 +72,12 @@ def clamp(b: BackwardBuilder, op: act.ClampOp, dy: SSAValue) -> Adjoints:
     low, high = op.bounds()
     inclusive = op.inclusive is not None
     saved = op.input if inclusive else op.result
+    # The 1-bit mask where nothing else in the backward pass reads the output: the 1-byte
+    # mask of the comment above would sit beside a kept output; this one replaces it. Not for
+    # the input (`inclusive`): the rules of ops before this one, which run later, may read it.
+    if not inclusive and not b.read_by_backward(saved):
+        mask = b.emit_after(act.ClampMaskOp(saved, low, high, inclusive), op)
+        return [b.emit(act.MaskGradOp(mask, dy))]
     return [b.emit(act.ClampGradOp(saved, dy, low, high, inclusive))]
 
 

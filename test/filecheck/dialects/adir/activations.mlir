@@ -135,3 +135,17 @@ func.func @clamps(%x: tensor<2x3xf32>, %dy: tensor<2x3xf32>) -> tensor<2x3xf32> 
   %8 = adir.hardsigmoid_grad %x, %7 : tensor<2x3xf32>
   func.return %8 : tensor<2x3xf32>
 }
+
+// The 1-bit masks of a relu or clamp's saved value: 2 x 3 x 7 = 42 elements, 2 words of 32 bits.
+// CHECK-LABEL: func.func @masks
+func.func @masks(%y: tensor<2x3x7xf32>, %dy: tensor<2x3x7xf32>) -> tensor<2x3x7xf32> {
+  // CHECK-NEXT: %0 = adir.relu_mask %y : tensor<2x3x7xf32> -> tensor<2xi32>
+  %0 = adir.relu_mask %y : tensor<2x3x7xf32> -> tensor<2xi32>
+  // CHECK-NEXT: %1 = adir.clamp_mask %y {min = 0.000000e+00 : f32, max = 6.000000e+00 : f32} : tensor<2x3x7xf32> -> tensor<2xi32>
+  %1 = adir.clamp_mask %y {min = 0.0 : f32, max = 6.0 : f32} : tensor<2x3x7xf32> -> tensor<2xi32>
+  // CHECK-NEXT: %2 = adir.clamp_mask %y {min = -1.000000e+00 : f32, inclusive} : tensor<2x3x7xf32> -> tensor<2xi32>
+  %2 = adir.clamp_mask %y {min = -1.0 : f32, inclusive} : tensor<2x3x7xf32> -> tensor<2xi32>
+  // CHECK-NEXT: %3 = adir.mask_grad %0, %dy : tensor<2xi32>, tensor<2x3x7xf32> -> tensor<2x3x7xf32>
+  %3 = adir.mask_grad %0, %dy : tensor<2xi32>, tensor<2x3x7xf32> -> tensor<2x3x7xf32>
+  func.return %3 : tensor<2x3x7xf32>
+}

@@ -211,3 +211,27 @@ func.func @hardsigmoid_int_operand(%x: tensor<4xi32>) {
   func.return
 }
 // CHECK: activations_invalid.mlir:210:3: error: adir.hardsigmoid: operand 'input' at position 0 does not verify: i32 should be of base attribute f32
+
+// -----
+
+func.func @mask_wrong_word_count(%y: tensor<2x3x7xf32>) {
+  %0 = adir.relu_mask %y : tensor<2x3x7xf32> -> tensor<1xi32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:218:3: error: adir.relu_mask: result type tensor<1xi32> does not match the type tensor<2xi32> implied by its operands and properties
+
+// -----
+
+func.func @mask_grad_wrong_mask(%m: tensor<1xi32>, %dy: tensor<2x3x7xf32>) {
+  %0 = adir.mask_grad %m, %dy : tensor<1xi32>, tensor<2x3x7xf32> -> tensor<2x3x7xf32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:226:3: error: adir.mask_grad: operand grad (2x3x7) needs a mask of 2 words, got 1
+
+// -----
+
+func.func @clamp_mask_nan_bound(%y: tensor<4xf32>) {
+  %0 = adir.clamp_mask %y {min = 0x7FC00000 : f32} : tensor<4xf32> -> tensor<1xi32>
+  func.return
+}
+// CHECK: activations_invalid.mlir:234:3: error: adir.clamp_mask: min is nan

@@ -6,6 +6,7 @@
  * to float as its float32 kernels (and the interpreter) round them.
  */
 #include <math.h>
+#include <string.h>
 
 #include "adir_kernels.h"
 
@@ -298,6 +299,47 @@ void adir_clamp_inclusive_grad(const float *x, const float *dy, float *dx, size_
     for (i = 0; i < n; ++i) {
         const float v = x[i], g = dy[i];
         dx[i] = (v >= lo && v <= hi) ? g : 0.0f;
+    }
+}
+
+/* The masks: each word is built in a uint32_t and stored whole, so no bit of it depends on
+   what the buffer held before; the C stores the bits of an int32_t word as uint32_t's. */
+#define ADIR_MASK_LOOP(predicate)                                                  \
+    do {                                                                           \
+        size_t i, word;                                                            \
+        for (word = 0; word * 32u < n; ++word) {                                   \
+            uint32_t bits = 0u;                                                    \
+            const size_t end = n - word * 32u < 32u ? n - word * 32u : 32u;        \
+            for (i = 0; i < end; ++i) {                                            \
+                const float v = s[word * 32u + i];                                 \
+                bits |= (uint32_t)(predicate) << i;                                \
+            }                                                                      \
+            memcpy(&mask[word], &bits, sizeof bits);                               \
+        }                                                                          \
+    } while (0)
+
+void adir_relu_mask(const float *s, int32_t *mask, size_t n)
+{
+    ADIR_MASK_LOOP(!(v <= 0.0f));
+}
+
+void adir_clamp_mask(const float *s, int32_t *mask, size_t n, float lo, float hi)
+{
+    ADIR_MASK_LOOP(v > lo && v < hi);
+}
+
+void adir_clamp_inclusive_mask(const float *s, int32_t *mask, size_t n, float lo, float hi)
+{
+    ADIR_MASK_LOOP(v >= lo && v <= hi);
+}
+
+void adir_mask_grad(const int32_t *mask, const float *dy, float *dx, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        uint32_t bits;
+        memcpy(&bits, &mask[i / 32u], sizeof bits);
+        dx[i] = (bits >> (i % 32u)) & 1u ? dy[i] : 0.0f;
     }
 }
 
