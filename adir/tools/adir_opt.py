@@ -78,7 +78,7 @@ from adir.universe import available_passes
 # brings `bufferize`; every shortcut brings `infer-shapes` first.
 SHORTCUT_ORDER = [
     "infer-shapes",
-    "apply-update-scheme",  # before freeze-batchnorm: the scheme decides which batchnorms are frozen
+    "apply-update-scheme",  # first: it decides which batchnorms freeze-batchnorm freezes
     "freeze-batchnorm",
     "derive-predict",
     "autodiff",
