@@ -272,6 +272,7 @@ class ModelPrinter:
                 body.append(f"{self.call(inner, site, emitter)}  /* {self.origin(inner)} */")
                 written_args.update(site.outs)
             elif isinstance(inner, func.ReturnOp):
+                body.append("ADIR_FLOAT_MODE_LEAVE")
                 if returns_scalar:
                     body.append(f"return {names.names[inner.arguments[0]]}[0];")
                 else:
@@ -284,7 +285,7 @@ class ModelPrinter:
         for arg in block.args:
             if arg in written_args:
                 raise OpError(op, f"C backend: @{op.sym_name.data} writes its argument")
-        lines = [signature, "{"]
+        lines = [signature, "{", "    ADIR_FLOAT_MODE_ENTER"]
         lines += [f"    (void){names.names[arg]};" for arg in block.args if not arg.uses]
         if any(isinstance(inner, memref.AllocOp) for inner in block.ops):
             lines.append(f"    unsigned char *const arena = {self.macro}ARENA_BASE;")
@@ -425,6 +426,7 @@ class ModelPrinter:
             "#include <math.h>",
             "#include <string.h>",
             "",
+            '#include "adir_float_mode.h"',
             '#include "adir_init.h"',
             '#include "adir_kernels.h"',
             *([f'#include "{CMSIS_DSP_HEADER}"'] if "cmsis-dsp" in self.libraries else []),
