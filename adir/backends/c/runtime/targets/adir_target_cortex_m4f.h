@@ -37,6 +37,8 @@
 
 /* A batch of one's weight-gradient updates in one pass (adir_tuned_updates.c). */
 #define ADIR_OUTER_UPDATES 1
-#define ADIR_OUTER_UNROLL "GCC unroll 4"
+#define ADIR_OUTER_BLOCK 8
+#define ADIR_OUTER_ROWS 4
+#define ADIR_OUTER_STATE_ROWS 4
 
 #endif /* ADIR_TARGET_SETTINGS_H */

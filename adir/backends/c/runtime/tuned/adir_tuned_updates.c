@@ -422,11 +422,9 @@ static void adir_adam_panel(const struct adir_gradient_panel *panel, void *conte
 #define ADIR_OUTER_UPDATES 0
 #endif
 
-/* The target's loop unrolling of the outer updates' rows, as gcc's pragma. */
-#if ADIR_OUTER_UPDATES && ADIR_GCC && defined(ADIR_OUTER_UNROLL)
-#define ADIR_OUTER_ROW_UNROLL _Pragma(ADIR_OUTER_UNROLL)
-#else
-#define ADIR_OUTER_ROW_UNROLL
+/* Elements of a row updated at constant offsets from the same pointers (one block). */
+#ifndef ADIR_OUTER_BLOCK
+#define ADIR_OUTER_BLOCK 4
 #endif
 
 /* The reference's one-term sum: 0 + x * y (so a product of -0 gives +0, as there). */
@@ -435,46 +433,209 @@ static ADIR_INLINE float adir_outer_gradient(float x, float y)
     return ADIR_FMA(x, y, 0.0f);
 }
 
-/* SGD updates ADIR_OUTER_ROWS rows (or the last `rows` < ADIR_OUTER_ROWS) at a time, which
- * share each load of b; momentum and Adam one row at a time, whose six or eight streams already
- * take the core's integer registers. Every stream is walked by a pointer that its loads or stores step, which a scalar core does
- * in the same instruction. `variant` (a constant in each caller): ADIR_REGULARIZED for weight
- * decay or clipping, ADIR_SECOND_FORM for Nesterov momentum or AdamW's decoupled decay. */
+/* Each row of the parameter is walked by pointers that the loads and stores step (a scalar
+ * core does that in the same instruction), several rows at a time so that they share each
+ * load of b: ADIR_OUTER_ROWS rows for SGD, ADIR_OUTER_STATE_ROWS for momentum and Adam when
+ * they update in place (their usual call), else one (two or three more streams a row would
+ * take more integer registers than the core has). In place, each element is read and written
+ * through one pointer. `variant`, a constant in each caller, is a set of the flags below. */
 
-#define ADIR_REGULARIZED 1
-#define ADIR_SECOND_FORM 2
+#define ADIR_REGULARIZED 1 /* weight decay or clipping */
+#define ADIR_SECOND_FORM 2 /* Nesterov momentum, AdamW's decoupled decay */
+#define ADIR_IN_PLACE 4    /* every output is its input */
 #ifndef ADIR_OUTER_ROWS
-#define ADIR_OUTER_ROWS 2
+#define ADIR_OUTER_ROWS 1
 #endif
+#ifndef ADIR_OUTER_STATE_ROWS
+#define ADIR_OUTER_STATE_ROWS 1
+#endif
+#define ADIR_OUTER_MAX_ROWS                                                                   \
+    (ADIR_OUTER_ROWS > ADIR_OUTER_STATE_ROWS ? ADIR_OUTER_ROWS : ADIR_OUTER_STATE_ROWS)
 
-static ADIR_INLINE void adir_sgd_outer_rows(const struct adir_update *u, const float *x,
-                                            const float *b, const float *param, float *out,
-                                            size_t n, int32_t rows, int variant)
+/* Up to three streams of one row group: in[s][r] is read, out[s][r] written, each stepped by
+ * one element (in place, in is out). */
+struct adir_outer_streams {
+    const float *in[3][ADIR_OUTER_MAX_ROWS];
+    float *out[3][ADIR_OUTER_MAX_ROWS];
+};
+
+static ADIR_INLINE void adir_outer_open(struct adir_outer_streams *t, int stream,
+                                        const float *in, float *out, size_t n, int32_t rows)
 {
-    const float *p[ADIR_OUTER_ROWS];
-    float *o[ADIR_OUTER_ROWS];
-    float xs[ADIR_OUTER_ROWS]; /* copied: a store to an output must not reload it */
     int32_t r;
-    size_t j;
+    ADIR_UNROLL
+    for (r = 0; r < rows; ++r) {
+        t->in[stream][r] = in + (size_t)r * n;
+        t->out[stream][r] = out + (size_t)r * n;
+    }
+}
+
+/* Element l of stream s, row r, read before any of the same element is written; then written. */
+#define ADIR_OUTER_READ(t, s, r, l, in_place) ((in_place) ? (t)->out[s][r][l] : (t)->in[s][r][l])
+#define ADIR_OUTER_WRITE(t, s, r, l, value) ((t)->out[s][r][l] = (value))
+
+/* Every pointer of `streams` streams of the group moves on by `by` elements. */
+static ADIR_INLINE void adir_outer_advance(struct adir_outer_streams *t, int streams,
+                                           int32_t rows, size_t by, int in_place)
+{
+    int s;
+    int32_t r;
+    ADIR_UNROLL
+    for (s = 0; s < streams; ++s) {
+        ADIR_UNROLL
+        for (r = 0; r < rows; ++r) {
+            t->out[s][r] += by;
+            if (!in_place) {
+                t->in[s][r] += by;
+            }
+        }
+    }
+}
+
+/* Element l of each row of the group, for each optimizer; y is b's element. */
+
+static ADIR_INLINE void adir_sgd_outer_element(const struct adir_update *u,
+                                               struct adir_outer_streams *t, const float *xs,
+                                               float y, size_t l, int32_t rows, int variant)
+{
+    const int in_place = variant & ADIR_IN_PLACE;
+    float new_p[ADIR_OUTER_MAX_ROWS];
+    int32_t r;
+    ADIR_UNROLL
+    for (r = 0; r < rows; ++r) {
+        new_p[r] = adir_sgd_element(u, ADIR_OUTER_READ(t, 0, r, l, in_place),
+                                    adir_outer_gradient(xs[r], y), variant & ADIR_REGULARIZED);
+    }
+    ADIR_UNROLL
+    for (r = 0; r < rows; ++r) {
+        ADIR_OUTER_WRITE(t, 0, r, l, new_p[r]);
+    }
+}
+
+static ADIR_INLINE void adir_momentum_outer_element(const struct adir_update *u,
+                                                    struct adir_outer_streams *t,
+                                                    const float *xs, float y, size_t l,
+                                                    int32_t rows, int variant)
+{
+    const int in_place = variant & ADIR_IN_PLACE;
+    float new_p[ADIR_OUTER_MAX_ROWS], new_f[ADIR_OUTER_MAX_ROWS];
+    int32_t r;
+    ADIR_UNROLL
+    for (r = 0; r < rows; ++r) {
+        new_p[r] = adir_momentum_element(u, ADIR_OUTER_READ(t, 0, r, l, in_place),
+                                         ADIR_OUTER_READ(t, 1, r, l, in_place),
+                                         adir_outer_gradient(xs[r], y), &new_f[r],
+                                         variant & ADIR_REGULARIZED);
+    }
+    ADIR_UNROLL
+    for (r = 0; r < rows; ++r) {
+        ADIR_OUTER_WRITE(t, 1, r, l, new_f[r]);
+        ADIR_OUTER_WRITE(t, 0, r, l, new_p[r]);
+    }
+}
+
+static ADIR_INLINE void adir_adam_outer_element(const struct adir_update *u,
+                                                struct adir_outer_streams *t, const float *xs,
+                                                float y, size_t l, int32_t rows, int variant)
+{
+    const int in_place = variant & ADIR_IN_PLACE;
+    float new_p[ADIR_OUTER_MAX_ROWS], new_m[ADIR_OUTER_MAX_ROWS], new_v[ADIR_OUTER_MAX_ROWS];
+    int32_t r;
+    ADIR_UNROLL
+    for (r = 0; r < rows; ++r) {
+        /* The product alone, without the reference's 0 +: they differ only in the sign of a
+         * zero gradient, which no result of Adam's step depends on (m + (1 - beta1) (g - m)
+         * is +0 for g = +-0 and m = +-0; g enters v squared). */
+        new_p[r] = adir_adam_element(u, ADIR_OUTER_READ(t, 0, r, l, in_place),
+                                     ADIR_OUTER_READ(t, 1, r, l, in_place),
+                                     ADIR_OUTER_READ(t, 2, r, l, in_place), xs[r] * y,
+                                     &new_m[r], &new_v[r], variant & ADIR_REGULARIZED);
+    }
+    ADIR_UNROLL
+    for (r = 0; r < rows; ++r) {
+        ADIR_OUTER_WRITE(t, 1, r, l, new_m[r]);
+        ADIR_OUTER_WRITE(t, 2, r, l, new_v[r]);
+        ADIR_OUTER_WRITE(t, 0, r, l, new_p[r]);
+    }
+}
+
+enum adir_outer_kind { ADIR_OUTER_SGD, ADIR_OUTER_MOMENTUM, ADIR_OUTER_ADAM };
+
+/* One group of `rows` rows of an update of `kind` (a constant, as are rows and variant):
+ * blocks of ADIR_OUTER_BLOCK elements, each element at a constant offset from the block's
+ * pointers (one step of each pointer a block), then the elements left one by one. */
+static ADIR_INLINE void adir_outer_rows(enum adir_outer_kind kind, const struct adir_update *u,
+                                        struct adir_outer_streams *t, const float *x,
+                                        const float *b, size_t n, int32_t rows, int variant)
+{
+    const int streams = kind == ADIR_OUTER_SGD ? 1 : kind == ADIR_OUTER_MOMENTUM ? 2 : 3;
+    const int in_place = variant & ADIR_IN_PLACE;
+    /* The usual call (in place, no decay, no clipping, plain momentum or Adam) in blocks; the
+     * others element by element, in less code. */
+    const size_t block = variant == ADIR_IN_PLACE ? ADIR_OUTER_BLOCK : 1u;
+    struct adir_update v = *u;
+    float xs[ADIR_OUTER_MAX_ROWS]; /* copied: a store to an output must not reload it */
+    size_t blocks, j, l;
+    int32_t r;
+    v.nesterov = kind == ADIR_OUTER_MOMENTUM && (variant & ADIR_SECOND_FORM);
+    v.shrink = kind == ADIR_OUTER_ADAM && (variant & ADIR_SECOND_FORM);
     ADIR_UNROLL
     for (r = 0; r < rows; ++r) {
         xs[r] = x[r];
-        p[r] = param + (size_t)r * n;
-        o[r] = out + (size_t)r * n;
     }
-    ADIR_OUTER_ROW_UNROLL
-    for (j = 0; j < n; ++j) {
+    for (blocks = n / block; blocks != 0; --blocks) {
+        ADIR_UNROLL
+        for (l = 0; l < block; ++l) {
+            const float y = b[l];
+            if (kind == ADIR_OUTER_SGD) {
+                adir_sgd_outer_element(&v, t, xs, y, l, rows, variant);
+            } else if (kind == ADIR_OUTER_MOMENTUM) {
+                adir_momentum_outer_element(&v, t, xs, y, l, rows, variant);
+            } else {
+                adir_adam_outer_element(&v, t, xs, y, l, rows, variant);
+            }
+        }
+        b += block;
+        adir_outer_advance(t, streams, rows, block, in_place);
+    }
+    for (j = n % block; j != 0; --j) {
         const float y = *b++;
-        float new_p[ADIR_OUTER_ROWS];
-        ADIR_UNROLL
-        for (r = 0; r < rows; ++r) {
-            new_p[r] = adir_sgd_element(u, *p[r]++, adir_outer_gradient(xs[r], y),
-                                        variant & ADIR_REGULARIZED);
+        if (kind == ADIR_OUTER_SGD) {
+            adir_sgd_outer_element(&v, t, xs, y, 0, rows, variant);
+        } else if (kind == ADIR_OUTER_MOMENTUM) {
+            adir_momentum_outer_element(&v, t, xs, y, 0, rows, variant);
+        } else {
+            adir_adam_outer_element(&v, t, xs, y, 0, rows, variant);
         }
+        adir_outer_advance(t, streams, rows, 1u, in_place);
+    }
+}
+
+/* The m x n update of `kind` with gradient a b^T (a m long, b n long): groups of `group` rows,
+ * then the rows left one by one. in[s] and out[s] are stream s's input and output (m x n). */
+static ADIR_INLINE void adir_outer_update(enum adir_outer_kind kind, const struct adir_update *u,
+                                          const float *const *in, float *const *out,
+                                          const float *a, const float *b, int32_t m, int32_t n,
+                                          int32_t group, int variant)
+{
+    const int streams = kind == ADIR_OUTER_SGD ? 1 : kind == ADIR_OUTER_MOMENTUM ? 2 : 3;
+    const size_t sn = (size_t)n;
+    struct adir_outer_streams t;
+    int32_t i = 0;
+    int s;
+    for (; i + group <= m; i += group) {
         ADIR_UNROLL
-        for (r = 0; r < rows; ++r) {
-            *o[r]++ = new_p[r];
+        for (s = 0; s < streams; ++s) {
+            adir_outer_open(&t, s, in[s] + (size_t)i * sn, out[s] + (size_t)i * sn, sn, group);
         }
+        adir_outer_rows(kind, u, &t, a + i, b, sn, group, variant);
+    }
+    for (; i < m; ++i) {
+        ADIR_UNROLL
+        for (s = 0; s < streams; ++s) {
+            adir_outer_open(&t, s, in[s] + (size_t)i * sn, out[s] + (size_t)i * sn, sn, 1);
+        }
+        adir_outer_rows(kind, u, &t, a + i, b, sn, 1, variant);
     }
 }
 
@@ -482,52 +643,11 @@ static ADIR_INLINE void adir_sgd_outer(const struct adir_update *u, const float 
                                        const float *a, const float *b, float *out, int32_t m,
                                        int32_t n, int variant)
 {
-    const size_t sn = (size_t)n, step = (size_t)ADIR_OUTER_ROWS * sn;
-    int32_t i;
-    for (i = 0; i + ADIR_OUTER_ROWS <= m; i += ADIR_OUTER_ROWS) {
-        adir_sgd_outer_rows(u, a + i, b, param, out, sn, ADIR_OUTER_ROWS, variant);
-        param += step, out += step;
-    }
-    for (; i < m; ++i) {
-        adir_sgd_outer_rows(u, a + i, b, param, out, sn, 1, variant);
-        param += sn, out += sn;
-    }
-}
-
-static ADIR_INLINE void adir_momentum_outer_rows(const struct adir_update *u, const float *x,
-                                                 const float *b, const float *param,
-                                                 const float *buf, float *param_out,
-                                                 float *buf_out, size_t n, int32_t rows,
-                                                 int variant)
-{
-    const float *p[ADIR_OUTER_ROWS], *f[ADIR_OUTER_ROWS];
-    float *po[ADIR_OUTER_ROWS], *fo[ADIR_OUTER_ROWS];
-    struct adir_update v = *u;
-    float xs[ADIR_OUTER_ROWS]; /* copied: a store to an output must not reload it */
-    int32_t r;
-    size_t j;
-    v.nesterov = variant & ADIR_SECOND_FORM;
-    ADIR_UNROLL
-    for (r = 0; r < rows; ++r) {
-        xs[r] = x[r];
-        p[r] = param + (size_t)r * n, f[r] = buf + (size_t)r * n;
-        po[r] = param_out + (size_t)r * n, fo[r] = buf_out + (size_t)r * n;
-    }
-    ADIR_OUTER_ROW_UNROLL
-    for (j = 0; j < n; ++j) {
-        const float y = *b++;
-        float new_p[ADIR_OUTER_ROWS], new_f[ADIR_OUTER_ROWS];
-        ADIR_UNROLL
-        for (r = 0; r < rows; ++r) {
-            new_p[r] = adir_momentum_element(&v, *p[r]++, *f[r]++, adir_outer_gradient(xs[r], y),
-                                             &new_f[r], variant & ADIR_REGULARIZED);
-        }
-        ADIR_UNROLL
-        for (r = 0; r < rows; ++r) {
-            *fo[r]++ = new_f[r];
-            *po[r]++ = new_p[r];
-        }
-    }
+    const float *in[1];
+    float *outs[1];
+    in[0] = param, outs[0] = out;
+    adir_outer_update(ADIR_OUTER_SGD, u, in, outs, a, b, m, n,
+                      variant == ADIR_IN_PLACE ? ADIR_OUTER_ROWS : 1, variant);
 }
 
 static ADIR_INLINE void adir_momentum_outer(const struct adir_update *u, const float *param,
@@ -535,54 +655,11 @@ static ADIR_INLINE void adir_momentum_outer(const struct adir_update *u, const f
                                             float *param_out, float *buf_out, int32_t m,
                                             int32_t n, int variant)
 {
-    const size_t sn = (size_t)n;
-    int32_t i;
-    for (i = 0; i < m; ++i) {
-        adir_momentum_outer_rows(u, a + i, b, param, buf, param_out, buf_out, sn, 1, variant);
-        param += sn, buf += sn, param_out += sn, buf_out += sn;
-    }
-}
-
-static ADIR_INLINE void adir_adam_outer_rows(const struct adir_update *u, const float *x,
-                                             const float *b, const float *param,
-                                             const float *exp_avg, const float *exp_avg_sq,
-                                             float *param_out, float *exp_avg_out,
-                                             float *exp_avg_sq_out, size_t n, int32_t rows,
-                                             int variant)
-{
-    const float *p[ADIR_OUTER_ROWS], *mi[ADIR_OUTER_ROWS], *vi[ADIR_OUTER_ROWS];
-    float *po[ADIR_OUTER_ROWS], *mo[ADIR_OUTER_ROWS], *vo[ADIR_OUTER_ROWS];
-    struct adir_update w = *u;
-    float xs[ADIR_OUTER_ROWS]; /* copied: a store to an output must not reload it */
-    int32_t r;
-    size_t j;
-    w.shrink = variant & ADIR_SECOND_FORM;
-    ADIR_UNROLL
-    for (r = 0; r < rows; ++r) {
-        xs[r] = x[r];
-        const size_t at = (size_t)r * n;
-        p[r] = param + at, mi[r] = exp_avg + at, vi[r] = exp_avg_sq + at;
-        po[r] = param_out + at, mo[r] = exp_avg_out + at, vo[r] = exp_avg_sq_out + at;
-    }
-    ADIR_OUTER_ROW_UNROLL
-    for (j = 0; j < n; ++j) {
-        const float y = *b++;
-        float new_p[ADIR_OUTER_ROWS], new_m[ADIR_OUTER_ROWS], new_v[ADIR_OUTER_ROWS];
-        ADIR_UNROLL
-        for (r = 0; r < rows; ++r) {
-            /* The product alone, without the reference's 0 +: they differ only in the sign
-             * of a zero gradient, which no result of Adam's step depends on (m + (1 - beta1)
-             * (g - m) is +0 for g = +-0 and m = +-0; g enters v squared). */
-            new_p[r] = adir_adam_element(&w, *p[r]++, *mi[r]++, *vi[r]++, xs[r] * y, &new_m[r],
-                                         &new_v[r], variant & ADIR_REGULARIZED);
-        }
-        ADIR_UNROLL
-        for (r = 0; r < rows; ++r) {
-            *mo[r]++ = new_m[r];
-            *vo[r]++ = new_v[r];
-            *po[r]++ = new_p[r];
-        }
-    }
+    const float *in[2];
+    float *outs[2];
+    in[0] = param, in[1] = buf, outs[0] = param_out, outs[1] = buf_out;
+    adir_outer_update(ADIR_OUTER_MOMENTUM, u, in, outs, a, b, m, n,
+                      variant == ADIR_IN_PLACE ? ADIR_OUTER_STATE_ROWS : 1, variant);
 }
 
 static ADIR_INLINE void adir_adam_outer(const struct adir_update *u, const float *param,
@@ -591,14 +668,12 @@ static ADIR_INLINE void adir_adam_outer(const struct adir_update *u, const float
                                         float *exp_avg_out, float *exp_avg_sq_out, int32_t m,
                                         int32_t n, int variant)
 {
-    const size_t sn = (size_t)n;
-    int32_t i;
-    for (i = 0; i < m; ++i) {
-        adir_adam_outer_rows(u, a + i, b, param, exp_avg, exp_avg_sq, param_out, exp_avg_out,
-                             exp_avg_sq_out, sn, 1, variant);
-        param += sn, exp_avg += sn, exp_avg_sq += sn;
-        param_out += sn, exp_avg_out += sn, exp_avg_sq_out += sn;
-    }
+    const float *in[3];
+    float *outs[3];
+    in[0] = param, in[1] = exp_avg, in[2] = exp_avg_sq;
+    outs[0] = param_out, outs[1] = exp_avg_out, outs[2] = exp_avg_sq_out;
+    adir_outer_update(ADIR_OUTER_ADAM, u, in, outs, a, b, m, n,
+                      variant == ADIR_IN_PLACE ? ADIR_OUTER_STATE_ROWS : 1, variant);
 }
 
 /* Whether an update has weight decay or clipping (else its loops test for neither). */
@@ -618,6 +693,8 @@ void adir_tuned_matmul_sgd_update_general(const float *param, const float *a, co
     if (ADIR_OUTER_UPDATES && k == 1) {
         if (adir_regularized(&t.u)) {
             adir_sgd_outer(&t.u, param, a, b, param_out, m, n, ADIR_REGULARIZED);
+        } else if (param_out == param) {
+            adir_sgd_outer(&t.u, param, a, b, param_out, m, n, ADIR_IN_PLACE);
         } else {
             adir_sgd_outer(&t.u, param, a, b, param_out, m, n, 0);
         }
@@ -640,9 +717,15 @@ void adir_tuned_matmul_momentum_update(const float *param, const float *buf, con
     if (ADIR_OUTER_UPDATES && k == 1) {
         const int variant = (adir_regularized(&t.u) ? ADIR_REGULARIZED : 0) |
                             (t.u.nesterov ? ADIR_SECOND_FORM : 0);
+        const int in_place = param_out == param && buf_out == buf;
         switch (variant) {
         case 0:
-            adir_momentum_outer(&t.u, param, buf, a, b, param_out, buf_out, m, n, 0);
+            if (in_place) {
+                adir_momentum_outer(&t.u, param, buf, a, b, param_out, buf_out, m, n,
+                                    ADIR_IN_PLACE);
+            } else {
+                adir_momentum_outer(&t.u, param, buf, a, b, param_out, buf_out, m, n, 0);
+            }
             break;
         case ADIR_REGULARIZED:
             adir_momentum_outer(&t.u, param, buf, a, b, param_out, buf_out, m, n, 1);
@@ -679,10 +762,17 @@ void adir_tuned_matmul_adam_update(const float *param, const float *exp_avg,
     if (ADIR_OUTER_UPDATES && k == 1) {
         const int variant = (adir_regularized(&t.u) ? ADIR_REGULARIZED : 0) |
                             (t.u.shrink ? ADIR_SECOND_FORM : 0);
+        const int in_place =
+            param_out == param && exp_avg_out == exp_avg && exp_avg_sq_out == exp_avg_sq;
         switch (variant) {
         case 0:
-            adir_adam_outer(&t.u, param, exp_avg, exp_avg_sq, a, b, param_out, exp_avg_out,
-                            exp_avg_sq_out, m, n, 0);
+            if (in_place) {
+                adir_adam_outer(&t.u, param, exp_avg, exp_avg_sq, a, b, param_out, exp_avg_out,
+                                exp_avg_sq_out, m, n, ADIR_IN_PLACE);
+            } else {
+                adir_adam_outer(&t.u, param, exp_avg, exp_avg_sq, a, b, param_out, exp_avg_out,
+                                exp_avg_sq_out, m, n, 0);
+            }
             break;
         case ADIR_REGULARIZED:
             adir_adam_outer(&t.u, param, exp_avg, exp_avg_sq, a, b, param_out, exp_avg_out,
@@ -784,7 +874,11 @@ void adir_tuned_matmul_sgd_update(const float *param, const float *a, const floa
     int32_t i, j, p;
     if (ADIR_OUTER_UPDATES && k == 1) {
         const struct adir_update u = adir_plain_update(lr, 0.0f, 0.0f);
-        adir_sgd_outer(&u, param, a, b, out, m, n, 0);
+        if (out == param) {
+            adir_sgd_outer(&u, param, a, b, out, m, n, ADIR_IN_PLACE);
+        } else {
+            adir_sgd_outer(&u, param, a, b, out, m, n, 0);
+        }
         return;
     }
     if (transpose_b) {
