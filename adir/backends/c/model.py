@@ -555,7 +555,14 @@ class ModelPrinter:
         persistent = self.memory.ram_params
         frozen = self.memory.by_kind[FROZEN]
         out = [
-            f"/* {pre}model.h: the API of the generated model (adir); do not edit. */",
+            f"/* {pre}model.h: the API of the generated model (adir); do not edit.",
+            " *",
+            " * Subnormal floats are kept (IEEE 754, as adir's interpreter and PyTorch compute).",
+            " * Built with -DADIR_FLUSH_DENORMALS, each function of the model (not init or the",
+            " * accessors) sets the FPU's flush-to-zero mode on entry and restores the caller's",
+            " * on return (x86 MXCSR FTZ and DAZ, the Arm FZ bit; adir_float_mode.h): faster",
+            " * where subnormals are slow (Adam's decaying moments on x86), and what",
+            " * Session(module, flush_denormals=True) computes. */",
             f"#ifndef {guard}",
             f"#define {guard}",
             "",
