@@ -5,10 +5,11 @@ and with CMSIS-DSP: sizes, instructions per training step, and the losses agains
     python tools/cortex_m_report.py                    both models, both kernel sets
     python tools/cortex_m_report.py --steps 20 --examples mnist_mlp
 
-Each model is trained with SGD (lr 0.01; `--optimizer adam`: Adam, lr 0.001) on random batches compiled into the program
-(`adir.backends.c.embedded_training`), built with the generated Makefile (arm-none-eabi-gcc -O2,
-newlib-nano, a 256 KB RAM budget) and run under qemu-system-arm with -icount shift=0; the same
-program is built for the host with gcc -O2. The table has the image's text/data/bss (bss holds
+Each model is trained with SGD (lr 0.01; `--optimizer adam`: Adam, lr 0.001) on random batches
+compiled into the program (`adir.backends.c.embedded_training`), built with the generated
+Makefile (arm-none-eabi-gcc -O2, newlib-nano, a 256 KB RAM budget, `--ram`) and run under
+qemu-system-arm with -icount shift=0; the same program is built for the host with gcc -O2.
+The table has the image's text/data/bss (bss holds
 the 16 KB stack and 4 KB heap the linker script reserves), the part of it that is the model and
 its kernels (the generated model, the runtime, CMSIS-DSP; not the embedded batches, the startup
 code or newlib), the mean instructions per step, the stack's high-water mark, and the largest

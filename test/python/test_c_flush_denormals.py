@@ -12,9 +12,9 @@ from adir_testing import parse_example
 from c_testing import build_c, c_compilers, run_pipeline
 from test_c_examples import training_steps
 
+from adir.context import parse_module
 from adir.interpreter import Session
 from adir.passes import PLANNING_PIPELINE
-from adir.context import parse_module
 
 FLUSH = ("-DADIR_FLUSH_DENORMALS",)
 
@@ -34,7 +34,9 @@ FLUSHED = np.array([0.0, 0.0, 9.0, np.float32(2e-19) * np.float32(2e-19)], np.fl
 
 
 def product_in_c(tmp_path: Path, flags: tuple[str, ...]) -> np.ndarray:
-    planned = run_pipeline(parse_module(PRODUCT, "product.mlir"), f"infer-shapes,{PLANNING_PIPELINE}")
+    planned = run_pipeline(
+        parse_module(PRODUCT, "product.mlir"), f"infer-shapes,{PLANNING_PIPELINE}"
+    )
     build = build_c(planned, "product", 1, tmp_path, c_compilers()[0], extra_flags=flags)
     return build.run(0, [[X, W]])[0]
 
