@@ -36,6 +36,7 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -330,8 +331,11 @@ int main(int argc, char **argv)
 """
 
 
-def build_c(directory: Path, compiled: Compiled, main: str, cc: str) -> dict[str, Path | str]:
-    """Write the C and build it once per `C_BUILDS` entry: the executable, or the error."""
+def build_c(
+    directory: Path, compiled: Compiled, main: str, cc: str, extra: Sequence[str] = ()
+) -> dict[str, Path | str]:
+    """Write the C and build it once per `C_BUILDS` entry (plus `extra` flags): the
+    executable, or the error."""
     directory.mkdir(parents=True, exist_ok=True)
     for name, text in {**compiled.files, "bench_main.c": main}.items():
         (directory / name).write_text(text)
@@ -340,7 +344,18 @@ def build_c(directory: Path, compiled: Compiled, main: str, cc: str) -> dict[str
     for build, flags in C_BUILDS.items():
         executable = directory / f"bench_{build}"
         completed = subprocess.run(
-            [cc, "-std=c99", *flags, "-I", str(directory), *sources, "-o", str(executable), "-lm"],
+            [
+                cc,
+                "-std=c99",
+                *flags,
+                *extra,
+                "-I",
+                str(directory),
+                *sources,
+                "-o",
+                str(executable),
+                "-lm",
+            ],
             capture_output=True,
             text=True,
         )
@@ -384,11 +399,15 @@ def checked(step, params) -> dict[str, float]:
     return {"loss1": losses[0], "loss10": losses[-1], "delta_l1": delta}
 
 
-def run_torch(model: str, batch: int, opt: str, data: str, min_time: float, max_steps: int):
+def run_torch(
+    model: str, batch: int, opt: str, data: str, min_time: float, max_steps: int,
+    flush_denormals: bool = False,
+):  # fmt: skip
     import torch
     from torch import nn
 
     torch.set_num_threads(1)
+    torch.set_flush_denormal(flush_denormals)
     params, x, y = read_data(data, model, batch)
     if model == "mlp_s":
         net = nn.Sequential(nn.Linear(784, 32), nn.Sigmoid(), nn.Linear(32, 10), nn.LogSoftmax(1))
@@ -501,13 +520,23 @@ def run_jax(model: str, batch: int, opt: str, data: str, min_time: float, max_st
 def worker(args: argparse.Namespace) -> None:
     run = {"torch": run_torch, "jax": run_jax}[args.worker]
     try:
-        result = run(args.model, args.batch, args.opt, args.data, args.min_time, args.max_steps)
+        result = (
+            run_torch(args.model, args.batch, args.opt, args.data, args.min_time,
+                      args.max_steps, args.flush_denormals)
+            if args.worker == "torch"
+            else run(args.model, args.batch, args.opt, args.data, args.min_time, args.max_steps)
+        )  # fmt: skip
     except Exception as error:  # reported in the table, never fatal to the run
         result = {"error": f"{type(error).__name__}: {str(error)[:200]}"}
     print("RESULT " + json.dumps(result), flush=True)
 
 
 # --- the orchestrator ---------------------------------------------------------------------
+
+
+def flush_flags(args: argparse.Namespace) -> list[str]:
+    """The C flags of the run's subnormal mode (runtime adir_float_mode.h)."""
+    return ["-DADIR_FLUSH_DENORMALS"] if args.flush_denormals else []
 
 
 def result_of(command: list[str], timeout: float, env: dict[str, str] | None = None) -> dict:
@@ -567,7 +596,9 @@ def run_row(model: str, batch: int, opt: str, args: argparse.Namespace, work: Pa
     compiled = compile_adir(model, batch, opt)
     row.compile_s, row.passes = compiled.seconds, compiled.pass_seconds
     row.arena, row.arena_bound = compiled.arena, compiled.arena_bound
-    built = build_c(directory / "c", compiled, timing_main(model, batch), args.cc)
+    built = build_c(
+        directory / "c", compiled, timing_main(model, batch), args.cc, flush_flags(args)
+    )
     timing = [str(args.min_time), str(args.max_steps)]
     commands: dict[str, list[str] | str] = {}
     for build, executable in built.items():
@@ -597,6 +628,7 @@ def run_row(model: str, batch: int, opt: str, args: argparse.Namespace, work: Pa
             timing[0],
             "--max-steps",
             timing[1],
+            *(["--flush-denormals"] if args.flush_denormals else []),
         ]
     env = dict(
         os.environ,
@@ -744,6 +776,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-torch", dest="torch", action="store_false", help="skip PyTorch")
     parser.add_argument("--rtol", type=float, default=1e-3, help="of the loss check")
+    parser.add_argument(
+        "--flush-denormals", action="store_true",
+        help="subnormals flushed to zero: adir built with -DADIR_FLUSH_DENORMALS, PyTorch with "
+        "torch.set_flush_denormal(True)",
+    )  # fmt: skip
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--json", help="also write every figure to this file")
     parser.add_argument("--keep", help="build in this directory and keep it")
@@ -772,6 +809,13 @@ def main(argv: list[str] | None = None) -> int:
         f"{datetime.date.today()}, {machine()}; pinned to CPU {cpu}, one thread per system",
         f"numpy {np.__version__} float32 GEMM 256^3 on one core: {gemm:.1f} GFLOP/s",
         f"C: {args.cc} -std=c99 " + " / ".join(" ".join(f) for f in C_BUILDS.values()),
+        "subnormals: "
+        + (
+            "flushed to zero (adir: -DADIR_FLUSH_DENORMALS; PyTorch: set_flush_denormal(True);"
+            " JAX: XLA's own mode)"
+            if args.flush_denormals
+            else "kept, IEEE 754 (adir's default; PyTorch's; JAX: XLA's own mode)"
+        ),
     ]
     if not args.jax:
         notes.append("JAX is not installed: no JAX column (pip install jax)")

@@ -5,10 +5,11 @@ and with CMSIS-DSP: sizes, instructions per training step, and the losses agains
     python tools/cortex_m_report.py                    both models, both kernel sets
     python tools/cortex_m_report.py --steps 20 --examples mnist_mlp
 
-Each model is trained with SGD (lr 0.01) on random batches compiled into the program
-(`adir.backends.c.embedded_training`), built with the generated Makefile (arm-none-eabi-gcc -O2,
-newlib-nano, a 256 KB RAM budget) and run under qemu-system-arm with -icount shift=0; the same
-program is built for the host with gcc -O2. The table has the image's text/data/bss (bss holds
+Each model is trained with SGD (lr 0.01; `--optimizer adam`: Adam, lr 0.001) on random batches
+compiled into the program (`adir.backends.c.embedded_training`), built with the generated
+Makefile (arm-none-eabi-gcc -O2, newlib-nano, a 256 KB RAM budget, `--ram`) and run under
+qemu-system-arm with -icount shift=0; the same program is built for the host with gcc -O2.
+The table has the image's text/data/bss (bss holds
 the 16 KB stack and 4 KB heap the linker script reserves), the part of it that is the model and
 its kernels (the generated model, the runtime, CMSIS-DSP; not the embedded batches, the startup
 code or newlib), the mean instructions per step, the stack's high-water mark, and the largest
@@ -27,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from adir.backends.c.cortex_m import parse_size
 from adir.passes import PLANNING_PIPELINE
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "test" / "python"))
@@ -36,13 +38,22 @@ from c_testing import run_pipeline
 from cortex_m_testing import BoardBuild, host_run
 from test_c_examples import training_steps
 
-SGD = "autodiff,insert-optimizer{kind=sgd lr=0.01}"
+OPTIMIZERS = {
+    "sgd": "autodiff,insert-optimizer{kind=sgd lr=0.01}",
+    "adam": "autodiff,insert-optimizer{kind=adam lr=0.001}",
+}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", nargs="+", default=["mnist_mlp", "lenet5"])
     parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--ram", default="256K", help="the board's RAM budget (Adam: 512K)")
+    parser.add_argument("--optimizer", choices=sorted(OPTIMIZERS), default="sgd")
+    parser.add_argument(
+        "--kernels", nargs="+", default=["reference", "tuned", "cmsis-dsp"],
+        choices=["reference", "tuned", "cmsis-dsp"],
+    )  # fmt: skip
     args = parser.parse_args()
     header = (
         f"{'model':<10} {'kernels':<10} {'image text/data/bss':>22} "
@@ -54,12 +65,14 @@ def main() -> int:
     for example in args.examples:
         planned = run_pipeline(
             parse_example(example),
-            f"infer-shapes,{SGD},{PLANNING_PIPELINE}",
+            f"infer-shapes,{OPTIMIZERS[args.optimizer]},{PLANNING_PIPELINE}",
         )
         batches = training_steps(example, args.steps)
-        for kernels in ("reference", "tuned", "cmsis-dsp"):
+        for kernels in args.kernels:
             with tempfile.TemporaryDirectory(prefix="adir-cortex-m-") as directory:
-                build = BoardBuild.write(planned, Path(directory) / "board", batches, kernels)
+                build = BoardBuild.write(
+                    planned, Path(directory) / "board", batches, kernels, parse_size(args.ram)
+                )
                 build.build()
                 device = build.run()
                 host = host_run(planned, Path(directory) / "host", batches, kernels)

@@ -15,6 +15,7 @@ from adir.interpreter.conv_and_pool import ConvAndPoolFunctions
 from adir.interpreter.elementwise import ElementwiseFunctions
 from adir.interpreter.embedding import EmbeddingFunctions
 from adir.interpreter.family import FamilyFunctions
+from adir.interpreter.flush_denormals import FlushingInterpreter
 from adir.interpreter.kernel import BufferFunctions, kernel_functions
 from adir.interpreter.losses import LossesFunctions
 from adir.interpreter.matmul_and_shape import MatmulAndShapeFunctions
@@ -42,16 +43,23 @@ class Session:
     """A module's parameters and functions, interpreted on numpy."""
 
     def __init__(
-        self, module: ModuleOp, float_dtype: type[np.floating] = np.float32, seed: int = 0
+        self,
+        module: ModuleOp,
+        float_dtype: type[np.floating] = np.float32,
+        seed: int = 0,
+        flush_denormals: bool = False,
     ):
         """Parameters start from their initializers; `seed` shifts every initializer's stream
-        as the generated C's `init(seed)` does (0: the streams written in the IR)."""
+        as the generated C's `init(seed)` does (0: the streams written in the IR).
+        `flush_denormals`: compute as the C built with -DADIR_FLUSH_DENORMALS does, subnormal
+        operands and results of every op flushed to zero (`adir.interpreter.flush_denormals`)."""
         check_single_blocks(module)
         self.module = module
         self._acyclic: set[str] = set()  # functions checked to reach no call cycle
         self.float_dtype = np.dtype(float_dtype)
         self.params: dict[str, np.ndarray] = initial_params(module, self.float_dtype, seed)
-        self._interpreter = Interpreter(module)
+        self.flush_denormals = flush_denormals
+        self._interpreter = (FlushingInterpreter if flush_denormals else Interpreter)(module)
         self._interpreter.register_implementations(FuncFunctions())
         self._interpreter.register_implementations(ParamFunctions(self.params))
         families = [functions(self.float_dtype) for functions in FAMILY_FUNCTIONS]
@@ -98,7 +106,9 @@ class Session:
                     f"@{func} argument #{index}: expected shape {expected}, got {array.shape}"
                 )
         try:
-            return exact_cast(array, dtype)
+            converted = exact_cast(array, dtype)
+            # Flushing writes the operands it reads in place: never the caller's arrays.
+            return converted.copy() if self.flush_denormals else converted
         except ValueError as error:
             raise ValueError(f"@{func} argument #{index} ({type_}): {error}") from error
 

@@ -454,7 +454,7 @@ static void update_case(size_t n, float weight_decay, float clip, int variant, i
  * on exact data, and adir_tuned_matmul_sgd_update (linear in the sums) is checked against the bound
  * below on random data. */
 static void matmul_update_case(int32_t m, int32_t n, int32_t k, int ta, int tb, float wd,
-                               float clip, int variant, int exact)
+                               float clip, int variant, int in_place, int exact)
 {
     const size_t size = (size_t)m * (size_t)n;
     float *a = filled((size_t)m * (size_t)k, exact), *b = filled((size_t)k * (size_t)n, exact);
@@ -465,10 +465,16 @@ static void matmul_update_case(int32_t m, int32_t n, int32_t k, int ta, int tb, 
     const float lr = 0.125f, bc1 = 0.1f, bc2 = 0.0316f;
     const int reordered = MAY_FUSE && !exact;
     char shape[128];
-    sprintf(shape, "m %d n %d k %d ta %d tb %d weight_decay %g clip %g variant %d", (int)m,
-            (int)n, (int)k, ta, tb, (double)wd, (double)clip, variant);
+    /* In place (the outputs are the inputs, as the generated code calls them): the tuned
+     * kernels read copies of param and the state in the output buffers. */
+    const float *p_in = in_place ? o_t : param, *s1_in = in_place ? b_t : state1;
+    const float *s2_in = in_place ? v_t : state2;
+    const size_t bytes = size * sizeof(float);
+    sprintf(shape, "m %d n %d k %d ta %d tb %d weight_decay %g clip %g variant %d in_place %d",
+            (int)m, (int)n, (int)k, ta, tb, (double)wd, (double)clip, variant, in_place);
     if (wd == 0.0f && clip == 0.0f) {
-        adir_tuned_matmul_sgd_update(param, a, b, &lr, o_t, m, n, k, ta, tb);
+        memcpy(o_t, param, bytes);
+        adir_tuned_matmul_sgd_update(p_in, a, b, &lr, o_t, m, n, k, ta, tb);
         adir_matmul_sgd_update(param, a, b, &lr, o_r, m, n, k, ta, tb);
         if (!reordered) {
             compare("matmul_sgd_update", shape, exact, o_t, o_r, NULL, 0, size);
@@ -504,17 +510,21 @@ static void matmul_update_case(int32_t m, int32_t n, int32_t k, int ta, int tb, 
         }
     }
     if (!reordered) {
-        adir_tuned_matmul_sgd_update_general(param, a, b, &lr, o_t, m, n, k, ta, tb, wd, clip);
+        memcpy(o_t, param, bytes);
+        adir_tuned_matmul_sgd_update_general(p_in, a, b, &lr, o_t, m, n, k, ta, tb, wd, clip);
         adir_matmul_sgd_update_general(param, a, b, &lr, o_r, m, n, k, ta, tb, wd, clip);
         compare("matmul_sgd_update_general", shape, exact, o_t, o_r, NULL, 0, size);
-        adir_tuned_matmul_momentum_update(param, state1, a, b, &lr, o_t, b_t, m, n, k, ta, tb, 0.875f,
-                                    wd, clip, variant & 1);
+        memcpy(o_t, param, bytes), memcpy(b_t, state1, bytes);
+        adir_tuned_matmul_momentum_update(p_in, s1_in, a, b, &lr, o_t, b_t, m, n, k, ta, tb,
+                                          0.875f, wd, clip, variant & 1);
         adir_matmul_momentum_update(param, state1, a, b, &lr, o_r, b_r, m, n, k, ta, tb,
                                         0.875f, wd, clip, variant & 1);
         compare("matmul_momentum_update", shape, exact, o_t, o_r, NULL, 0, size);
         compare("matmul_momentum_update", shape, exact, b_t, b_r, NULL, 0, size);
-        adir_tuned_matmul_adam_update(param, state1, state2, a, b, &lr, &bc1, &bc2, o_t, b_t, v_t, m,
-                                n, k, ta, tb, BETA1, BETA2, 1e-8f, wd, clip, variant & 1);
+        memcpy(o_t, param, bytes), memcpy(b_t, state1, bytes), memcpy(v_t, state2, bytes);
+        adir_tuned_matmul_adam_update(p_in, s1_in, s2_in, a, b, &lr, &bc1, &bc2, o_t, b_t, v_t,
+                                      m, n, k, ta, tb, BETA1, BETA2, 1e-8f, wd, clip,
+                                      variant & 1);
         adir_matmul_adam_update(param, state1, state2, a, b, &lr, &bc1, &bc2, o_r, b_r, v_r,
                                     m, n, k, ta, tb, BETA1, BETA2, 1e-8f, wd, clip,
                                     variant & 1);
@@ -544,16 +554,21 @@ static void updates(void)
                 }
             }
         }
+        /* Every layout, k and size, out of place and in place, with and without decay and
+         * clipping, plain and Nesterov / decoupled (alternating with k and the layout). */
         for (layout = 0; layout < 4; ++layout) {
             for (i = 0; i < m_count; ++i) {
                 for (l = 0; l < 4; ++l) {
+                    const int second = (l ^ layout) & 1;
                     for (j = 0; j < n_count; ++j) {
-                        matmul_update_case(ms[i], ns[j], ks[l], layout & 1, layout >> 1, 0.0f,
-                                           0.0f, l & 1, exact);
+                        for (in_place = 0; in_place < 2; ++in_place) {
+                            matmul_update_case(ms[i], ns[j], ks[l], layout & 1, layout >> 1,
+                                               0.0f, 0.0f, second, in_place, exact);
+                        }
                     }
                     for (j = 0; j < wide_count; ++j) {
                         matmul_update_case(ms[i], ns_wide[j], ks[l], layout & 1, layout >> 1,
-                                           0.25f, 0.5f, l & 1, exact);
+                                           0.25f, 0.5f, second, (i + j) & 1, exact);
                     }
                 }
             }

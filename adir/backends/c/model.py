@@ -275,6 +275,7 @@ class ModelPrinter:
                 body.append(f"{self.call(inner, site, emitter)}  /* {self.origin(inner)} */")
                 written_args.update(site.outs)
             elif isinstance(inner, func.ReturnOp):
+                body.append("ADIR_FLOAT_MODE_LEAVE")
                 if returns_scalar:
                     body.append(f"return {names.names[inner.arguments[0]]}[0];")
                 else:
@@ -287,7 +288,7 @@ class ModelPrinter:
         for arg in block.args:
             if arg in written_args:
                 raise OpError(op, f"C backend: @{op.sym_name.data} writes its argument")
-        lines = [signature, "{"]
+        lines = [signature, "{", "    ADIR_FLOAT_MODE_ENTER"]
         lines += [f"    (void){names.names[arg]};" for arg in block.args if not arg.uses]
         if any(isinstance(inner, memref.AllocOp) for inner in block.ops):
             lines.append(f"    unsigned char *const arena = {self.macro}ARENA_BASE;")
@@ -428,6 +429,7 @@ class ModelPrinter:
             "#include <math.h>",
             "#include <string.h>",
             "",
+            '#include "adir_float_mode.h"',
             '#include "adir_init.h"',
             '#include "adir_kernels.h"',
             *([f'#include "{CMSIS_DSP_HEADER}"'] if "cmsis-dsp" in self.libraries else []),
@@ -557,7 +559,14 @@ class ModelPrinter:
         persistent = self.memory.ram_params
         frozen = self.memory.by_kind[FROZEN]
         out = [
-            f"/* {pre}model.h: the API of the generated model (adir); do not edit. */",
+            f"/* {pre}model.h: the API of the generated model (adir); do not edit.",
+            " *",
+            " * Subnormal floats are kept (IEEE 754, as adir's interpreter and PyTorch compute).",
+            " * Built with -DADIR_FLUSH_DENORMALS, each function of the model (not init or the",
+            " * accessors) sets the FPU's flush-to-zero mode on entry and restores the caller's",
+            " * on return (x86 MXCSR FTZ and DAZ, the Arm FZ bit; adir_float_mode.h): faster",
+            " * where subnormals are slow (Adam's decaying moments on x86), and what",
+            " * Session(module, flush_denormals=True) computes. */",
             f"#ifndef {guard}",
             f"#define {guard}",
             "",

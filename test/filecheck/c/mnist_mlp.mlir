@@ -15,6 +15,7 @@
 
 // CHECK-LABEL: float mnist_train_step(const float *x, const int32_t *label)
 // CHECK-NEXT:  {
+// CHECK-NEXT:      ADIR_FLOAT_MODE_ENTER
 // CHECK-NEXT:      unsigned char *const arena = MNIST_ARENA_BASE;
 // CHECK-NEXT:      float *const h = (float *)(void *)(arena + 0);
 // CHECK-NEXT:      ADIR_TUNED_MATMUL(x, mnist_w1, h, 1, 1, 32, 784, 0, 1, 1);  /* adir_kernel.matmul {transpose_b} at mnist_mlp.mlir:17 */
@@ -26,5 +27,6 @@
 // CHECK-NEXT:      ADIR_TUNED_MATMUL_SGD_UPDATE(mnist_w2, logits_grad, h, {{.*}}, mnist_w2, 10, 32, 1, 1, 0);
 // CHECK-NEXT:      ADIR_SIGMOID_GRAD(h, a_grad, h, 32u);
 // CHECK-NEXT:      ADIR_TUNED_MATMUL_SGD_UPDATE(mnist_w1, h, x, {{.*}}, mnist_w1, 32, 784, 1, 1, 0);  /* adir_kernel.matmul_sgd_update {transpose_a} at mnist_mlp.mlir:17 */
+// CHECK-NEXT:      ADIR_FLOAT_MODE_LEAVE
 // CHECK-NEXT:      return loss[0];
 // CHECK-NEXT:  }

@@ -9,6 +9,7 @@
 
 // CHECK-LABEL: void predict_int8(const float *x, float *out)
 // CHECK-NEXT: {
+// CHECK-NEXT:     ADIR_FLOAT_MODE_ENTER
 // CHECK-NEXT:     unsigned char *const arena = ARENA_BASE;
 // CHECK-NEXT:     int8_t *const x_1 = (int8_t *)(void *)(arena + {{[0-9]+}});
 // CHECK-NEXT:     ADIR_QUANTIZE(x, x_1, 36u, {{.*}}f, {{-?[0-9]+}});  /* adir_kernel.quantize at small_cnn.mlir:25 */
@@ -33,5 +34,6 @@
 // CHECK-NEXT:     ADIR_DEQUANTIZE(s, s_1, 3u, 0.00390625f, -128);  /* adir_kernel.dequantize at small_cnn.mlir:39 */
 // CHECK-NEXT:     float *const logp = (float *)(void *)(arena + {{[0-9]+}});
 // CHECK-NEXT:     ADIR_LOG_SOFTMAX(s_1, logp, 1, 3, 1);
+// CHECK-NEXT:     ADIR_FLOAT_MODE_LEAVE
 // CHECK-NEXT:     memcpy(out, logp, 12u);
 // CHECK-NEXT: }

@@ -1,20 +1,24 @@
 /* adir_target_cortex_m4f.h: the tuned kernels' settings for a Cortex-M4F (chosen when the
  * compiler predefines __ARM_ARCH_7EM__ and __ARM_FP, as arm-none-eabi-gcc -mcpu=cortex-m4
- * -mfloat-abi=hard does): no vectors, 32 single-precision registers, VFMA.F32 (FP_FAST_FMAF).
- * The tiles are those of host-generic, whose accumulators fit the 32 registers; the Cortex-M
- * instruction counts in docs/cortex_m.md were measured with them. */
+ * -mfloat-abi=hard does): no vectors, 32 single-precision registers, VFMA.F32. */
 #ifndef ADIR_TARGET_SETTINGS_H
 #define ADIR_TARGET_SETTINGS_H
 
 #define ADIR_TARGET_NAME "cortex-m4f"
 
+/* Tiles whose accumulators, operands and addresses fit the 32 S registers with no spill
+ * (checked in arm-none-eabi-gcc -O2's assembly): the GEMM tile 4 x 4 (16 sums, 4 + 4
+ * operands); a row of a against 4 rows of b, 4 lanes each (16 sums: a batch of one's forward
+ * pass). The dot-product tile of 2 rows of a (32 sums, lanes innermost) still spills; batches
+ * of two or more through it are left as they were (about 10 instructions a multiply-add). */
 #define ADIR_GEMM_MR 4
-#define ADIR_GEMM_NR 8
+#define ADIR_GEMM_NR 4
 #define ADIR_GEMM_KC 256
 
-#define ADIR_DOT_ROWS 4
-#define ADIR_DOT_COLS 2
-#define ADIR_DOT_LANES 8
+#define ADIR_DOT_ROWS 2
+#define ADIR_DOT_COLS 4
+#define ADIR_DOT_LANES 4
+#define ADIR_DOT_ROW_UNROLL_TILE 1
 
 #define ADIR_CONV_OB 4
 #define ADIR_CONV_RB 1
@@ -24,5 +28,20 @@
 
 #define ADIR_UNROLL_TILES 1
 #define ADIR_LANES_INNERMOST 1
+
+/* VFMA.F32: one instruction and one rounding per multiply-add (newlib's math.h does not define
+ * FP_FAST_FMAF, so adir_tuned.h would otherwise multiply and add). */
+#if defined(__ARM_FEATURE_FMA) && defined(__GNUC__)
+#define ADIR_FMA(x, y, acc) __builtin_fmaf(x, y, acc)
+#endif
+
+/* A batch of one's weight-gradient updates in one pass (adir_tuned_updates.c): blocks of 8
+ * elements at constant offsets from one pointer per row and stream, SGD 4 rows at a time and
+ * momentum and Adam 4 when in place, sharing each load of b (measured under QEMU: 6.5
+ * instructions a weight for SGD, 20.8 for Adam, no spill; docs/cortex_m.md). */
+#define ADIR_OUTER_UPDATES 1
+#define ADIR_OUTER_BLOCK 8
+#define ADIR_OUTER_ROWS 4
+#define ADIR_OUTER_STATE_ROWS 4
 
 #endif /* ADIR_TARGET_SETTINGS_H */

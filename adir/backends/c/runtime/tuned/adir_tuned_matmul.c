@@ -197,7 +197,13 @@ ADIR_NOINLINE static void adir_dot_tile(const float *restrict a, size_t a_row,
 }
 
 /* The same for one row of a (what is left of m below the last full tile, or m = 1, a batch
- * of one): against COLS rows of b at a time. */
+ * of one): against COLS rows of b at a time. A target whose header sets ADIR_DOT_ROW_UNROLL_TILE
+ * (a scalar core) has gcc unroll the tile whole, so that its sums stay in registers. */
+#if defined(ADIR_DOT_ROW_UNROLL_TILE) && ADIR_DOT_ROW_UNROLL_TILE && ADIR_GCC
+#define ADIR_DOT_ROW_UNROLL _Pragma("GCC unroll 16")
+#else
+#define ADIR_DOT_ROW_UNROLL
+#endif
 static void adir_dot_row(const float *restrict a, const float *restrict b, size_t b_row,
                          float *restrict c, int32_t cols, int32_t k)
 {
@@ -211,8 +217,10 @@ static void adir_dot_row(const float *restrict a, const float *restrict b, size_
         }
     }
     for (p = 0; p + ADIR_DOT_LANES <= k; p += ADIR_DOT_LANES) {
+        ADIR_DOT_ROW_UNROLL
         for (l = 0; l < ADIR_DOT_LANES; ++l) {
             const float x = a[p + l];
+            ADIR_DOT_ROW_UNROLL
             for (j = 0; j < ADIR_DOT_COLS; ++j) {
                 acc[j][l] = ADIR_FMA(x, b_j[j][p + l], acc[j][l]);
             }

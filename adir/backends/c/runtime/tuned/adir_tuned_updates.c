@@ -7,112 +7,6 @@
 
 #include "adir_tuned.h"
 
-/* --- adir_tuned_matmul_sgd_update ---------------------------------------------------------
- *
- * With a plain b (the usual weight gradient, dy^T x, is transpose_a): register tiles of MR x NR
- * elements of the product, each a sum of outer products over p as in adir_tuned_matmul, then
- * updated at once, so the product is never stored. k (a batch) is not blocked: each tile's sums are
- * whole before lr multiplies them. With a fast fused multiply-add (C99's FP_FAST_FMAF) each step of
- * the sums rounds once. Tile sizes come from the target's settings header (targets/): the GEMM
- * micro-kernel's. */
-
-/* out[i * n + j] = param[i * n + j] - rate * (the sum over p < k of a[i * a_row + p * a_col] *
- * b[p * n + j]) for i < MR, j < NR: one full tile, its sums by the GEMM micro-kernel. */
-ADIR_NOINLINE static void adir_sgd_tile(const float *param, const float *restrict a,
-                                       size_t a_row, size_t a_col, const float *restrict b,
-                                       float *out, size_t n, int32_t k, float rate)
-{
-    float sums[ADIR_GEMM_MR][ADIR_GEMM_NR], updated[ADIR_GEMM_MR][ADIR_GEMM_NR];
-    int32_t i, j;
-    adir_gemm_sums(a, a_row, a_col, b, n, k, sums);
-    /* The whole tile of param is read before any of out is written (out may be param): so
-     * the compiler need not fear that a store changes a later load. */
-    for (i = 0; i < ADIR_GEMM_MR; ++i) {
-        for (j = 0; j < ADIR_GEMM_NR; ++j) {
-            const float step = rate * sums[i][j];
-            updated[i][j] = param[(size_t)i * n + (size_t)j] - step;
-        }
-    }
-    for (i = 0; i < ADIR_GEMM_MR; ++i) {
-        for (j = 0; j < ADIR_GEMM_NR; ++j) {
-            out[(size_t)i * n + (size_t)j] = updated[i][j];
-        }
-    }
-}
-
-/* The same for a tile at the bottom or right edge: rows <= MR, cols <= NR. */
-ADIR_NOINLINE static void adir_sgd_edge(const float *param, const float *restrict a,
-                                       size_t a_row, size_t a_col, const float *restrict b,
-                                       float *out, size_t n, int32_t rows, int32_t cols,
-                                       int32_t k, float rate)
-{
-    float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
-    int32_t i, j, p;
-    for (i = 0; i < rows; ++i) {
-        for (j = 0; j < cols; ++j) {
-            acc[i][j] = 0.0f;
-        }
-    }
-    for (p = 0; p < k; ++p) {
-        const float *restrict b_p = b + (size_t)p * n;
-        for (i = 0; i < rows; ++i) {
-            const float x = a[(size_t)i * a_row + (size_t)p * a_col];
-            for (j = 0; j < cols; ++j) {
-                acc[i][j] = ADIR_FMA(x, b_p[j], acc[i][j]);
-            }
-        }
-    }
-    for (i = 0; i < rows; ++i) {
-        for (j = 0; j < cols; ++j) {
-            const size_t at = (size_t)i * n + (size_t)j;
-            const float step = rate * acc[i][j];
-            out[at] = param[at] - step;
-        }
-    }
-}
-
-void adir_tuned_matmul_sgd_update(const float *param, const float *a, const float *b,
-                                  const float *lr, float *out, int32_t m, int32_t n, int32_t k,
-                                  int transpose_a, int transpose_b)
-{
-    const float rate = lr[0];
-    const size_t sn = (size_t)n;
-    /* Element p of row i of op_a(a) is a[i * a_row + p * a_col]. */
-    const size_t a_row = transpose_a ? 1u : (size_t)k;
-    const size_t a_col = transpose_a ? (size_t)m : 1u;
-    int32_t i, j, p;
-    if (transpose_b) {
-        /* Rows of b are contiguous in p: one dot product per element (a rare layout). */
-        for (i = 0; i < m; ++i) {
-            for (j = 0; j < n; ++j) {
-                const float *b_row = b + (size_t)j * (size_t)k;
-                const size_t at = (size_t)i * sn + (size_t)j;
-                float acc = 0.0f, step;
-                for (p = 0; p < k; ++p) {
-                    acc += a[(size_t)i * a_row + (size_t)p * a_col] * b_row[p];
-                }
-                step = rate * acc;
-                out[at] = param[at] - step;
-            }
-        }
-        return;
-    }
-    for (j = 0; j < n; j += ADIR_GEMM_NR) {
-        const int32_t cols = n - j < ADIR_GEMM_NR ? n - j : ADIR_GEMM_NR;
-        for (i = 0; i < m; i += ADIR_GEMM_MR) {
-            const int32_t rows = m - i < ADIR_GEMM_MR ? m - i : ADIR_GEMM_MR;
-            const size_t at = (size_t)i * sn + (size_t)j;
-            const float *a_tile = a + (size_t)i * a_row;
-            if (rows == ADIR_GEMM_MR && cols == ADIR_GEMM_NR) {
-                adir_sgd_tile(param + at, a_tile, a_row, a_col, b + j, out + at, sn, k, rate);
-            } else {
-                adir_sgd_edge(param + at, a_tile, a_row, a_col, b + j, out + at, sn, rows, cols,
-                              k, rate);
-            }
-        }
-    }
-}
-
 /* -- parameter updates ---------------------------------------------------------------------- *
  *
  * Each update runs over chunks of at most ADIR_UPDATE_CHUNK elements: a first loop reads every
@@ -186,6 +80,61 @@ static struct adir_update adir_adam(const float *lr, const float *bias_correctio
     return u;
 }
 
+/* One element of each update: the operations of its reference, in its order (each chunk below
+ * and each batch-of-one row calls these, so all round alike). `regularized` is 0 when the update
+ * has neither weight decay nor clipping: its callers pass a constant, so that a loop over
+ * elements tests neither. */
+
+static ADIR_INLINE float adir_sgd_element(const struct adir_update *u, float param, float grad,
+                                          int regularized)
+{
+    const float g =
+        regularized ? adir_regularized_grad(grad, param, u->weight_decay, u->clip_value) : grad;
+    const float step = u->rate * g;
+    return param - step;
+}
+
+static ADIR_INLINE float adir_momentum_element(const struct adir_update *u, float param,
+                                               float buf, float grad, float *buf_out,
+                                               int regularized)
+{
+    const float g =
+        regularized ? adir_regularized_grad(grad, param, u->weight_decay, u->clip_value) : grad;
+    const float kept = buf * u->momentum;
+    const float b = kept + g;
+    const float ahead = u->momentum * b;
+    const float nesterov_direction = g + ahead;
+    const float direction = u->nesterov ? nesterov_direction : b;
+    const float step = u->rate * direction;
+    *buf_out = b;
+    return param - step;
+}
+
+static ADIR_INLINE float adir_adam_element(const struct adir_update *u, float param, float m,
+                                           float v, float grad, float *m_out, float *v_out,
+                                           int regularized)
+{
+    const float g =
+        regularized ? adir_regularized_grad(grad, param, u->weight_decay, u->clip_value) : grad;
+    const float shrunk = param * u->keep;
+    const float p = u->shrink ? shrunk : param;
+    const float difference = g - m;
+    const float m_step = u->one_minus_beta1 * difference;
+    const float m_new = m + m_step;
+    const float v_kept = v * u->beta2;
+    const float g_scaled = u->one_minus_beta2 * g;
+    const float g_squared = g_scaled * g;
+    const float v_new = v_kept + g_squared;
+    const float root = sqrtf(v_new);
+    const float corrected = root / u->correction2;
+    const float denominator = corrected + u->eps;
+    const float ratio = m_new / denominator;
+    const float step = u->step_size * ratio;
+    *m_out = m_new;
+    *v_out = v_new;
+    return p - step;
+}
+
 /* count <= ADIR_UPDATE_CHUNK elements of adir_sgd_update. */
 static void adir_sgd_chunk(const struct adir_update *u, const float *param, const float *grad,
                            float *param_out, size_t count)
@@ -193,10 +142,7 @@ static void adir_sgd_chunk(const struct adir_update *u, const float *param, cons
     float new_p[ADIR_UPDATE_CHUNK];
     size_t i;
     for (i = 0; i < count; ++i) {
-        const float p = param[i];
-        const float g = adir_regularized_grad(grad[i], p, u->weight_decay, u->clip_value);
-        const float step = u->rate * g;
-        new_p[i] = p - step;
+        new_p[i] = adir_sgd_element(u, param[i], grad[i], 1);
     }
     for (i = 0; i < count; ++i) {
         param_out[i] = new_p[i];
@@ -211,16 +157,7 @@ static void adir_momentum_chunk(const struct adir_update *u, const float *param,
     float new_p[ADIR_UPDATE_CHUNK], new_buf[ADIR_UPDATE_CHUNK];
     size_t i;
     for (i = 0; i < count; ++i) {
-        const float p = param[i];
-        const float g = adir_regularized_grad(grad[i], p, u->weight_decay, u->clip_value);
-        const float kept = buf[i] * u->momentum;
-        const float b = kept + g;
-        const float ahead = u->momentum * b;
-        const float nesterov_direction = g + ahead;
-        const float direction = u->nesterov ? nesterov_direction : b;
-        const float step = u->rate * direction;
-        new_buf[i] = b;
-        new_p[i] = p - step;
+        new_p[i] = adir_momentum_element(u, param[i], buf[i], grad[i], &new_buf[i], 1);
     }
     for (i = 0; i < count; ++i) {
         buf_out[i] = new_buf[i];
@@ -239,25 +176,8 @@ static void adir_adam_chunk(const struct adir_update *u, const float *param,
     float new_p[ADIR_UPDATE_CHUNK], new_m[ADIR_UPDATE_CHUNK], new_v[ADIR_UPDATE_CHUNK];
     size_t i;
     for (i = 0; i < count; ++i) {
-        const float g = adir_regularized_grad(grad[i], param[i], u->weight_decay, u->clip_value);
-        const float shrunk = param[i] * u->keep;
-        const float p = u->shrink ? shrunk : param[i];
-        const float m = exp_avg[i], v = exp_avg_sq[i];
-        const float difference = g - m;
-        const float m_step = u->one_minus_beta1 * difference;
-        const float m_new = m + m_step;
-        const float v_kept = v * u->beta2;
-        const float g_scaled = u->one_minus_beta2 * g;
-        const float g_squared = g_scaled * g;
-        const float v_new = v_kept + g_squared;
-        const float root = sqrtf(v_new);
-        const float corrected = root / u->correction2;
-        const float denominator = corrected + u->eps;
-        const float ratio = m_new / denominator;
-        const float step = u->step_size * ratio;
-        new_m[i] = m_new;
-        new_v[i] = v_new;
-        new_p[i] = p - step;
+        new_p[i] = adir_adam_element(u, param[i], exp_avg[i], exp_avg_sq[i], grad[i], &new_m[i],
+                                     &new_v[i], 1);
     }
     for (i = 0; i < count; ++i) {
         exp_avg_out[i] = new_m[i];
@@ -488,6 +408,280 @@ static void adir_adam_panel(const struct adir_gradient_panel *panel, void *conte
     }
 }
 
+/* -- a batch of one: the updates of an outer product -----------------------------------------
+ *
+ * With k = 1 the gradient op_a(a) op_b(b) is the outer product of a (m long) and b (n long),
+ * g[i][j] = a[i] * b[j], in every layout. Where the target's settings header sets
+ * ADIR_OUTER_UPDATES (a scalar core: the Cortex-M4F), each element of g is computed where its
+ * update uses it: one pass over the parameter and its state, and no panel on the stack, whose
+ * stores and loads would cost as much as the update itself. Vector targets keep the panels,
+ * whose chunks vectorize. Each element is rounded as the reference rounds it: the gradient is
+ * its one-term sum 0 + a[i] * b[j], then the update's operations in their order. */
+
+#ifndef ADIR_OUTER_UPDATES
+#define ADIR_OUTER_UPDATES 0
+#endif
+
+/* Elements of a row updated at constant offsets from the same pointers (one block). */
+#ifndef ADIR_OUTER_BLOCK
+#define ADIR_OUTER_BLOCK 4
+#endif
+
+/* The reference's one-term sum: 0 + x * y (so a product of -0 gives +0, as there). */
+static ADIR_INLINE float adir_outer_gradient(float x, float y)
+{
+    return ADIR_FMA(x, y, 0.0f);
+}
+
+/* Each row of the parameter is walked by pointers that the loads and stores step (a scalar
+ * core does that in the same instruction), several rows at a time so that they share each
+ * load of b: ADIR_OUTER_ROWS rows for SGD, ADIR_OUTER_STATE_ROWS for momentum and Adam when
+ * they update in place (their usual call), else one (two or three more streams a row would
+ * take more integer registers than the core has). In place, each element is read and written
+ * through one pointer. `variant`, a constant in each caller, is a set of the flags below. */
+
+#define ADIR_REGULARIZED 1 /* weight decay or clipping */
+#define ADIR_SECOND_FORM 2 /* Nesterov momentum, AdamW's decoupled decay */
+#define ADIR_IN_PLACE 4    /* every output is its input */
+#ifndef ADIR_OUTER_ROWS
+#define ADIR_OUTER_ROWS 1
+#endif
+#ifndef ADIR_OUTER_STATE_ROWS
+#define ADIR_OUTER_STATE_ROWS 1
+#endif
+#define ADIR_OUTER_MAX_ROWS                                                                   \
+    (ADIR_OUTER_ROWS > ADIR_OUTER_STATE_ROWS ? ADIR_OUTER_ROWS : ADIR_OUTER_STATE_ROWS)
+
+/* Up to three streams of one row group: in[s][r] is read, out[s][r] written, each stepped by
+ * one element (in place, in is out). */
+struct adir_outer_streams {
+    const float *in[3][ADIR_OUTER_MAX_ROWS];
+    float *out[3][ADIR_OUTER_MAX_ROWS];
+};
+
+static ADIR_INLINE void adir_outer_open(struct adir_outer_streams *t, int stream,
+                                        const float *in, float *out, size_t n, int32_t rows)
+{
+    int32_t r;
+    ADIR_UNROLL
+    for (r = 0; r < rows; ++r) {
+        t->in[stream][r] = in + (size_t)r * n;
+        t->out[stream][r] = out + (size_t)r * n;
+    }
+}
+
+/* Element l of stream s, row r, read before any of the same element is written; then written. */
+#define ADIR_OUTER_READ(t, s, r, l, in_place) ((in_place) ? (t)->out[s][r][l] : (t)->in[s][r][l])
+#define ADIR_OUTER_WRITE(t, s, r, l, value) ((t)->out[s][r][l] = (value))
+
+/* Every pointer of `streams` streams of the group moves on by `by` elements. */
+static ADIR_INLINE void adir_outer_advance(struct adir_outer_streams *t, int streams,
+                                           int32_t rows, size_t by, int in_place)
+{
+    int s;
+    int32_t r;
+    ADIR_UNROLL
+    for (s = 0; s < streams; ++s) {
+        ADIR_UNROLL
+        for (r = 0; r < rows; ++r) {
+            t->out[s][r] += by;
+            if (!in_place) {
+                t->in[s][r] += by;
+            }
+        }
+    }
+}
+
+/* Element l of each row of the group, for each optimizer; y is b's element. */
+
+static ADIR_INLINE void adir_sgd_outer_element(const struct adir_update *u,
+                                               struct adir_outer_streams *t, const float *xs,
+                                               float y, size_t l, int32_t rows, int variant)
+{
+    const int in_place = variant & ADIR_IN_PLACE;
+    float new_p[ADIR_OUTER_MAX_ROWS];
+    int32_t r;
+    ADIR_UNROLL
+    for (r = 0; r < rows; ++r) {
+        new_p[r] = adir_sgd_element(u, ADIR_OUTER_READ(t, 0, r, l, in_place),
+                                    adir_outer_gradient(xs[r], y), variant & ADIR_REGULARIZED);
+    }
+    ADIR_UNROLL
+    for (r = 0; r < rows; ++r) {
+        ADIR_OUTER_WRITE(t, 0, r, l, new_p[r]);
+    }
+}
+
+static ADIR_INLINE void adir_momentum_outer_element(const struct adir_update *u,
+                                                    struct adir_outer_streams *t,
+                                                    const float *xs, float y, size_t l,
+                                                    int32_t rows, int variant)
+{
+    const int in_place = variant & ADIR_IN_PLACE;
+    float new_p[ADIR_OUTER_MAX_ROWS], new_f[ADIR_OUTER_MAX_ROWS];
+    int32_t r;
+    ADIR_UNROLL
+    for (r = 0; r < rows; ++r) {
+        new_p[r] = adir_momentum_element(u, ADIR_OUTER_READ(t, 0, r, l, in_place),
+                                         ADIR_OUTER_READ(t, 1, r, l, in_place),
+                                         adir_outer_gradient(xs[r], y), &new_f[r],
+                                         variant & ADIR_REGULARIZED);
+    }
+    ADIR_UNROLL
+    for (r = 0; r < rows; ++r) {
+        ADIR_OUTER_WRITE(t, 1, r, l, new_f[r]);
+        ADIR_OUTER_WRITE(t, 0, r, l, new_p[r]);
+    }
+}
+
+static ADIR_INLINE void adir_adam_outer_element(const struct adir_update *u,
+                                                struct adir_outer_streams *t, const float *xs,
+                                                float y, size_t l, int32_t rows, int variant)
+{
+    const int in_place = variant & ADIR_IN_PLACE;
+    float new_p[ADIR_OUTER_MAX_ROWS], new_m[ADIR_OUTER_MAX_ROWS], new_v[ADIR_OUTER_MAX_ROWS];
+    int32_t r;
+    ADIR_UNROLL
+    for (r = 0; r < rows; ++r) {
+        /* The product alone, without the reference's 0 +: they differ only in the sign of a
+         * zero gradient, which no result of Adam's step depends on (m + (1 - beta1) (g - m)
+         * is +0 for g = +-0 and m = +-0; g enters v squared). */
+        new_p[r] = adir_adam_element(u, ADIR_OUTER_READ(t, 0, r, l, in_place),
+                                     ADIR_OUTER_READ(t, 1, r, l, in_place),
+                                     ADIR_OUTER_READ(t, 2, r, l, in_place), xs[r] * y,
+                                     &new_m[r], &new_v[r], variant & ADIR_REGULARIZED);
+    }
+    ADIR_UNROLL
+    for (r = 0; r < rows; ++r) {
+        ADIR_OUTER_WRITE(t, 1, r, l, new_m[r]);
+        ADIR_OUTER_WRITE(t, 2, r, l, new_v[r]);
+        ADIR_OUTER_WRITE(t, 0, r, l, new_p[r]);
+    }
+}
+
+enum adir_outer_kind { ADIR_OUTER_SGD, ADIR_OUTER_MOMENTUM, ADIR_OUTER_ADAM };
+
+/* One group of `rows` rows of an update of `kind` (a constant, as are rows and variant):
+ * blocks of ADIR_OUTER_BLOCK elements, each element at a constant offset from the block's
+ * pointers (one step of each pointer a block), then the elements left one by one. */
+static ADIR_INLINE void adir_outer_rows(enum adir_outer_kind kind, const struct adir_update *u,
+                                        struct adir_outer_streams *t, const float *x,
+                                        const float *b, size_t n, int32_t rows, int variant)
+{
+    const int streams = kind == ADIR_OUTER_SGD ? 1 : kind == ADIR_OUTER_MOMENTUM ? 2 : 3;
+    const int in_place = variant & ADIR_IN_PLACE;
+    /* The usual call (in place, no decay, no clipping, plain momentum or Adam) in blocks; the
+     * others element by element, in less code. */
+    const size_t block = variant == ADIR_IN_PLACE ? ADIR_OUTER_BLOCK : 1u;
+    struct adir_update v = *u;
+    float xs[ADIR_OUTER_MAX_ROWS]; /* copied: a store to an output must not reload it */
+    size_t blocks, j, l;
+    int32_t r;
+    v.nesterov = kind == ADIR_OUTER_MOMENTUM && (variant & ADIR_SECOND_FORM);
+    v.shrink = kind == ADIR_OUTER_ADAM && (variant & ADIR_SECOND_FORM);
+    ADIR_UNROLL
+    for (r = 0; r < rows; ++r) {
+        xs[r] = x[r];
+    }
+    for (blocks = n / block; blocks != 0; --blocks) {
+        ADIR_UNROLL
+        for (l = 0; l < block; ++l) {
+            const float y = b[l];
+            if (kind == ADIR_OUTER_SGD) {
+                adir_sgd_outer_element(&v, t, xs, y, l, rows, variant);
+            } else if (kind == ADIR_OUTER_MOMENTUM) {
+                adir_momentum_outer_element(&v, t, xs, y, l, rows, variant);
+            } else {
+                adir_adam_outer_element(&v, t, xs, y, l, rows, variant);
+            }
+        }
+        b += block;
+        adir_outer_advance(t, streams, rows, block, in_place);
+    }
+    for (j = n % block; j != 0; --j) {
+        const float y = *b++;
+        if (kind == ADIR_OUTER_SGD) {
+            adir_sgd_outer_element(&v, t, xs, y, 0, rows, variant);
+        } else if (kind == ADIR_OUTER_MOMENTUM) {
+            adir_momentum_outer_element(&v, t, xs, y, 0, rows, variant);
+        } else {
+            adir_adam_outer_element(&v, t, xs, y, 0, rows, variant);
+        }
+        adir_outer_advance(t, streams, rows, 1u, in_place);
+    }
+}
+
+/* The m x n update of `kind` with gradient a b^T (a m long, b n long): groups of `group` rows,
+ * then the rows left one by one. in[s] and out[s] are stream s's input and output (m x n). */
+static ADIR_INLINE void adir_outer_update(enum adir_outer_kind kind, const struct adir_update *u,
+                                          const float *const *in, float *const *out,
+                                          const float *a, const float *b, int32_t m, int32_t n,
+                                          int32_t group, int variant)
+{
+    const int streams = kind == ADIR_OUTER_SGD ? 1 : kind == ADIR_OUTER_MOMENTUM ? 2 : 3;
+    const size_t sn = (size_t)n;
+    struct adir_outer_streams t;
+    int32_t i = 0;
+    int s;
+    for (; i + group <= m; i += group) {
+        ADIR_UNROLL
+        for (s = 0; s < streams; ++s) {
+            adir_outer_open(&t, s, in[s] + (size_t)i * sn, out[s] + (size_t)i * sn, sn, group);
+        }
+        adir_outer_rows(kind, u, &t, a + i, b, sn, group, variant);
+    }
+    for (; i < m; ++i) {
+        ADIR_UNROLL
+        for (s = 0; s < streams; ++s) {
+            adir_outer_open(&t, s, in[s] + (size_t)i * sn, out[s] + (size_t)i * sn, sn, 1);
+        }
+        adir_outer_rows(kind, u, &t, a + i, b, sn, 1, variant);
+    }
+}
+
+static ADIR_INLINE void adir_sgd_outer(const struct adir_update *u, const float *param,
+                                       const float *a, const float *b, float *out, int32_t m,
+                                       int32_t n, int variant)
+{
+    const float *in[1];
+    float *outs[1];
+    in[0] = param, outs[0] = out;
+    adir_outer_update(ADIR_OUTER_SGD, u, in, outs, a, b, m, n,
+                      variant == ADIR_IN_PLACE ? ADIR_OUTER_ROWS : 1, variant);
+}
+
+static ADIR_INLINE void adir_momentum_outer(const struct adir_update *u, const float *param,
+                                            const float *buf, const float *a, const float *b,
+                                            float *param_out, float *buf_out, int32_t m,
+                                            int32_t n, int variant)
+{
+    const float *in[2];
+    float *outs[2];
+    in[0] = param, in[1] = buf, outs[0] = param_out, outs[1] = buf_out;
+    adir_outer_update(ADIR_OUTER_MOMENTUM, u, in, outs, a, b, m, n,
+                      variant == ADIR_IN_PLACE ? ADIR_OUTER_STATE_ROWS : 1, variant);
+}
+
+static ADIR_INLINE void adir_adam_outer(const struct adir_update *u, const float *param,
+                                        const float *exp_avg, const float *exp_avg_sq,
+                                        const float *a, const float *b, float *param_out,
+                                        float *exp_avg_out, float *exp_avg_sq_out, int32_t m,
+                                        int32_t n, int variant)
+{
+    const float *in[3];
+    float *outs[3];
+    in[0] = param, in[1] = exp_avg, in[2] = exp_avg_sq;
+    outs[0] = param_out, outs[1] = exp_avg_out, outs[2] = exp_avg_sq_out;
+    adir_outer_update(ADIR_OUTER_ADAM, u, in, outs, a, b, m, n,
+                      variant == ADIR_IN_PLACE ? ADIR_OUTER_STATE_ROWS : 1, variant);
+}
+
+/* Whether an update has weight decay or clipping (else its loops test for neither). */
+static int adir_regularized(const struct adir_update *u)
+{
+    return u->weight_decay != 0.0f || u->clip_value > 0.0f;
+}
+
 void adir_tuned_matmul_sgd_update_general(const float *param, const float *a, const float *b,
                                           const float *lr, float *param_out, int32_t m, int32_t n,
                                           int32_t k, int transpose_a, int transpose_b,
@@ -496,6 +690,16 @@ void adir_tuned_matmul_sgd_update_general(const float *param, const float *a, co
     struct adir_panel_update t;
     memset(&t, 0, sizeof t);
     t.u = adir_plain_update(lr, weight_decay, clip_value);
+    if (ADIR_OUTER_UPDATES && k == 1) {
+        if (adir_regularized(&t.u)) {
+            adir_sgd_outer(&t.u, param, a, b, param_out, m, n, ADIR_REGULARIZED);
+        } else if (param_out == param) {
+            adir_sgd_outer(&t.u, param, a, b, param_out, m, n, ADIR_IN_PLACE);
+        } else {
+            adir_sgd_outer(&t.u, param, a, b, param_out, m, n, 0);
+        }
+        return;
+    }
     t.param = param;
     t.param_out = param_out;
     adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_sgd_panel, &t);
@@ -510,6 +714,31 @@ void adir_tuned_matmul_momentum_update(const float *param, const float *buf, con
     struct adir_panel_update t;
     memset(&t, 0, sizeof t);
     t.u = adir_momentum(lr, momentum, weight_decay, clip_value, nesterov);
+    if (ADIR_OUTER_UPDATES && k == 1) {
+        const int variant = (adir_regularized(&t.u) ? ADIR_REGULARIZED : 0) |
+                            (t.u.nesterov ? ADIR_SECOND_FORM : 0);
+        const int in_place = param_out == param && buf_out == buf;
+        switch (variant) {
+        case 0:
+            if (in_place) {
+                adir_momentum_outer(&t.u, param, buf, a, b, param_out, buf_out, m, n,
+                                    ADIR_IN_PLACE);
+            } else {
+                adir_momentum_outer(&t.u, param, buf, a, b, param_out, buf_out, m, n, 0);
+            }
+            break;
+        case ADIR_REGULARIZED:
+            adir_momentum_outer(&t.u, param, buf, a, b, param_out, buf_out, m, n, 1);
+            break;
+        case ADIR_SECOND_FORM:
+            adir_momentum_outer(&t.u, param, buf, a, b, param_out, buf_out, m, n, 2);
+            break;
+        default:
+            adir_momentum_outer(&t.u, param, buf, a, b, param_out, buf_out, m, n, 3);
+            break;
+        }
+        return;
+    }
     t.param = param;
     t.state1 = buf;
     t.param_out = param_out;
@@ -530,6 +759,36 @@ void adir_tuned_matmul_adam_update(const float *param, const float *exp_avg,
     memset(&t, 0, sizeof t);
     t.u = adir_adam(lr, bias_correction1, bias_correction2_sqrt, beta1, beta2, eps, weight_decay,
                     clip_value, decoupled_weight_decay);
+    if (ADIR_OUTER_UPDATES && k == 1) {
+        const int variant = (adir_regularized(&t.u) ? ADIR_REGULARIZED : 0) |
+                            (t.u.shrink ? ADIR_SECOND_FORM : 0);
+        const int in_place =
+            param_out == param && exp_avg_out == exp_avg && exp_avg_sq_out == exp_avg_sq;
+        switch (variant) {
+        case 0:
+            if (in_place) {
+                adir_adam_outer(&t.u, param, exp_avg, exp_avg_sq, a, b, param_out, exp_avg_out,
+                                exp_avg_sq_out, m, n, ADIR_IN_PLACE);
+            } else {
+                adir_adam_outer(&t.u, param, exp_avg, exp_avg_sq, a, b, param_out, exp_avg_out,
+                                exp_avg_sq_out, m, n, 0);
+            }
+            break;
+        case ADIR_REGULARIZED:
+            adir_adam_outer(&t.u, param, exp_avg, exp_avg_sq, a, b, param_out, exp_avg_out,
+                            exp_avg_sq_out, m, n, 1);
+            break;
+        case ADIR_SECOND_FORM:
+            adir_adam_outer(&t.u, param, exp_avg, exp_avg_sq, a, b, param_out, exp_avg_out,
+                            exp_avg_sq_out, m, n, 2);
+            break;
+        default:
+            adir_adam_outer(&t.u, param, exp_avg, exp_avg_sq, a, b, param_out, exp_avg_out,
+                            exp_avg_sq_out, m, n, 3);
+            break;
+        }
+        return;
+    }
     t.param = param;
     t.state1 = exp_avg;
     t.state2 = exp_avg_sq;
@@ -537,4 +796,119 @@ void adir_tuned_matmul_adam_update(const float *param, const float *exp_avg,
     t.state1_out = exp_avg_out;
     t.state2_out = exp_avg_sq_out;
     adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_adam_panel, &t);
+}
+
+/* --- adir_tuned_matmul_sgd_update ---------------------------------------------------------
+ *
+ * With a plain b (the usual weight gradient, dy^T x, is transpose_a): register tiles of MR x NR
+ * elements of the product, each a sum of outer products over p as in adir_tuned_matmul, then
+ * updated at once, so the product is never stored. k (a batch) is not blocked: each tile's sums are
+ * whole before lr multiplies them. With a fast fused multiply-add (C99's FP_FAST_FMAF) each step of
+ * the sums rounds once. Tile sizes come from the target's settings header (targets/): the GEMM
+ * micro-kernel's. */
+
+/* out[i * n + j] = param[i * n + j] - rate * (the sum over p < k of a[i * a_row + p * a_col] *
+ * b[p * n + j]) for i < MR, j < NR: one full tile, its sums by the GEMM micro-kernel. */
+ADIR_NOINLINE static void adir_sgd_tile(const float *param, const float *restrict a,
+                                       size_t a_row, size_t a_col, const float *restrict b,
+                                       float *out, size_t n, int32_t k, float rate)
+{
+    float sums[ADIR_GEMM_MR][ADIR_GEMM_NR], updated[ADIR_GEMM_MR][ADIR_GEMM_NR];
+    int32_t i, j;
+    adir_gemm_sums(a, a_row, a_col, b, n, k, sums);
+    /* The whole tile of param is read before any of out is written (out may be param): so
+     * the compiler need not fear that a store changes a later load. */
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            const float step = rate * sums[i][j];
+            updated[i][j] = param[(size_t)i * n + (size_t)j] - step;
+        }
+    }
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            out[(size_t)i * n + (size_t)j] = updated[i][j];
+        }
+    }
+}
+
+/* The same for a tile at the bottom or right edge: rows <= MR, cols <= NR. */
+ADIR_NOINLINE static void adir_sgd_edge(const float *param, const float *restrict a,
+                                       size_t a_row, size_t a_col, const float *restrict b,
+                                       float *out, size_t n, int32_t rows, int32_t cols,
+                                       int32_t k, float rate)
+{
+    float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
+    int32_t i, j, p;
+    for (i = 0; i < rows; ++i) {
+        for (j = 0; j < cols; ++j) {
+            acc[i][j] = 0.0f;
+        }
+    }
+    for (p = 0; p < k; ++p) {
+        const float *restrict b_p = b + (size_t)p * n;
+        for (i = 0; i < rows; ++i) {
+            const float x = a[(size_t)i * a_row + (size_t)p * a_col];
+            for (j = 0; j < cols; ++j) {
+                acc[i][j] = ADIR_FMA(x, b_p[j], acc[i][j]);
+            }
+        }
+    }
+    for (i = 0; i < rows; ++i) {
+        for (j = 0; j < cols; ++j) {
+            const size_t at = (size_t)i * n + (size_t)j;
+            const float step = rate * acc[i][j];
+            out[at] = param[at] - step;
+        }
+    }
+}
+
+void adir_tuned_matmul_sgd_update(const float *param, const float *a, const float *b,
+                                  const float *lr, float *out, int32_t m, int32_t n, int32_t k,
+                                  int transpose_a, int transpose_b)
+{
+    const float rate = lr[0];
+    const size_t sn = (size_t)n;
+    /* Element p of row i of op_a(a) is a[i * a_row + p * a_col]. */
+    const size_t a_row = transpose_a ? 1u : (size_t)k;
+    const size_t a_col = transpose_a ? (size_t)m : 1u;
+    int32_t i, j, p;
+    if (ADIR_OUTER_UPDATES && k == 1) {
+        const struct adir_update u = adir_plain_update(lr, 0.0f, 0.0f);
+        if (out == param) {
+            adir_sgd_outer(&u, param, a, b, out, m, n, ADIR_IN_PLACE);
+        } else {
+            adir_sgd_outer(&u, param, a, b, out, m, n, 0);
+        }
+        return;
+    }
+    if (transpose_b) {
+        /* Rows of b are contiguous in p: one dot product per element (a rare layout). */
+        for (i = 0; i < m; ++i) {
+            for (j = 0; j < n; ++j) {
+                const float *b_row = b + (size_t)j * (size_t)k;
+                const size_t at = (size_t)i * sn + (size_t)j;
+                float acc = 0.0f, step;
+                for (p = 0; p < k; ++p) {
+                    acc += a[(size_t)i * a_row + (size_t)p * a_col] * b_row[p];
+                }
+                step = rate * acc;
+                out[at] = param[at] - step;
+            }
+        }
+        return;
+    }
+    for (j = 0; j < n; j += ADIR_GEMM_NR) {
+        const int32_t cols = n - j < ADIR_GEMM_NR ? n - j : ADIR_GEMM_NR;
+        for (i = 0; i < m; i += ADIR_GEMM_MR) {
+            const int32_t rows = m - i < ADIR_GEMM_MR ? m - i : ADIR_GEMM_MR;
+            const size_t at = (size_t)i * sn + (size_t)j;
+            const float *a_tile = a + (size_t)i * a_row;
+            if (rows == ADIR_GEMM_MR && cols == ADIR_GEMM_NR) {
+                adir_sgd_tile(param + at, a_tile, a_row, a_col, b + j, out + at, sn, k, rate);
+            } else {
+                adir_sgd_edge(param + at, a_tile, a_row, a_col, b + j, out + at, sn, rows, cols,
+                              k, rate);
+            }
+        }
+    }
 }
