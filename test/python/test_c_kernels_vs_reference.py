@@ -65,13 +65,15 @@ ALWAYS_IDENTICAL = {
 }
 # Bit for bit the reference's on any data without a fast fused multiply-add: their sums run in
 # the reference's order (with fmaf each step rounds once, so only within the bound). The GEMM
-# convolution's forward pass sums over (c, i, j) from 0 as the reference does, a tap in the
-# padding adding a product of 0; the depthwise kernels keep the reference's order in all three.
-# The other GEMM convolutions (panel sums added up, col2im) are within the bound.
+# convolution's forward pass sums over (c, i, j) from 0 as the reference does (a tap in the
+# padding adds a product of 0), its weight gradient over (n, p, q), each panel continuing the
+# last one's sums; the depthwise kernels keep the reference's order in all three. The GEMM
+# input gradient (sums over the outputs, then col2im over the taps) is within the bound.
 IDENTICAL_WITHOUT_FMA = {
     "conv2d",
     "conv1d",
     "conv2d_gemm",
+    "conv2d_grad_weight_gemm",
     "conv2d_depthwise",
     "conv2d_grad_input_depthwise",
     "conv2d_grad_weight_depthwise",

@@ -17,17 +17,17 @@
  * padding) is a GEMM on the image itself: its forward pass and input gradient use no scratch.
  *
  * Sums: the forward pass sums each output over (c, i, j) in order from 0, as the reference
- * does (a tap in the padding adds a product of 0), then adds the bias: bit for bit the
- * reference's without a fast fused multiply-add, and so is the pointwise input gradient (a sum
- * over the outputs in order). The other input gradients (sums over the outputs, then over the
- * taps into each pixel) and the weight gradient (sums over a panel's pixels, then over the
- * panels and samples) add in another order: within the bound of their term counts. */
+ * does (a tap in the padding adds a product of 0), then adds the bias; the weight gradient
+ * sums each element over (n, p, q) in order, each panel's sums continuing the last's; the
+ * pointwise input gradient over the outputs in order: all bit for bit the reference's without
+ * a fast fused multiply-add. The other input gradients (sums over the outputs, then over the
+ * taps into each pixel) add in another order: within the bound of their term counts. */
 #include <string.h>
 
 #include "adir_tuned.h"
 
-/* One MR x NR tile of c (c_row apart) (+)= a b by the micro-kernel, of which rows x cols are
- * stored (the panel is read whole: only in the scratch, where it is). */
+/* One MR x NR tile of c (c_row apart) = a b by the micro-kernel, or (accumulate) c + a b with
+ * each sum continuing from c's element, p after p. */
 ADIR_NOINLINE static void adir_conv_gemm_tile(const float *restrict a, size_t a_row,
                                               size_t a_col, const float *restrict b,
                                               size_t b_row, int32_t k, float *restrict c,
@@ -35,11 +35,20 @@ ADIR_NOINLINE static void adir_conv_gemm_tile(const float *restrict a, size_t a_
 {
     float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
     int32_t i, j;
-    adir_gemm_sums(a, a_row, a_col, b, b_row, k, acc);
+    if (accumulate) {
+        for (i = 0; i < ADIR_GEMM_MR; ++i) {
+            for (j = 0; j < ADIR_GEMM_NR; ++j) {
+                acc[i][j] = c[(size_t)i * c_row + (size_t)j];
+            }
+        }
+        adir_gemm_sums_onto(a, a_row, a_col, b, b_row, k, acc);
+    } else {
+        adir_gemm_sums(a, a_row, a_col, b, b_row, k, acc);
+    }
     for (i = 0; i < ADIR_GEMM_MR; ++i) {
         float *c_i = c + (size_t)i * c_row;
         for (j = 0; j < ADIR_GEMM_NR; ++j) {
-            c_i[j] = accumulate ? c_i[j] + acc[i][j] : acc[i][j];
+            c_i[j] = acc[i][j];
         }
     }
 }
