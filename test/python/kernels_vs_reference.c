@@ -367,9 +367,10 @@ static void convs(void)
 /* The scratch select-kernels plans (select_kernels/tuned.py): im2col panels of `panel` output
  * pixels for the GEMM kernels (none for a pointwise forward pass or input gradient), a padded
  * plane and a row of sums for the depthwise ones. */
-static int32_t gemm_scratch_floats(struct conv c, int32_t panel)
+static int32_t gemm_scratch_floats(struct conv c, int32_t panel, int weight_gradient)
 {
-    return (c.channels / c.groups) * c.kh * c.kw * panel;
+    const int32_t taps = (c.channels / c.groups) * c.kh * c.kw, outs = c.out_channels / c.groups;
+    return weight_gradient ? taps * outs + (taps + outs) * panel : taps * panel;
 }
 
 static int32_t depthwise_scratch_floats(struct conv c)
@@ -390,7 +391,9 @@ static void scratch_conv_case(struct conv c, int32_t panel, int depthwise, int e
         (size_t)c.out_channels * (size_t)group_channels * (size_t)c.kh * (size_t)c.kw;
     const size_t y_size = (size_t)c.batch * (size_t)c.out_channels * (size_t)c.out_h *
                           (size_t)c.out_w;
-    const int32_t floats = depthwise ? depthwise_scratch_floats(c) : gemm_scratch_floats(c, panel);
+    const int32_t floats = depthwise ? depthwise_scratch_floats(c) : gemm_scratch_floats(c, panel, 0);
+    const int32_t weight_floats =
+        depthwise ? depthwise_scratch_floats(c) : gemm_scratch_floats(c, panel, 1);
     float *x = filled(x_size, exact), *w = filled(w_size, exact), *dy = filled(y_size, exact);
     float *bias = filled((size_t)c.out_channels, exact);
     float *abs_x = absolute(x, x_size), *abs_w = absolute(w, w_size);
@@ -398,7 +401,8 @@ static void scratch_conv_case(struct conv c, int32_t panel, int depthwise, int e
     const size_t most = x_size > y_size ? (x_size > w_size ? x_size : w_size)
                                         : (y_size > w_size ? y_size : w_size);
     float *tuned = filled(most, 0), *ref = filled(most, 0), *sums = filled(most, 0);
-    float *scratch = filled((size_t)floats, 0); /* garbage in: the kernels must not read it */
+    /* garbage in: the kernels must not read it */
+    float *scratch = filled((size_t)(floats > weight_floats ? floats : weight_floats), 0);
     const char *names[3];
     char shape[200];
     if (depthwise) {
@@ -435,7 +439,8 @@ static void scratch_conv_case(struct conv c, int32_t panel, int depthwise, int e
     compare(names[1], shape, exact, tuned, ref, sums,
             (long)(c.out_channels / c.groups) * c.kh * c.kw, x_size);
     (depthwise ? adir_tuned_conv2d_grad_weight_depthwise
-               : adir_tuned_conv2d_grad_weight_gemm)(x, dy, tuned, CONV_SIZES, scratch, floats);
+               : adir_tuned_conv2d_grad_weight_gemm)(x, dy, tuned, CONV_SIZES, scratch,
+                                                     weight_floats);
     adir_conv2d_grad_weight(x, dy, ref, CONV_SIZES);
     adir_conv2d_grad_weight(abs_x, abs_dy, sums, CONV_SIZES);
     compare(names[2], shape, exact, tuned, ref, sums, (long)c.batch * c.out_h * c.out_w, w_size);

@@ -125,16 +125,21 @@ def conv2d_kernel(
         return Use()
     if pointwise and kernel != "conv2d_grad_weight":
         return Use(call=f"{kernel}_gemm")
-    taps = group_channels * kh * kw
+    # An im2col panel [taps, panel]; the weight gradient's also dy^T [panel, outputs] and dW^T
+    # [taps, outputs] (adir_tuned_conv_gemm.c).
+    taps, group_outputs = group_channels * kh * kw, outputs // groups
+    per_pixel, fixed = taps, 0
+    if kernel == "conv2d_grad_weight":
+        per_pixel, fixed = taps + group_outputs, taps * group_outputs
     panel = min(rows * cols, PANEL_PIXELS)
     budget = SCRATCH_BUDGET.get(target.name)
     if budget is not None:
-        panel = min(panel, budget // (FLOAT_BYTES * taps))
+        panel = min(panel, (budget // FLOAT_BYTES - fixed) // per_pixel)
         if panel < 1:
             return Refuse(
                 f"im2col of {taps} taps a pixel: over {target.name}'s {budget}-byte scratch budget"
             )
-    return Use(call=f"{kernel}_gemm", scratch=FLOAT_BYTES * taps * panel)
+    return Use(call=f"{kernel}_gemm", scratch=FLOAT_BYTES * (fixed + per_pixel * panel))
 
 
 @judges("tuned", cp.Conv2dOp)

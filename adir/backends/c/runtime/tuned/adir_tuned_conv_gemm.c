@@ -13,8 +13,9 @@
  *
  * X is never built whole: it is built a panel of `panel` output pixels at a time in the scratch
  * buffer that select-kernels planned in the arena (`adir.kernel_scratch`: K x panel floats; the
- * weight gradient's panel is X^T, pixels by taps). A pointwise convolution (1 x 1, stride 1, no
- * padding) is a GEMM on the image itself: its forward pass and input gradient use no scratch.
+ * weight gradient's also holds dW^T [K, outputs] and the panel's dy^T [panel, outputs], and
+ * computes dW^T += X dy^T). A pointwise convolution (1 x 1, stride 1, no padding) is a GEMM on
+ * the image itself: its forward pass and input gradient use no scratch.
  *
  * Sums: the forward pass sums each output over (c, i, j) in order from 0, as the reference
  * does (a tap in the padding adds a product of 0), then adds the bias; the weight gradient
@@ -125,6 +126,41 @@ static void adir_conv_columns_inside(int32_t offset, int32_t stride, int32_t wid
     *hi = end;
 }
 
+/* One run of a panel's row: out[(q - q0) * step] for output columns q0 <= q < q1 of one
+ * output row, whose taps read x_row[q * stride + offset] for lo <= q < hi (0 elsewhere); with
+ * dx_row, added into dx_row there instead. */
+static void adir_conv_run(const float *restrict x_row, float *restrict dx_row, int32_t stride,
+                          int32_t offset, int32_t q0, int32_t q1, int32_t lo, int32_t hi,
+                          float *restrict out, size_t step)
+{
+    const int32_t a = lo < q0 ? q0 : (lo > q1 ? q1 : lo);
+    const int32_t b = hi > q1 ? q1 : (hi < a ? a : hi);
+    int32_t q;
+    if (dx_row) {
+        for (q = a; q < b; ++q) {
+            dx_row[q * stride + offset] += out[(size_t)(q - q0) * step];
+        }
+        return;
+    }
+    for (q = q0; q < a; ++q) {
+        out[(size_t)(q - q0) * step] = 0.0f;
+    }
+    if (step == 1u && stride == 1) {
+        const float *restrict source = x_row + (a + offset);
+        float *restrict run = out + (a - q0);
+        for (q = 0; q < b - a; ++q) {
+            run[q] = source[q];
+        }
+    } else {
+        for (q = a; q < b; ++q) {
+            out[(size_t)(q - q0) * step] = x_row[q * stride + offset];
+        }
+    }
+    for (q = b; q < q1; ++q) {
+        out[(size_t)(q - q0) * step] = 0.0f;
+    }
+}
+
 /* The panel of im2col for output pixels first .. first + count - 1 of an image x (one sample,
  * s->channels planes): element (t, pixel) at panel[t * t_step + (pixel - first) * pixel_step].
  * With dx (x's shape) the panel is instead added into dx where x would be read (col2im). */
@@ -153,18 +189,9 @@ static void adir_conv_panel(const float *x, float *dx, const struct adir_conv_sh
                     const int32_t r = p * s->stride_height + i * s->dilation_height - s->pad_top;
                     const int inside = r >= 0 && r < s->height;
                     const size_t row = (size_t)(inside ? r : 0) * (size_t)s->width;
-                    int32_t q;
-                    for (q = q0; q < q1; ++q, out += pixel_step) {
-                        const int in_row = inside && q >= lo && q < hi;
-                        const size_t at = row + (size_t)(in_row ? q * s->stride_width + offset : 0);
-                        if (dx_c) {
-                            if (in_row) {
-                                dx_c[at] += *out;
-                            }
-                        } else {
-                            *out = in_row ? x_c[at] : 0.0f;
-                        }
-                    }
+                    adir_conv_run(x_c + row, dx_c ? dx_c + row : NULL, s->stride_width, offset,
+                                  q0, q1, inside ? lo : q1, inside ? hi : q1, out, pixel_step);
+                    out += (size_t)(q1 - q0) * pixel_step;
                     pixel += q1 - q0;
                 }
             }
@@ -309,26 +336,43 @@ void adir_tuned_conv2d_grad_weight_gemm(const float *x, const float *dy, float *
                                         int32_t dilation_height, int32_t dilation_width,
                                         int32_t groups, float *scratch, int32_t scratch_floats)
 {
-    const struct adir_conv_gemm g = adir_conv_gemm_of(
+    struct adir_conv_gemm g = adir_conv_gemm_of(
         channels, height, width, out_channels, out_height, out_width, kernel_height,
         kernel_width, stride_height, stride_width, pad_top, pad_left, dilation_height,
         dilation_width, groups, scratch_floats);
-    int32_t n, k, first;
-    memset(dw, 0, (size_t)out_channels * (size_t)g.taps * sizeof *dw);
-    for (n = 0; n < batch; ++n) {
-        for (k = 0; k < groups; ++k) {
+    /* The scratch: dW^T [taps, outputs], then a panel's dy^T [panel, outputs] and X [taps,
+     * panel]: so the micro-kernel's a is X and its rows of b (dy^T) are contiguous. */
+    const size_t outs = (size_t)g.group_outputs, taps = (size_t)g.taps;
+    float *dw_t = scratch, *dy_t = scratch + taps * outs;
+    int32_t n, k, first, o, q;
+    size_t t;
+    g.panel = (int32_t)(((size_t)scratch_floats - taps * outs) / (taps + outs));
+    for (k = 0; k < groups; ++k) {
+        float *dw_g = dw + (size_t)k * outs * taps;
+        memset(dw_t, 0, taps * outs * sizeof *dw_t);
+        for (n = 0; n < batch; ++n) {
             const float *x_g = x + ((size_t)n * (size_t)channels +
                                     (size_t)k * (size_t)g.group_channels) * g.plane;
-            const float *dy_g = dy + ((size_t)n * (size_t)out_channels +
-                                      (size_t)k * (size_t)g.group_outputs) * g.out_plane;
-            float *dw_g = dw + (size_t)k * (size_t)g.group_outputs * (size_t)g.taps;
+            const float *dy_g = dy + ((size_t)n * (size_t)out_channels + (size_t)k * outs) *
+                                         g.out_plane;
             for (first = 0; first < g.out_pixels; first += g.panel) {
                 const int32_t count =
                     g.out_pixels - first < g.panel ? g.out_pixels - first : g.panel;
-                /* X^T: a row of taps per pixel, so the micro-kernel's rows of b are contiguous. */
-                adir_conv_panel(x_g, NULL, &g.s, first, count, scratch, 1u, (size_t)g.taps);
-                adir_conv_gemm(dy_g + first, g.out_plane, 1u, scratch, (size_t)g.taps, dw_g,
-                               (size_t)g.taps, g.group_outputs, g.taps, count, 1);
+                float *panel = dy_t + (size_t)count * outs;
+                for (o = 0; o < g.group_outputs; ++o) {
+                    const float *dy_o = dy_g + (size_t)o * g.out_plane + (size_t)first;
+                    for (q = 0; q < count; ++q) {
+                        dy_t[(size_t)q * outs + (size_t)o] = dy_o[q];
+                    }
+                }
+                adir_conv_panel(x_g, NULL, &g.s, first, count, panel, (size_t)count, 1u);
+                adir_conv_gemm(panel, (size_t)count, 1u, dy_t, outs, dw_t, outs, g.taps,
+                               g.group_outputs, count, 1);
+            }
+        }
+        for (t = 0; t < taps; ++t) {
+            for (o = 0; o < g.group_outputs; ++o) {
+                dw_g[(size_t)o * taps + t] = dw_t[t * outs + (size_t)o];
             }
         }
     }
