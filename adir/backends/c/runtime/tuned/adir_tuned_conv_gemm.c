@@ -27,29 +27,40 @@
 
 #include "adir_tuned.h"
 
-/* One MR x NR tile of c (c_row apart) = a b by the micro-kernel, or (accumulate) c + a b with
- * each sum continuing from c's element, p after p. */
+/* One MR x NR tile of c (c_row apart) = a b by the micro-kernel. */
 ADIR_NOINLINE static void adir_conv_gemm_tile(const float *restrict a, size_t a_row,
                                               size_t a_col, const float *restrict b,
                                               size_t b_row, int32_t k, float *restrict c,
-                                              size_t c_row, int accumulate)
+                                              size_t c_row)
 {
     float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
     int32_t i, j;
-    if (accumulate) {
-        for (i = 0; i < ADIR_GEMM_MR; ++i) {
-            for (j = 0; j < ADIR_GEMM_NR; ++j) {
-                acc[i][j] = c[(size_t)i * c_row + (size_t)j];
-            }
-        }
-        adir_gemm_sums_onto(a, a_row, a_col, b, b_row, k, acc);
-    } else {
-        adir_gemm_sums(a, a_row, a_col, b, b_row, k, acc);
-    }
+    adir_gemm_sums(a, a_row, a_col, b, b_row, k, acc);
     for (i = 0; i < ADIR_GEMM_MR; ++i) {
-        float *c_i = c + (size_t)i * c_row;
         for (j = 0; j < ADIR_GEMM_NR; ++j) {
-            c_i[j] = acc[i][j];
+            c[(size_t)i * c_row + (size_t)j] = acc[i][j];
+        }
+    }
+}
+
+/* The same, c + a b: each sum continues from c's element, p after p (a tile of its own: with
+ * both in one function gcc -O2 keeps neither tile in vector registers). */
+ADIR_NOINLINE static void adir_conv_gemm_tile_onto(const float *restrict a, size_t a_row,
+                                                   size_t a_col, const float *restrict b,
+                                                   size_t b_row, int32_t k, float *restrict c,
+                                                   size_t c_row)
+{
+    float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
+    int32_t i, j;
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            acc[i][j] = c[(size_t)i * c_row + (size_t)j];
+        }
+    }
+    adir_gemm_sums_onto(a, a_row, a_col, b, b_row, k, acc);
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            c[(size_t)i * c_row + (size_t)j] = acc[i][j];
         }
     }
 }
@@ -90,7 +101,8 @@ static void adir_conv_gemm(const float *a, size_t a_row, size_t a_col, const flo
         const float *a_i = a + (size_t)i * a_row;
         float *c_i = c + (size_t)i * c_row;
         for (j = 0; j + ADIR_GEMM_NR <= n; j += ADIR_GEMM_NR) {
-            adir_conv_gemm_tile(a_i, a_row, a_col, b + j, b_row, k, c_i + j, c_row, accumulate);
+            (accumulate ? adir_conv_gemm_tile_onto : adir_conv_gemm_tile)(
+                a_i, a_row, a_col, b + j, b_row, k, c_i + j, c_row);
         }
         if (j < n) {
             adir_conv_gemm_edge(a_i, a_row, a_col, b + j, b_row, k, c_i + j, c_row,
