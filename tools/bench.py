@@ -5,7 +5,8 @@
     python tools/bench.py --quick                  short timings (a smoke test, figures noisy)
     python tools/bench.py --models mlp_s --opts sgd --min-time 2 --json out.json
 
-For each model, batch and optimizer (`ROWS`) it builds the model with adir's `ModelBuilder`,
+For each model, batch and optimizer (`ROWS`) it builds the model with adir's `ModelBuilder` (the
+MLPerf Tiny models: imports examples/torch/<model>.py as `adir-import` does),
 runs the compiler (infer-shapes, autodiff, insert-optimizer, fuse-weight-updates, bufferize,
 plan-memory, then the C printer), builds the C twice (`-O3 -march=native` and portable `-O2`)
 around a timing `main` written here, and times the same step, from the same weights and batch,
@@ -27,6 +28,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import datetime  # noqa: E402
+import functools  # noqa: E402
 import importlib.util  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
@@ -47,10 +49,27 @@ MODELS = {
     "mlp_m": "MLP 784-256-128-10 relu, cross-entropy",
     "lenet": "LeNet-5: conv5x5x6 relu pool2, conv5x5x16 relu pool2, fc 256-120-84-10 relu, "
     "cross-entropy",
+    "resnet8": "MLPerf Tiny ResNet-8 (examples/torch/resnet8.py): 3x3 convs padding 1, stride 2, "
+    "1x1 shortcuts, batchnorm, cross-entropy",
+    "ds_cnn": "MLPerf Tiny DS-CNN (examples/torch/ds_cnn.py): conv 10x4 stride 2, depthwise 3x3 + "
+    "pointwise 1x1, batchnorm, cross-entropy; its dropouts left out (each system would draw "
+    "its own masks)",
 }
-ROWS = [  # issue 10's table, plus the Adam variants
+IMPORTED = {"resnet8", "ds_cnn"}
+"""The models imported from examples/torch/ (their weights: the file's deterministic init)."""
+ROWS = [  # issue 10's table, plus the Adam variants, plus issue 22's MLPerf Tiny rows
     (model, batch, opt)
-    for model, batch in (("mlp_s", 1), ("mlp_s", 32), ("mlp_m", 32), ("lenet", 1), ("lenet", 16))
+    for model, batch in (
+        ("mlp_s", 1),
+        ("mlp_s", 32),
+        ("mlp_m", 32),
+        ("lenet", 1),
+        ("lenet", 16),
+        ("resnet8", 1),
+        ("resnet8", 16),
+        ("ds_cnn", 1),
+        ("ds_cnn", 16),
+    )
     for opt in ("sgd", "adam")
 ]
 LR = {"sgd": 0.01, "adam": 1e-3}  # Adam: betas 0.9 / 0.999, eps 1e-8 (PyTorch's defaults)
@@ -60,6 +79,61 @@ PREFIX = "bench_"
 
 
 # --- the models ---------------------------------------------------------------------------
+
+
+# --- the MLPerf Tiny models, imported from examples/torch/ ----------------------------------
+
+
+@functools.cache
+def torch_source(model: str):  # -> the examples/torch/<model>.py module
+    path = Path(__file__).resolve().parents[1] / "examples" / "torch" / f"{model}.py"
+    spec = importlib.util.spec_from_file_location(f"bench_{model}", path)
+    assert spec is not None and spec.loader is not None
+    source = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = source
+    spec.loader.exec_module(source)
+    return source
+
+
+def torch_model(model: str):  # -> torch.nn.Module
+    """The example's model in training mode, each dropout replaced by an identity: every
+    system would draw its own masks, and the loss check needs one computation."""
+    from torch import nn
+
+    net = torch_source(model).model()
+    for name, module in list(net.named_modules()):
+        if isinstance(module, nn.Dropout):
+            parent_name, _, child = name.rpartition(".")
+            setattr(net.get_submodule(parent_name), child, nn.Identity())
+    return net.train()
+
+
+def imported_params(model: str) -> list[tuple[str, tuple[int, ...]]]:
+    """(C symbol, shape) of each trainable parameter of an imported model."""
+    from adir.frontends.torch_import import symbol_names
+
+    net = torch_model(model)
+    symbols = symbol_names(list(net.state_dict()))
+    return [(symbols[name], tuple(p.shape)) for name, p in net.named_parameters()]
+
+
+def imported_macs(model: str, batch: int) -> list[int]:
+    """Multiply-accumulates of each conv and linear layer of one forward pass, in order."""
+    import torch
+    from torch import nn
+
+    net, macs = torch_model(model), []
+
+    def count(module, _inputs, output) -> None:
+        per_output = math.prod(module.weight.shape[1:])
+        macs.append(output.numel() * per_output)
+
+    for module in net.modules():
+        if isinstance(module, (nn.Conv2d, nn.Linear)):
+            module.register_forward_hook(count)
+    with torch.no_grad():
+        net(torch_source(model).example_input(batch)[0])
+    return macs
 
 
 def layers(model: str) -> list[tuple[str, tuple[int, ...]]]:
@@ -81,11 +155,16 @@ def layers(model: str) -> list[tuple[str, tuple[int, ...]]]:
 
 
 def input_shape(model: str, batch: int) -> tuple[int, ...]:
+    if model in IMPORTED:
+        return tuple(torch_source(model).example_input(batch)[0].shape)
     return (batch, 1, 28, 28) if model == "lenet" else (batch, 784)
 
 
 def param_shapes(model: str) -> list[tuple[str, tuple[int, ...]]]:
-    """Every parameter in data-file order: per layer its weight, then its bias."""
+    """Every parameter in data-file order: per layer its weight, then its bias (an imported
+    model's: its trainable parameters in PyTorch's order, by C symbol)."""
+    if model in IMPORTED:
+        return imported_params(model)
     return [
         shape
         for name, weight in layers(model)
@@ -97,7 +176,12 @@ def make_data(
     model: str, batch: int, seed: int = 0
 ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """PyTorch's default initialisation, U(+-1/sqrt(fan_in)) for weights and biases, a batch
-    of U(0, 1) images and random labels: the same for every system."""
+    of U(0, 1) images and random labels: the same for every system. An imported model: its
+    example's weights, input and labels."""
+    if model in IMPORTED:
+        x, y = torch_source(model).example_input(batch)
+        params = [p.detach().numpy().copy() for p in torch_model(model).parameters()]
+        return params, x.numpy(), y.numpy().astype(np.int32)
     rng = np.random.default_rng(seed)
     params = []
     for _name, weight in layers(model):
@@ -134,6 +218,10 @@ def step_flops(model: str, batch: int, opt: str) -> int:
     weight gradient and the input gradient (not for the first layer: the data needs none),
     plus the update, 2 (SGD) or 13 (Adam) per parameter. Activations, pooling and the loss
     are not counted: small, and not what a GEMM ceiling measures."""
+    if model in IMPORTED:
+        macs = imported_macs(model, 1)
+        params = sum(math.prod(shape) for _name, shape in param_shapes(model))
+        return 2 * batch * (2 * sum(macs) + sum(macs[1:])) + {"sgd": 2, "adam": 13}[opt] * params
     macs = []
     side = 28
     for name, weight in layers(model):
@@ -152,8 +240,23 @@ def step_flops(model: str, batch: int, opt: str) -> int:
 
 def build_module(model: str, batch: int):  # -> ModuleOp
     """The model in adir's tensor dialect, through the builder (parameters start at zero:
-    the timing program loads the benchmark's weights over them)."""
+    the timing program loads the benchmark's weights over them). An imported model: traced
+    from PyTorch as `adir-import` does."""
     from adir.frontends.builder import ModelBuilder
+
+    if model in IMPORTED:
+        import torch
+
+        from adir.frontends.torch_import import import_module
+
+        x, _y = torch_source(model).example_input(batch)
+        return import_module(
+            torch_model(model),
+            (x,),
+            loss=torch_source(model).LOSS,
+            label_shape=(batch,),
+            label_dtype=torch.int64,
+        )
 
     b = ModelBuilder()
     params = {name: b.param(name, shape, init=0.0) for name, shape in param_shapes(model)}
@@ -409,7 +512,10 @@ def run_torch(
     torch.set_num_threads(1)
     torch.set_flush_denormal(flush_denormals)
     params, x, y = read_data(data, model, batch)
-    if model == "mlp_s":
+    if model in IMPORTED:
+        net = torch_model(model)
+        loss_fn = nn.CrossEntropyLoss()
+    elif model == "mlp_s":
         net = nn.Sequential(nn.Linear(784, 32), nn.Sigmoid(), nn.Linear(32, 10), nn.LogSoftmax(1))
         loss_fn = nn.NLLLoss()
     elif model == "mlp_m":
@@ -608,7 +714,7 @@ def run_row(model: str, batch: int, opt: str, args: argparse.Namespace, work: Pa
             else f"{args.cc} failed: {executable}"
         )
     peers = {"torch eager": "torch"} if args.torch else {}
-    if args.jax:
+    if args.jax and model not in IMPORTED:  # no JAX port of the imported models
         peers["JAX jit"] = "jax"
     for system, name in peers.items():
         commands[system] = [

@@ -44,7 +44,7 @@ struct stats {
     int random_identical;
 };
 
-static struct stats kernel_stats[32];
+static struct stats kernel_stats[48];
 static int kernel_count;
 
 static struct stats *stats_of(const char *name)
@@ -362,6 +362,151 @@ static void convs(void)
     }
 }
 
+/* --- convolution as GEMM, and depthwise ------------------------------------------------------ */
+
+/* The scratch select-kernels plans (select_kernels/tuned.py): im2col panels of `panel` output
+ * pixels for the GEMM kernels (none for a pointwise forward pass or input gradient), a padded
+ * plane and a row of sums for the depthwise ones. */
+static int32_t gemm_scratch_floats(struct conv c, int32_t panel, int weight_gradient)
+{
+    const int32_t taps = (c.channels / c.groups) * c.kh * c.kw, outs = c.out_channels / c.groups;
+    return weight_gradient ? taps * outs + (taps + outs) * panel : taps * panel;
+}
+
+static int32_t depthwise_scratch_floats(struct conv c)
+{
+    const int32_t hp = (c.out_h - 1) * c.stride + c.kh, wp = (c.out_w - 1) * c.stride + c.kw;
+    return hp * wp + c.kw + c.out_h * wp;
+}
+
+/* One shape through the GEMM kernels (panels of `panel` pixels) or the depthwise ones, against
+ * the references: the same data, bound and term counts as conv_case. */
+static void scratch_conv_case(struct conv c, int32_t panel, int depthwise, int exact)
+{
+    const int32_t height = (c.out_h - 1) * c.stride + c.dilation * (c.kh - 1) + 1 - 2 * c.pad;
+    const int32_t width = (c.out_w - 1) * c.stride + c.dilation * (c.kw - 1) + 1 - 2 * c.pad;
+    const int32_t group_channels = c.channels / c.groups;
+    const size_t x_size = (size_t)c.batch * (size_t)c.channels * (size_t)height * (size_t)width;
+    const size_t w_size =
+        (size_t)c.out_channels * (size_t)group_channels * (size_t)c.kh * (size_t)c.kw;
+    const size_t y_size = (size_t)c.batch * (size_t)c.out_channels * (size_t)c.out_h *
+                          (size_t)c.out_w;
+    const int32_t floats = depthwise ? depthwise_scratch_floats(c) : gemm_scratch_floats(c, panel, 0);
+    const int32_t weight_floats =
+        depthwise ? depthwise_scratch_floats(c) : gemm_scratch_floats(c, panel, 1);
+    float *x = filled(x_size, exact), *w = filled(w_size, exact), *dy = filled(y_size, exact);
+    float *bias = filled((size_t)c.out_channels, exact);
+    float *abs_x = absolute(x, x_size), *abs_w = absolute(w, w_size);
+    float *abs_dy = absolute(dy, y_size), *abs_bias = absolute(bias, (size_t)c.out_channels);
+    const size_t most = x_size > y_size ? (x_size > w_size ? x_size : w_size)
+                                        : (y_size > w_size ? y_size : w_size);
+    float *tuned = filled(most, 0), *ref = filled(most, 0), *sums = filled(most, 0);
+    /* garbage in: the kernels must not read it */
+    float *scratch = filled((size_t)(floats > weight_floats ? floats : weight_floats), 0);
+    const char *names[3];
+    char shape[200];
+    if (depthwise) {
+        names[0] = "conv2d_depthwise", names[1] = "conv2d_grad_input_depthwise";
+        names[2] = "conv2d_grad_weight_depthwise";
+    } else {
+        names[0] = "conv2d_gemm", names[1] = "conv2d_grad_input_gemm";
+        names[2] = "conv2d_grad_weight_gemm";
+    }
+    sprintf(shape,
+            "batch %d channels %d out %d groups %d kernel %dx%d out %dx%d stride %d pad %d "
+            "dilation %d panel %d",
+            (int)c.batch, (int)c.channels, (int)c.out_channels, (int)c.groups, (int)c.kh,
+            (int)c.kw, (int)c.out_h, (int)c.out_w, (int)c.stride, (int)c.pad, (int)c.dilation,
+            (int)panel);
+#define CONV_SIZES                                                                              \
+    c.batch, c.channels, height, width, c.out_channels, c.out_h, c.out_w, c.kh, c.kw, c.stride, \
+        c.stride, c.pad, c.pad, c.dilation, c.dilation, c.groups
+    (depthwise ? adir_tuned_conv2d_depthwise : adir_tuned_conv2d_gemm)(x, w, bias, tuned,
+                                                                        CONV_SIZES, scratch, floats);
+    adir_conv2d(x, w, bias, ref, CONV_SIZES);
+    adir_conv2d(abs_x, abs_w, abs_bias, sums, CONV_SIZES);
+    compare(names[0], shape, exact, tuned, ref, sums, (long)group_channels * c.kh * c.kw + 1,
+            y_size);
+    (depthwise ? adir_tuned_conv2d_depthwise : adir_tuned_conv2d_gemm)(x, w, NULL, tuned,
+                                                                        CONV_SIZES, scratch, floats);
+    adir_conv2d(x, w, NULL, ref, CONV_SIZES);
+    adir_conv2d(abs_x, abs_w, NULL, sums, CONV_SIZES);
+    compare(names[0], shape, exact, tuned, ref, sums, (long)group_channels * c.kh * c.kw, y_size);
+    (depthwise ? adir_tuned_conv2d_grad_input_depthwise
+               : adir_tuned_conv2d_grad_input_gemm)(dy, w, tuned, CONV_SIZES, scratch, floats);
+    adir_conv2d_grad_input(dy, w, ref, CONV_SIZES);
+    adir_conv2d_grad_input(abs_dy, abs_w, sums, CONV_SIZES);
+    compare(names[1], shape, exact, tuned, ref, sums,
+            (long)(c.out_channels / c.groups) * c.kh * c.kw, x_size);
+    (depthwise ? adir_tuned_conv2d_grad_weight_depthwise
+               : adir_tuned_conv2d_grad_weight_gemm)(x, dy, tuned, CONV_SIZES, scratch,
+                                                     weight_floats);
+    adir_conv2d_grad_weight(x, dy, ref, CONV_SIZES);
+    adir_conv2d_grad_weight(abs_x, abs_dy, sums, CONV_SIZES);
+    compare(names[2], shape, exact, tuned, ref, sums, (long)c.batch * c.out_h * c.out_w, w_size);
+#undef CONV_SIZES
+    free(x), free(w), free(bias), free(dy), free(abs_x), free(abs_w), free(abs_dy);
+    free(abs_bias), free(tuned), free(ref), free(sums), free(scratch);
+}
+
+static void scratch_convs(void)
+{
+    /* batch, channels, out_channels, groups, kh, kw, out_h, out_w, stride, pad, dilation */
+    const struct conv base = {2, 3, 5, 1, 3, 3, 5, 9, 1, 1, 1};
+    const struct conv fixed[] = {
+        {1, 3, 16, 1, 3, 3, 8, 8, 1, 1, 1},    /* ResNet-8's first conv, a smaller image */
+        {2, 16, 32, 1, 3, 3, 4, 4, 2, 1, 1},   /* its stride-2 3x3 */
+        {2, 16, 32, 1, 1, 1, 4, 4, 2, 0, 1},   /* its stride-2 1x1 shortcut */
+        {2, 8, 12, 1, 1, 1, 5, 5, 1, 0, 1},    /* pointwise: the image is the im2col */
+        {1, 1, 8, 1, 10, 4, 5, 3, 2, 2, 1},    /* DS-CNN's first conv, a smaller image */
+        {1, 4, 6, 2, 3, 3, 4, 11, 1, 1, 1},    /* groups */
+        {1, 3, 4, 1, 3, 3, 4, 6, 1, 2, 2},     /* dilation */
+        {1, 2, 3, 1, 3, 3, 3, 3, 2, 0, 1},     /* stride, no padding */
+    };
+    const struct conv depthwise[] = {
+        {2, 6, 6, 6, 3, 3, 5, 5, 1, 1, 1},     /* DS-CNN's depthwise (padding 1) */
+        {1, 4, 4, 4, 3, 3, 7, 2, 1, 0, 1},     /* unpadded */
+        {2, 3, 3, 3, 3, 3, 4, 5, 2, 1, 1},     /* stride 2 (MobileNet's) */
+        {1, 2, 2, 2, 5, 3, 3, 9, 1, 2, 1},     /* another kernel */
+        {1, 2, 2, 2, 2, 2, 3, 4, 2, 0, 1},     /* stride 2, even kernel, unpadded */
+    };
+    int32_t sizes[32], panels[32];
+    int count, panel_count = 0, i, l, exact;
+    add_edges(panels, &panel_count, ADIR_GEMM_NR);
+    panels[panel_count++] = 64;
+    for (exact = 0; exact < 2; ++exact) {
+        struct conv c;
+        for (i = 0; i < (int)(sizeof fixed / sizeof fixed[0]); ++i) {
+            for (l = 0; l < panel_count; ++l) {
+                scratch_conv_case(fixed[i], panels[l], 0, exact);
+            }
+        }
+        for (i = 0; i < (int)(sizeof depthwise / sizeof depthwise[0]); ++i) {
+            scratch_conv_case(depthwise[i], 0, 1, exact);
+        }
+        /* Output channels: the rows of the forward tile (MR); taps: the rows of the input
+         * gradient's and the columns of the weight gradient's (MR, NR), with 1 x 1 kernels. */
+        count = 0;
+        add_edges(sizes, &count, ADIR_GEMM_MR);
+        add_edges(sizes, &count, ADIR_GEMM_NR);
+        for (i = 0; i < count; ++i) {
+            c = base, c.out_channels = sizes[i], scratch_conv_case(c, 64, 0, exact);
+            c = base, c.channels = sizes[i], c.kh = 1, c.kw = 1, c.pad = 0;
+            scratch_conv_case(c, ADIR_GEMM_NR + 1, 0, exact);
+            c.stride = 2, scratch_conv_case(c, 64, 0, exact);
+            c = base, c.channels = sizes[i], c.groups = sizes[i], c.out_channels = sizes[i];
+            scratch_conv_case(c, 0, 1, exact);
+        }
+        /* Pixels along a row: the columns of the forward tile, and the flat depthwise rows. */
+        count = 0;
+        add_edges(sizes, &count, ADIR_GEMM_NR);
+        for (i = 0; i < count; ++i) {
+            c = base, c.out_w = sizes[i], scratch_conv_case(c, 2 * ADIR_GEMM_NR, 0, exact);
+            c.channels = 4, c.out_channels = 4, c.groups = 4, scratch_conv_case(c, 0, 1, exact);
+        }
+    }
+}
+
 /* --- max pool ------------------------------------------------------------------------------- */
 
 static void maxpool_case(int32_t planes, int32_t out_h, int32_t out_w, int32_t k, int32_t stride,
@@ -581,6 +726,7 @@ int main(void)
     int i;
     matmuls();
     convs();
+    scratch_convs();
     maxpools();
     updates();
     for (i = 0; i < kernel_count; ++i) {

@@ -38,6 +38,12 @@ KERNELS = {
     "conv1d",
     "conv1d_grad_input",
     "conv1d_grad_weight",
+    "conv2d_gemm",
+    "conv2d_grad_input_gemm",
+    "conv2d_grad_weight_gemm",
+    "conv2d_depthwise",
+    "conv2d_grad_input_depthwise",
+    "conv2d_grad_weight_depthwise",
     "maxpool2d",
     "maxpool2d_grad",
     "sgd_update",
@@ -58,10 +64,19 @@ ALWAYS_IDENTICAL = {
     "adam_update",
 }
 # Bit for bit the reference's on any data without a fast fused multiply-add: their sums run in
-# the reference's order (with fmaf each step rounds once, so only within the bound).
+# the reference's order (with fmaf each step rounds once, so only within the bound). The GEMM
+# convolution's forward pass sums over (c, i, j) from 0 as the reference does (a tap in the
+# padding adds a product of 0), its weight gradient over (n, p, q), each panel continuing the
+# last one's sums; the depthwise kernels keep the reference's order in all three. The GEMM
+# input gradient (sums over the outputs, then col2im over the taps) is within the bound.
 IDENTICAL_WITHOUT_FMA = {
     "conv2d",
     "conv1d",
+    "conv2d_gemm",
+    "conv2d_grad_weight_gemm",
+    "conv2d_depthwise",
+    "conv2d_grad_input_depthwise",
+    "conv2d_grad_weight_depthwise",
     "matmul_sgd_update",
     "matmul_sgd_update_general",
     "matmul_momentum_update",

@@ -1,20 +1,36 @@
 """When adir's tuned kernels (`runtime/tuned/`) compute an op.
 
-    kernel op                                       tuned kernel          when
-    matmul                                          adir_tuned_matmul     always
-    sgd/momentum/adam_update, matmul_*_update       adir_tuned_<kernel>   always
-    conv2d, conv2d_grad_input, conv2d_grad_weight   adir_tuned_<kernel>   stride 1, dilation 1,
-    conv1d, conv1d_grad_input, conv1d_grad_weight                         no padding
-    maxpool2d, maxpool2d_grad                       adir_tuned_<kernel>   windows tile the image
+    kernel op                                       tuned kernel                  when
+    matmul                                          adir_tuned_matmul             always
+    sgd/momentum/adam_update, matmul_*_update       adir_tuned_<kernel>           always
+    conv2d, conv2d_grad_input, conv2d_grad_weight   adir_tuned_<kernel>_depthwise depthwise,
+                                                                                  dilation 1
+                                                    adir_tuned_<kernel>           stride 1,
+                                                                                  dilation 1, no
+                                                                                  padding, not 1x1
+                                                    adir_tuned_<kernel>_gemm      the others, if
+                                                                                  the scratch fits
+    conv1d, conv1d_grad_input, conv1d_grad_weight   adir_tuned_<kernel>           stride 1,
+                                                                                  dilation 1, no
+                                                                                  padding
+    maxpool2d, maxpool2d_grad                       adir_tuned_<kernel>           windows tile the
+                                                                                  image
 
-The convolution tiles read the im2col view of an unpadded stride-1 convolution as contiguous
-runs of the input's rows, and the pool tiles assume every pixel is in at most one window
-inside the image: outside those shapes the op keeps its reference kernel. Each tuned kernel is
-tested against its reference on shapes that reach every tile edge
+The direct convolution tiles read the im2col view of an unpadded stride-1 convolution as
+contiguous runs of the input's rows (LeNet's convolutions). The `_gemm` kernels build im2col a
+panel of output pixels at a time in a scratch buffer (`adir.kernel_scratch`, planned in the
+arena) and multiply it on the shared GEMM micro-kernel: any stride, padding, dilation and
+groups; a pointwise (1x1, stride 1, unpadded) convolution is a GEMM on the image itself, whose
+forward pass and input gradient need no scratch. The `_depthwise` kernels (one input channel per
+output channel) copy each plane with its padding into scratch. The pool tiles assume every
+pixel is in at most one window inside the image. Outside those shapes the op keeps its reference
+kernel. Each tuned kernel is tested against its reference on shapes that reach every tile edge
 (`test/python/test_c_kernels_vs_reference.py`).
 """
 
 from __future__ import annotations
+
+from xdsl.dialects.builtin import IntegerAttr
 
 from adir.dialects.kernel import KernelOp
 from adir.dialects.tensor import conv_and_pool as cp
@@ -55,21 +71,96 @@ def unpadded_stride_one(
     return Use()
 
 
-@judges("tuned", cp.Conv2dOp, cp.Conv1dOp)
-def conv2d(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+@judges("tuned", cp.Conv1dOp)
+def conv1d(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     return unpadded_stride_one(op, in_shape(op, 0), out_shape(op), list(in_shape(op, 1)[2:]))
 
 
-@judges("tuned", cp.Conv2dGradInputOp, cp.Conv1dGradInputOp)
-def conv2d_grad_input(op: KernelOp, target: KernelTarget) -> Use | Refuse:
-    """dy [N, O, P, Q] and w give dx, the input's shape."""
+@judges("tuned", cp.Conv1dGradInputOp)
+def conv1d_grad_input(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    """dy [N, O, L'] and w give dx, the input's shape."""
     return unpadded_stride_one(op, out_shape(op), in_shape(op, 0), list(in_shape(op, 1)[2:]))
 
 
-@judges("tuned", cp.Conv2dGradWeightOp, cp.Conv1dGradWeightOp)
+@judges("tuned", cp.Conv1dGradWeightOp)
+def conv1d_grad_weight(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    """x and dy [N, O, L'] give dw, the weight's shape."""
+    return unpadded_stride_one(op, in_shape(op, 0), in_shape(op, 1), ints(op, "kernel_size"))
+
+
+PANEL_PIXELS = 64
+"""Output pixels per im2col panel of the `_gemm` kernels: four of the widest micro-kernel tile
+(NR = 16), so that a panel's rows feed whole tiles."""
+SCRATCH_BUDGET = {"cortex-m4f": 32 * 1024, "cortex-m55": 32 * 1024}
+"""Bytes of the arena a `_gemm` kernel's panel may take on a target with a few hundred KB of
+SRAM (narrower panels where a pixel has many taps); elsewhere panels of `PANEL_PIXELS`."""
+FLOAT_BYTES = 4
+
+
+def conv2d_kernel(
+    op: KernelOp,
+    kernel: str,
+    image: tuple[int, ...],
+    out: tuple[int, ...],
+    weight: tuple[int, ...],
+    target: KernelTarget,
+) -> Use | Refuse:
+    """Which tuned kernel computes `kernel` (conv2d, conv2d_grad_input or conv2d_grad_weight)
+    of a convolution of `image` [N, C, H, W] into `out` [N, O, P, Q] by a `weight` [O,
+    C / groups, KH, KW], and the scratch it needs (see the module docstring)."""
+    groups_attr = op.properties["groups"]
+    assert isinstance(groups_attr, IntegerAttr)
+    groups = groups_attr.value.data
+    (_, channels, *_), (_, outputs, rows, cols) = image, out
+    _, group_channels, kh, kw = weight
+    stride, dilation = ints(op, "stride"), ints(op, "dilation")
+    if groups == channels == outputs and dilation == [1, 1]:
+        # A padded plane, kw zeros past it, and a row of sums (adir_tuned_depthwise.c).
+        padded_rows, padded_cols = (rows - 1) * stride[0] + kh, (cols - 1) * stride[1] + kw
+        floats = padded_rows * padded_cols + kw + rows * padded_cols
+        return Use(call=f"{kernel}_depthwise", scratch=FLOAT_BYTES * floats)
+    pointwise = (kh, kw) == (1, 1) and stride == [1, 1] and not any(ints(op, "padding"))
+    pointwise = pointwise and (rows, cols) == tuple(image[2:])
+    if not pointwise and isinstance(unpadded_stride_one(op, image, out, [kh, kw]), Use):
+        return Use()
+    if pointwise and kernel != "conv2d_grad_weight":
+        return Use(call=f"{kernel}_gemm")
+    # An im2col panel [taps, panel]; the weight gradient's also dy^T [panel, outputs] and dW^T
+    # [taps, outputs] (adir_tuned_conv_gemm.c).
+    taps, group_outputs = group_channels * kh * kw, outputs // groups
+    per_pixel, fixed = taps, 0
+    if kernel == "conv2d_grad_weight":
+        per_pixel, fixed = taps + group_outputs, taps * group_outputs
+    panel = min(rows * cols, PANEL_PIXELS)
+    budget = SCRATCH_BUDGET.get(target.name)
+    if budget is not None:
+        panel = min(panel, (budget // FLOAT_BYTES - fixed) // per_pixel)
+        if panel < 1:
+            return Refuse(
+                f"im2col of {taps} taps a pixel: over {target.name}'s {budget}-byte scratch budget"
+            )
+    return Use(call=f"{kernel}_gemm", scratch=FLOAT_BYTES * (fixed + per_pixel * panel))
+
+
+@judges("tuned", cp.Conv2dOp)
+def conv2d(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    return conv2d_kernel(op, "conv2d", in_shape(op, 0), out_shape(op), in_shape(op, 1), target)
+
+
+@judges("tuned", cp.Conv2dGradInputOp)
+def conv2d_grad_input(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    """dy [N, O, P, Q] and w give dx, the input's shape."""
+    return conv2d_kernel(
+        op, "conv2d_grad_input", out_shape(op), in_shape(op, 0), in_shape(op, 1), target
+    )
+
+
+@judges("tuned", cp.Conv2dGradWeightOp)
 def conv2d_grad_weight(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     """x and dy [N, O, P, Q] give dw, the weight's shape."""
-    return unpadded_stride_one(op, in_shape(op, 0), in_shape(op, 1), ints(op, "kernel_size"))
+    return conv2d_kernel(
+        op, "conv2d_grad_weight", in_shape(op, 0), in_shape(op, 1), out_shape(op), target
+    )
 
 
 def tiling_windows(op: KernelOp, image: tuple[int, ...], out: tuple[int, ...]) -> Use | Refuse:

@@ -8,7 +8,7 @@ absent.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr
 
 from adir.backends.c.calls import CallSite, emits
 from adir.dialects.kernel import KernelOp
@@ -54,6 +54,7 @@ def window_call(
     sizes: list[int],
     window: list[int],
     taps: int | None = None,
+    extra: list[str] | None = None,
 ) -> str:
     """`ADIR_<KERNEL>(buffers, sizes, window)`, if the sizes fit the kernels' int32_t
     arithmetic: each value it computes is a sum of at most three of them (a padded image
@@ -63,7 +64,23 @@ def window_call(
     largest = max(3 * max(sizes + window), batch * channels, taps)
     if largest > INT32_MAX:
         raise site.error(f"sizes {sizes} and window {window} exceed the kernel's int32_t")
-    return site.call(kernel, *buffers, *sizes, *window)
+    return site.call(kernel, *buffers, *sizes, *window, *(extra or []))
+
+
+def conv2d_call(op: KernelOp, site: CallSite, kernel: str, buffers: list[str],
+                sizes: list[int], window: list[int]) -> str:  # fmt: skip
+    """The call of a conv2d kernel: the one select-kernels named in `adir.kernel_call` (a
+    tuned `_gemm` or `_depthwise` kernel) with its scratch buffer (an `outs` after the result)
+    as floats and their count (NULL, 0 when it needs none), else `kernel`."""
+    call = op.attributes.get("adir.kernel_call")
+    if not isinstance(call, StringAttr):
+        return window_call(site, kernel, buffers, sizes, window)
+    scratch = ["NULL", "0"]
+    if len(site.outs) > 1:
+        size = op.attributes["adir.kernel_scratch"]
+        assert isinstance(size, IntegerAttr)
+        scratch = [f"(float *)(void *){site.output(1)}", str(size.value.data // 4)]
+    return window_call(site, call.data, buffers, sizes, window, extra=scratch)
 
 
 @emits(cp.Conv2dOp)
@@ -71,7 +88,7 @@ def conv2d(op: KernelOp, site: CallSite) -> str:
     image, weight, out = site.in_shape(0), site.in_shape(1), site.out_shape()
     bias = site.input(2) if len(op.ins) == 3 else "NULL"
     buffers = [site.input(0), site.input(1), bias, site.output()]
-    return window_call(site, "conv2d", buffers, [*image, *out[1:]], conv_window(op, weight[2:]))
+    return conv2d_call(op, site, "conv2d", buffers, [*image, *out[1:]], conv_window(op, weight[2:]))
 
 
 @emits(cp.Conv2dGradInputOp)
@@ -79,7 +96,7 @@ def conv2d_grad_input(op: KernelOp, site: CallSite) -> str:
     grad, weight, image = site.in_shape(0), site.in_shape(1), site.out_shape()
     buffers = [site.input(0), site.input(1), site.output()]
     sizes = [*image, *grad[1:]]
-    return window_call(site, "conv2d_grad_input", buffers, sizes, conv_window(op, weight[2:]))
+    return conv2d_call(op, site, "conv2d_grad_input", buffers, sizes, conv_window(op, weight[2:]))
 
 
 @emits(cp.Conv2dGradWeightOp)
@@ -87,7 +104,7 @@ def conv2d_grad_weight(op: KernelOp, site: CallSite) -> str:
     image, grad, weight = site.in_shape(0), site.in_shape(1), site.out_shape()
     buffers = [site.input(0), site.input(1), site.output()]
     sizes = [*image, *grad[1:]]
-    return window_call(site, "conv2d_grad_weight", buffers, sizes, conv_window(op, weight[2:]))
+    return conv2d_call(op, site, "conv2d_grad_weight", buffers, sizes, conv_window(op, weight[2:]))
 
 
 def conv1d_window(op: KernelOp, kernel: int) -> list[int]:

@@ -91,6 +91,65 @@ void adir_tuned_conv2d_grad_weight(const float *x, const float *dy, float *dw, i
 #define ADIR_TUNED_CONV2D_GRAD_WEIGHT adir_tuned_conv2d_grad_weight
 #endif
 
+/* The same three, tuned for the shapes the direct tiles above do not take, with a scratch
+ * buffer of scratch_floats floats that select-kernels planned in the arena:
+ * - *_gemm: any stride, padding, dilation and groups, as GEMMs on the shared micro-kernel over
+ *   panels of im2col (tuned/adir_tuned_conv_gemm.c); a pointwise convolution (1 x 1, stride 1,
+ *   no padding) reads the image itself, and its forward pass and input gradient take no
+ *   scratch (NULL, 0).
+ * - *_depthwise: groups = channels = out_channels, dilation 1, on padded planes
+ *   (tuned/adir_tuned_depthwise.c).
+ * select-kernels sizes the scratch (adir/passes/select_kernels/tuned.py) and records which of
+ * them an op calls. */
+void adir_tuned_conv2d_gemm(const float *x, const float *w, const float *bias, float *y, int32_t batch, int32_t channels,
+    int32_t height, int32_t width, int32_t out_channels, int32_t out_height, int32_t out_width,
+    int32_t kernel_height, int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+    int32_t pad_top, int32_t pad_left, int32_t dilation_height, int32_t dilation_width,
+    int32_t groups, float *scratch, int32_t scratch_floats);
+#ifndef ADIR_TUNED_CONV2D_GEMM
+#define ADIR_TUNED_CONV2D_GEMM adir_tuned_conv2d_gemm
+#endif
+void adir_tuned_conv2d_grad_input_gemm(const float *dy, const float *w, float *dx, int32_t batch, int32_t channels,
+    int32_t height, int32_t width, int32_t out_channels, int32_t out_height, int32_t out_width,
+    int32_t kernel_height, int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+    int32_t pad_top, int32_t pad_left, int32_t dilation_height, int32_t dilation_width,
+    int32_t groups, float *scratch, int32_t scratch_floats);
+#ifndef ADIR_TUNED_CONV2D_GRAD_INPUT_GEMM
+#define ADIR_TUNED_CONV2D_GRAD_INPUT_GEMM adir_tuned_conv2d_grad_input_gemm
+#endif
+void adir_tuned_conv2d_grad_weight_gemm(const float *x, const float *dy, float *dw, int32_t batch, int32_t channels,
+    int32_t height, int32_t width, int32_t out_channels, int32_t out_height, int32_t out_width,
+    int32_t kernel_height, int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+    int32_t pad_top, int32_t pad_left, int32_t dilation_height, int32_t dilation_width,
+    int32_t groups, float *scratch, int32_t scratch_floats);
+#ifndef ADIR_TUNED_CONV2D_GRAD_WEIGHT_GEMM
+#define ADIR_TUNED_CONV2D_GRAD_WEIGHT_GEMM adir_tuned_conv2d_grad_weight_gemm
+#endif
+void adir_tuned_conv2d_depthwise(const float *x, const float *w, const float *bias, float *y, int32_t batch, int32_t channels,
+    int32_t height, int32_t width, int32_t out_channels, int32_t out_height, int32_t out_width,
+    int32_t kernel_height, int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+    int32_t pad_top, int32_t pad_left, int32_t dilation_height, int32_t dilation_width,
+    int32_t groups, float *scratch, int32_t scratch_floats);
+#ifndef ADIR_TUNED_CONV2D_DEPTHWISE
+#define ADIR_TUNED_CONV2D_DEPTHWISE adir_tuned_conv2d_depthwise
+#endif
+void adir_tuned_conv2d_grad_input_depthwise(const float *dy, const float *w, float *dx, int32_t batch, int32_t channels,
+    int32_t height, int32_t width, int32_t out_channels, int32_t out_height, int32_t out_width,
+    int32_t kernel_height, int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+    int32_t pad_top, int32_t pad_left, int32_t dilation_height, int32_t dilation_width,
+    int32_t groups, float *scratch, int32_t scratch_floats);
+#ifndef ADIR_TUNED_CONV2D_GRAD_INPUT_DEPTHWISE
+#define ADIR_TUNED_CONV2D_GRAD_INPUT_DEPTHWISE adir_tuned_conv2d_grad_input_depthwise
+#endif
+void adir_tuned_conv2d_grad_weight_depthwise(const float *x, const float *dy, float *dw, int32_t batch, int32_t channels,
+    int32_t height, int32_t width, int32_t out_channels, int32_t out_height, int32_t out_width,
+    int32_t kernel_height, int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+    int32_t pad_top, int32_t pad_left, int32_t dilation_height, int32_t dilation_width,
+    int32_t groups, float *scratch, int32_t scratch_floats);
+#ifndef ADIR_TUNED_CONV2D_GRAD_WEIGHT_DEPTHWISE
+#define ADIR_TUNED_CONV2D_GRAD_WEIGHT_DEPTHWISE adir_tuned_conv2d_grad_weight_depthwise
+#endif
+
 /* conv1d and its two adjoints: x [batch, channels, length], w [out_channels, channels /
  * groups, kernel], bias [out_channels] or NULL, y [batch, out_channels, out_length]; a tap k
  * of output position p reads input position p * stride + k * dilation - pad_left. Each is its

@@ -53,16 +53,30 @@
  * step. Inlined into each tile that uses it (matmul's adir_gemm_tile, the fused updates'
  * adir_sgd_tile and adir_gradient_tile), so the accumulators stay in registers through the
  * tile's own store or update. */
+static ADIR_INLINE void adir_gemm_sums_onto(const float *restrict a, size_t a_row, size_t a_col,
+                                            const float *restrict b, size_t b_row, int32_t k,
+                                            float acc[ADIR_GEMM_MR][ADIR_GEMM_NR]);
+
 static ADIR_INLINE void adir_gemm_sums(const float *restrict a, size_t a_row, size_t a_col,
                                        const float *restrict b, size_t b_row, int32_t k,
                                        float acc[ADIR_GEMM_MR][ADIR_GEMM_NR])
 {
-    int32_t i, j, p;
+    int32_t i, j;
     for (i = 0; i < ADIR_GEMM_MR; ++i) {
         for (j = 0; j < ADIR_GEMM_NR; ++j) {
             acc[i][j] = 0.0f;
         }
     }
+    adir_gemm_sums_onto(a, a_row, a_col, b, b_row, k, acc);
+}
+
+/* The same, continuing the sums already in acc (a sum that runs on over several calls adds in
+ * one order, p after p: the convolutions' weight gradient over panels and samples). */
+static ADIR_INLINE void adir_gemm_sums_onto(const float *restrict a, size_t a_row, size_t a_col,
+                                            const float *restrict b, size_t b_row, int32_t k,
+                                            float acc[ADIR_GEMM_MR][ADIR_GEMM_NR])
+{
+    int32_t i, j, p;
     for (p = 0; p < k; ++p) {
         const float *restrict b_p = b + (size_t)p * b_row;
         float x[ADIR_GEMM_MR];
