@@ -17,6 +17,7 @@ PIPELINE = [
     "parse",
     "verify",
     "infer-shapes",
+    "freeze-batchnorm",
     "autodiff",
     "insert-optimizer",
     "fuse-weight-updates",
