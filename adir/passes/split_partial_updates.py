@@ -54,6 +54,7 @@ from adir.diagnostics import OpError
 from adir.dialects.tensor.matmul_and_shape import ConcatOp, SliceOp
 from adir.dialects.tensor.params import InitializerAttr, LoadOp, ParamOp
 from adir.dialects.tensor.traits import LayerWeight
+from adir.param_blob import TORCH_NAME
 
 PARTIAL_UPDATE_ATTRS = ("update_fraction", "update_channels")
 FROZEN_PART_OF = "adir.frozen_part_of"
@@ -126,7 +127,10 @@ def split_param(module: ModuleOp, param: ParamOp, loads: list[LoadOp]) -> None:
         TensorType(param.type.element_type, [shape[0] - trained, *shape[1:]]),
         frozen_value,
     )
-    frozen.attributes.update({k: v for k, v in param.attributes.items() if k not in ("trainable",)})
+    # Not the PyTorch name: that stays with the trained block, the symbol (the C's parameter
+    # blob names each parameter once; the frozen block is saved under its own symbol).
+    skipped = ("trainable", TORCH_NAME)
+    frozen.attributes.update({k: v for k, v in param.attributes.items() if k not in skipped})
     frozen.attributes["trainable"] = IntegerAttr(0, i1)
     frozen.attributes[FROZEN_PART_OF] = SymbolRefAttr(name)
     frozen.location = param.location

@@ -127,7 +127,7 @@ class BoardBuild:
 
     directory: Path
     steps: int
-    kernels: str
+    kernels: str | None
     board: Board = MPS2_AN386
 
     @classmethod
@@ -136,9 +136,11 @@ class BoardBuild:
         planned: ModuleOp,
         directory: Path,
         batches: Sequence[Sequence[np.ndarray]],
-        kernels: str = "tuned",
+        kernels: str | None = "tuned",
         ram_bytes: int = 256 * 1024,
     ) -> BoardBuild:
+        """The build of `planned` with its kernels selected again from `kernels` (None: as
+        planned, e.g. with the scratch buffers of the tuned convolutions)."""
         require_arm_tools()
         model = print_model(selected(planned, kernels), PREFIX)
         files = c_files(model)

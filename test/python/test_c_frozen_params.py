@@ -219,10 +219,11 @@ def section_sizes(elf: Path) -> dict[str, int]:
         # .data 480 + .bss 20,872 = 21,352 (newlib's own .data and .bss are the rest); before,
         # with the 174,304 bytes of frozen weights in RAM too, .bss was 195,176.
         ("lenet5", "sgd", 20_680 + 4 * KIB, 174_304),
-        # arena 64,512 + trainable (fc: 780 floats) 3,120 + Adam state 6,244 (two moments and
-        # the step counter) + running statistics 4,608 = 78,484; measured .data 480 + .bss
-        # 78,680 = 79,160; before, .bss was 168,280.
-        ("ds_cnn", "adam", 78_484 + 4 * KIB, 89_600),
+        # arena 65,472 (64,512 and the first conv's 960-byte im2col scratch, at the forward's
+        # peak) + trainable (fc: 780 floats) 3,120 + Adam state 6,244 (two moments and the step
+        # counter) + running statistics 4,608 = 79,444; measured without the scratch, .data
+        # 480 + .bss 78,680 = 79,160; before frozen weights went to flash, .bss was 168,280.
+        ("ds_cnn", "adam", 79_444 + 4 * KIB, 89_600),
     ],
 )
 def test_frozen_weights_take_no_ram_on_the_board(
@@ -235,7 +236,7 @@ def test_frozen_weights_take_no_ram_on_the_board(
     ram += memory.by_kind[OTHER_STATE]  # DS-CNN's running statistics: the step writes them
     assert ram + 4 * KIB == ram_bound, "the bound in the parametrization is out of date"
     batches = training_steps(example, 2)
-    build = BoardBuild.write(planned, tmp_path / "board", batches, ram_bytes=256 * KIB)
+    build = BoardBuild.write(planned, tmp_path / "board", batches, None, ram_bytes=256 * KIB)
     build.build()
     sections = section_sizes(tmp_path / "board" / "train.elf")
     assert sections[".data"] + sections[".bss"] <= ram_bound

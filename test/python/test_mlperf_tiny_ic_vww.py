@@ -173,5 +173,7 @@ def arena_bytes(factory: str) -> int:
 
 @pytest.mark.slow
 def test_relu6_mobilenet_has_the_arena_of_its_relu_form() -> None:
-    """Batch 1, SGD: 2,134,416 bytes each (issue 19 asks for 1%; the clamp needs nothing)."""
-    assert arena_bytes("model") == arena_bytes("model_with_relu") == 2_134_416
+    """Batch 1, SGD: 2,414,992 bytes each (issue 19 asks for 1%; the clamp needs nothing):
+    2,134,416 with the reference kernels, the rest the tuned convolutions' scratch (the
+    depthwise kernels' padded 96x96 planes, the first conv's im2col panel) at the peak."""
+    assert arena_bytes("model") == arena_bytes("model_with_relu") == 2_414_992
