@@ -36,10 +36,10 @@ import numpy as np
 import pytest
 import torch
 from c_testing import build_c, c_compilers, run_pipeline
-from torch import nn
+from test_har_cnn_example import batches, torch_training  # the same data and PyTorch loop
 
 from adir.frontends.builder import module_to_text
-from adir.frontends.torch_import import import_module, symbol_names
+from adir.frontends.torch_import import import_module
 from adir.passes import PLANNING_PIPELINE
 
 MODELS = Path(__file__).resolve().parents[2] / "examples" / "torch"
@@ -83,33 +83,6 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
-
-
-def batches(example: ModuleType, batch: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The example's own batch first, then random sequences (standard normal) and labels."""
-    x, label = example.example_input(batch)
-    rng = np.random.default_rng(batch)
-    data = [(x.numpy(), label.numpy())]
-    for _ in range(STEPS - 1):
-        window = rng.standard_normal(x.shape).astype(np.float32)
-        data.append((window, rng.integers(0, example.CLASSES, label.shape)))
-    return data
-
-
-def torch_training(
-    model: nn.Module, optimizer: torch.optim.Optimizer, data
-) -> tuple[list[float], dict[str, np.ndarray]]:
-    """The loss of each step, and every parameter after them by adir symbol."""
-    losses = []
-    for x, label in data:
-        optimizer.zero_grad()
-        loss = model(torch.from_numpy(x), torch.from_numpy(label))
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    state = {k: v for k, v in model.state_dict().items() if v.dtype == torch.float32}
-    symbols = symbol_names(list(state))
-    return losses, {symbols[name]: tensor.numpy() for name, tensor in state.items()}
 
 
 @pytest.mark.parametrize(
