@@ -61,8 +61,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from adir.diagnostics import OpError
 from adir.dialects.tensor import activations as act
 from adir.dialects.tensor import conv_and_pool as cp
+from adir.dialects.tensor import data_movement as dm
 from adir.dialects.tensor import elementwise as ew
-from adir.dialects.tensor import matmul_and_shape as mm
+from adir.dialects.tensor import matmul as mm
 from adir.dialects.tensor import quantized as q
 from adir.dialects.tensor.normalization import BatchnormEvalOp
 from adir.dialects.tensor.params import LoadOp
@@ -149,7 +150,7 @@ class Quantizer:
     def constant(self, data: np.ndarray, element: object, origin: Operation) -> SSAValue:
         type_ = TensorType(element, data.shape)  # type: ignore[arg-type]
         attr = DenseIntOrFPElementsAttr.from_list(type_, data.reshape(-1).tolist())
-        return self.emit(mm.ConstantOp(attr), origin).results[0]
+        return self.emit(dm.ConstantOp(attr), origin).results[0]
 
     # -- values in either form ---------------------------------------------------------
 
@@ -345,7 +346,7 @@ class Quantizer:
         self.ints[op.results[0]] = QValue(pooled.results[0], x.scale, x.zero_point, nhwc=True)
         return True
 
-    def reshape(self, op: mm.ReshapeOp | mm.FlattenOp) -> bool:
+    def reshape(self, op: dm.ReshapeOp | dm.FlattenOp) -> bool:
         if op.operands[0] not in self.ints:
             return False  # an f32 value stays f32 through a reshape
         x = self.plain(self.ints[op.operands[0]], op)
@@ -426,8 +427,8 @@ INT8_RULES: dict[type[Operation], Callable[[Quantizer, Any], bool]] = {
     cp.Maxpool2dOp: Quantizer.maxpool,
     cp.Avgpool2dOp: Quantizer.avgpool,
     cp.GlobalAvgpool2dOp: Quantizer.global_avgpool,
-    mm.ReshapeOp: Quantizer.reshape,
-    mm.FlattenOp: Quantizer.reshape,
+    dm.ReshapeOp: Quantizer.reshape,
+    dm.FlattenOp: Quantizer.reshape,
     act.SoftmaxOp: Quantizer.softmax,
 }
 

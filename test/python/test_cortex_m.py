@@ -118,7 +118,7 @@ Linker script and memory map
 .text           0x00000000      0x100
  .vectors       0x00000000       0xc0 build/startup_mps2_an386.o
  .text.adir_matmul
-                0x000000c0       0x30 build/adir_matmul_and_shape.o
+                0x000000c0       0x30 build/adir_data_movement.o
                 0x000000c0                adir_matmul
  .text.memcpy   0x000000f0       0x10 /usr/lib/libc_nano.a(lib_a-memcpy.o)
 .data           0x20000000        0x8 load address 0x00000100
@@ -127,7 +127,7 @@ Linker script and memory map
  .bss.m_w1      0x20000008       0x20 build/m_model.o
 """
     sizes = sizes_by_object(text)
-    assert sizes["adir_matmul_and_shape.o"] == Sizes(0x30, 0, 0)
+    assert sizes["adir_data_movement.o"] == Sizes(0x30, 0, 0)
     assert sizes["m_model.o"] == Sizes(0, 8, 0x20)
     assert sizes["libc_nano.a(lib_a-memcpy.o)"] == Sizes(0x10, 0, 0)
     assert "adir_losses.o" not in sizes

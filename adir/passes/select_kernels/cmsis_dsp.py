@@ -39,8 +39,9 @@ from xdsl.dialects.builtin import DenseArrayBase, Float32Type, FloatAttr
 
 from adir.dialects.kernel import KernelOp
 from adir.dialects.tensor import activations as act
+from adir.dialects.tensor import data_movement as dm
 from adir.dialects.tensor import elementwise as ew
-from adir.dialects.tensor import matmul_and_shape as mm
+from adir.dialects.tensor import matmul as mm
 from adir.dialects.tensor import optimizers as opt
 from adir.dialects.tensor import reductions as red
 from adir.dialects.tensor.base import TensorOp
@@ -112,7 +113,7 @@ float32_only(ew.NegOp)(always("arm_negate_f32"))
 # arm_clip_f32 keeps x unless x > high or x < low: with [0, +inf], a nan and -0.0 pass as they
 # pass the reference `x < 0 ? 0 : x`, and everything else is the same too.
 float32_only(act.ReluOp)(always("arm_clip_f32"))
-float32_only(mm.ReshapeOp, mm.FlattenOp)(always("arm_copy_f32"))
+float32_only(dm.ReshapeOp, dm.FlattenOp)(always("arm_copy_f32"))
 
 
 @float32_only(red.SumOp)

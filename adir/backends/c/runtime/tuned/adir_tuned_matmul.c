@@ -1,5 +1,5 @@
 /* adir_tuned_matmul.c: adir_tuned_matmul (reference: adir_matmul in
- * reference/adir_matmul_and_shape.c).
+ * reference/adir_matmul.c).
  *
  * Register-blocked loops in portable C99 that gcc and clang vectorize (at -O3, and with
  * -march=native for the widest vectors). No transpose is materialised: each layout gets the loop
