@@ -28,22 +28,6 @@ from adir.interpreter.data_movement import DataMovementFunctions
 DTYPES = [np.float32, np.float64]
 
 
-def assert_matmul_close(actual: np.ndarray, expected: torch.Tensor, a, b, k: int) -> None:
-    """Within 2 gamma_K |A||B| of PyTorch, elementwise (A, B as matmul reads them); nan and
-    inf exactly where PyTorch has them."""
-    expected_np = expected.numpy()
-    assert actual.shape == expected_np.shape, f"shape {actual.shape} != {expected_np.shape}"
-    np.testing.assert_array_equal(np.isnan(actual), np.isnan(expected_np))
-    infinite = np.isinf(expected_np)
-    np.testing.assert_array_equal(actual[infinite], expected_np[infinite])
-    magnitude = np.matmul(np.abs(a.double().numpy()), np.abs(b.double().numpy()))
-    u = np.finfo(actual.dtype).eps / 2
-    bound = 2 * (k * u / (1 - k * u)) * magnitude
-    finite = np.isfinite(expected_np)
-    error = np.abs(actual[finite].astype(np.float64) - expected_np[finite])
-    assert np.all(error <= bound[finite]), f"error {error.max()} beyond the bound"
-
-
 def unary_ir(op: str, attrs: str, source: tuple, result: tuple) -> str:
     ts, tr = tensor_type(source), tensor_type(result)
     return f"""
