@@ -1,0 +1,170 @@
+"""`suggest-update-scheme` (`adir-opt --train=suggested --sram=SIZE`): a scheme that fits.
+
+The small model is sparse_update_testing's SmallCnn at batch 4 (conv1 1->8 3x3, conv2 8->8 3x3,
+fc 128->10, each with a bias: 80 + 584 + 1,290 = 1,954 values), compiled with SGD and the host's
+kernels. The MLPerf Tiny models are tools/bench_sparse_updates.py's, at batch 1 with the
+Cortex-M4F's kernels: the suggester's scheme must fit 256 KB for each with SGD and with Adam, and
+bias-only + the last layer must fit 128 KB for DS-CNN and 256 KB for ResNet-8 (issue 20).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from sparse_update_testing import SmallCnn, batches
+
+from adir.frontends.torch_import import import_module
+from adir.passes.suggest_update_scheme import SuggestUpdateSchemePass
+from adir.update_scheme_suggestion import BudgetTooSmall, measure, suggest_scheme
+
+ROOT = Path(__file__).resolve().parents[2]
+ADIR_OPT = str(Path(sys.executable).parent / "adir-opt")
+PIPELINE = SuggestUpdateSchemePass().pipeline()
+ALL_VALUES = 1954  # every parameter of SmallCnn
+FC_VALUES = 1290  # fc's weight and bias
+
+
+def small_module():
+    torch.manual_seed(0)
+    return import_module(SmallCnn(), (torch.from_numpy(batches()[0][0]),), loss="cross_entropy")
+
+
+def test_an_ample_budget_trains_every_parameter():
+    suggestion = suggest_scheme(small_module(), 10**7, PIPELINE)
+    assert suggestion.scheme == "all@fc,conv2,conv1"
+    assert suggestion.cost.values == ALL_VALUES
+    # Each step fits and trains more than the one before.
+    values = [step.cost.values for step in suggestion.steps]
+    assert values == sorted(set(values))
+
+
+def test_the_budget_of_the_last_layer_gets_the_last_layer():
+    """Training fc alone needs the forward pass's arena (nothing below fc keeps an activation
+    for a gradient) plus fc's 1,290 values; with exactly that budget nothing more fits: conv2's
+    bias needs its gradient through fc's input, and a fraction of conv2's weight more still."""
+    module = small_module()
+    forward = measure(module, "none", PIPELINE)
+    last = measure(module, "all@fc", PIPELINE)
+    assert last.arena == forward.arena
+    assert last.trainable == 4 * FC_VALUES
+    suggestion = suggest_scheme(module, last.sram, PIPELINE)
+    assert suggestion.scheme == "all@fc"
+    assert suggestion.cost == last
+
+
+def test_a_budget_below_the_whole_last_layer_trains_a_fraction_of_its_channels():
+    """With one byte less than fc needs, the first step is the largest fraction of fc's output
+    channels that fits: half, ceil(0.5 * 10) = 5 rows of 128."""
+    module = small_module()
+    budget = measure(module, "all@fc", PIPELINE).sram - 1
+    suggestion = suggest_scheme(module, budget, PIPELINE)
+    assert suggestion.steps[0].scheme == "channels:0.5@fc"
+    assert suggestion.steps[0].cost.trainable == 4 * 5 * 128
+    assert suggestion.cost.sram <= budget
+    assert "channels:0.5@fc" in suggestion.scheme
+
+
+def test_a_budget_no_fraction_of_the_last_layer_fits_is_an_error():
+    module = small_module()
+    smallest = measure(module, "channels:0.125@fc", PIPELINE)
+    with pytest.raises(BudgetTooSmall, match=f"even channels:0.125@fc needs {smallest.sram} bytes"):
+        suggest_scheme(module, smallest.sram - 1, PIPELINE)
+
+
+def adir_opt(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ADIR_OPT, *args], capture_output=True, text=True, check=False)
+
+
+def test_adir_opt_prints_the_scheme_and_pasting_it_compiles_the_same_step():
+    """`--train=suggested` prints `--train=SCHEME`; the step it compiles is, but for the
+    recorded `adir.update_scheme`, the one `--train=SCHEME` compiles."""
+    common = ["--optimizer=sgd", "--lr=0.01", "--c-target=cortex-m4f", "--plan-memory"]
+    model = str(ROOT / "examples" / "ds_cnn_torch.mlir")
+    suggested = adir_opt(model, "--train=suggested", "--sram=128K", *common)
+    assert suggested.returncode == 0, suggested.stderr
+    line = next(s for s in suggested.stderr.splitlines() if s.startswith("suggest-update"))
+    scheme = line.split("--train=", 1)[1]
+    assert f'adir.update_scheme = "{scheme}"' in suggested.stdout
+    sram = int(suggested.stderr.split("SRAM ", 1)[1].split(" ")[0].replace(",", ""))
+    assert sram <= 128 * 1024
+    pasted = adir_opt(model, f"--train={scheme}", "--sram=128K", *common)
+    assert pasted.returncode == 0, pasted.stderr
+    without = suggested.stdout.replace(f'adir.update_scheme = "{scheme}", ', "")
+    assert without == pasted.stdout
+    flagged = adir_opt(model, "--suggest-update-scheme", "--sram=128K", *common)
+    assert flagged.stdout == suggested.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--train=suggested", "--optimizer=sgd"],
+            "--train=suggested needs --optimizer and --sram",
+        ),
+        (
+            ["--suggest-update-scheme", "--train=bias", "--optimizer=sgd", "--sram=1M"],
+            "--suggest-update-scheme: --train=bias names a scheme already",
+        ),
+    ],
+)
+def test_adir_opt_refuses_a_suggestion_without_what_it_needs(args, message):
+    result = adir_opt(str(ROOT / "examples" / "ds_cnn_torch.mlir"), "--plan-memory", *args)
+    assert result.returncode == 1
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_adir_opt_says_when_no_scheme_fits():
+    result = adir_opt(
+        str(ROOT / "examples" / "ds_cnn_torch.mlir"),
+        "--train=suggested",
+        "--sram=16K",
+        "--optimizer=sgd",
+        "--plan-memory",
+    )
+    assert result.returncode == 1
+    assert "suggest-update-scheme: no scheme fits sram=16384: even channels:0.125@fc" in (
+        result.stderr
+    )
+    assert "Traceback" not in result.stderr
+
+
+def bench():
+    spec = importlib.util.spec_from_file_location(
+        "bench_sparse_updates", ROOT / "tools" / "bench_sparse_updates.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["resnet8", "ds_cnn", "mobilenet_v1", "autoencoder"])
+def test_the_suggested_scheme_fits_256_kb_for_every_mlperf_tiny_model(model):
+    tool = bench()
+    module = tool.imported(model)
+    for optimizer in ("sgd", "adam"):
+        scheme = tool.suggested(module, optimizer, "cortex-m4f")
+        row = tool.measure(module, scheme, optimizer, "cortex-m4f")
+        assert row.sram <= 256 * 1024, (optimizer, scheme, row)
+        assert row.trainable > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("model", "budget"), [("ds_cnn", 128 * 1024), ("resnet8", 256 * 1024)])
+def test_bias_and_last_layer_fit_issue_20s_budgets(model, budget):
+    """Bias-only + the last layer: the batchnorms run in eval form (their betas train), so the
+    backward pass keeps relu masks and no batchnorm input."""
+    tool = bench()
+    module = tool.imported(model)
+    for optimizer in ("sgd", "adam"):
+        row = tool.measure(module, "bias+last:1", optimizer, "cortex-m4f")
+        assert row.sram <= budget, (optimizer, row)
+        assert row.other == 0  # no running statistic is written
