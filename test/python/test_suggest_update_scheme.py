@@ -169,3 +169,34 @@ def test_bias_and_last_layer_fit_issue_20s_budgets(model, budget):
         row = tool.measure(module, "bias+last:1", optimizer, "cortex-m4f")
         assert row.sram <= budget, (optimizer, row)
         assert row.other == 0  # no running statistic is written
+
+
+@pytest.mark.slow
+def test_the_documented_command_prints_issue_20s_rows_and_tte_s_figures():
+    """`tools/bench_sparse_updates.py` for one model and optimizer: the four schemes' rows, the
+    suggested scheme, and TTE's three published figures beside them."""
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "bench_sparse_updates.py"),
+            "--models",
+            "autoencoder",
+            "--optimizers",
+            "sgd",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rows = [line for line in result.stdout.splitlines() if line.startswith("| autoencoder | sgd")]
+    labels = [row.split(" | ")[2] for row in rows]
+    assert labels == ["full", "last layer", "bias + last layer", "suggested for 256 KB"]
+    suggested_sram = int(rows[-1].split(" | ")[3].replace(",", ""))
+    assert suggested_sram <= 256 * 1024
+    assert "- autoencoder, sgd: `--train=" in result.stdout
+    for figure in (
+        "| MobileNetV2-w0.35 | 141 KB |",
+        "| ProxylessNAS-w0.3 | 135 KB |",
+        "| MCUNet | 173 KB |",
+    ):
+        assert figure in result.stdout
