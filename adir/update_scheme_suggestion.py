@@ -34,10 +34,11 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
+from xdsl.utils.exceptions import PassFailedException
 
 from adir.context import adir_context
 from adir.param_storage import STATE, TRAINABLE, static_memory
-from adir.update_scheme import BIAS, layers_of
+from adir.update_scheme import BIAS, SchemeError, layers_of
 
 # The fractions of a layer's output channels the search tries when the whole layer does not fit.
 FRACTIONS = (0.5, 0.25, 0.125)
@@ -132,16 +133,28 @@ class Search:
     layers: list[str]
     bias_layers: list[str]  # layers with a bias, in order
     weight_layers: list[str]  # layers with a weight of rank >= 2, in order
-    costs: dict[str, Cost] = field(default_factory=dict[str, Cost])
+    costs: dict[str, Cost | str] = field(default_factory=dict[str, "Cost | str"])
 
-    def cost(self, scheme: Scheme) -> Cost:
+    def attempt(self, scheme: Scheme) -> Cost | str:
+        """What `scheme` needs, or why it does not compile (a channel fraction of a weight
+        that cannot be split, say): such a candidate is one that does not fit."""
         text = scheme.text(self.layers, self.bias_layers)
         if text not in self.costs:
-            self.costs[text] = measure(self.module, text, self.pipeline)
+            try:
+                self.costs[text] = measure(self.module, text, self.pipeline)
+            except PassFailedException as error:
+                self.costs[text] = str(error)
         return self.costs[text]
 
+    def cost(self, scheme: Scheme) -> Cost:
+        """What a scheme that fitted needs."""
+        cost = self.attempt(scheme)
+        assert isinstance(cost, Cost), cost
+        return cost
+
     def fits(self, scheme: Scheme) -> bool:
-        return self.cost(scheme).sram <= self.sram
+        cost = self.attempt(scheme)
+        return isinstance(cost, Cost) and cost.sram <= self.sram
 
     def grown_weights(self, scheme: Scheme, frontier: int) -> Scheme | None:
         """`scheme` with the weight layer `frontier` (counted from the output) trained whole,
@@ -159,12 +172,20 @@ class Search:
 
     def run(self) -> Suggestion:
         if not self.weight_layers:
-            raise BudgetTooSmall("the module has no layer with a weight (adir.layer)")
+            raise SchemeError(
+                "no parameter of the module names its layer (adir.layer) or no layer has a weight "
+                "of rank 2 or more: adir-import and the builder's `param(..., layer=...)` record "
+                "layers"
+            )
         scheme = Scheme()
         first = self.grown_weights(scheme, 0)
         if first is None:
             smallest = Scheme(0, ((self.weight_layers[-1], FRACTIONS[-1]),))
-            cost = self.cost(smallest)
+            cost = self.attempt(smallest)
+            if isinstance(cost, str):
+                raise BudgetTooSmall(
+                    f"{smallest.text(self.layers, self.bias_layers)} does not compile: {cost}"
+                )
             raise BudgetTooSmall(
                 f"even {smallest.text(self.layers, self.bias_layers)} needs {cost.sram} bytes "
                 f"of SRAM (arena {cost.arena}, trainable parameters {cost.trainable}, optimizer "

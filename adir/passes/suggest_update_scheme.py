@@ -87,9 +87,11 @@ class SuggestUpdateSchemePass(ModulePass):
         try:
             suggestion = suggest_scheme(op, sram, self.pipeline())
             apply_scheme(op, suggestion.scheme)
-        except (BudgetTooSmall, SchemeError) as error:
+        except BudgetTooSmall as error:
             raise PassFailedException(
                 f"suggest-update-scheme: no scheme fits sram={sram}: {error}"
             ) from None
+        except SchemeError as error:
+            raise PassFailedException(f"suggest-update-scheme: {error}") from None
         op.attributes[SUGGESTED] = StringAttr(suggestion.scheme)
         sys.stderr.write(report(suggestion, sram))

@@ -18,6 +18,7 @@ import pytest
 import torch
 from sparse_update_testing import SmallCnn, batches
 
+from adir.frontends.builder import ModelBuilder, xavier_uniform
 from adir.frontends.torch_import import import_module
 from adir.passes.suggest_update_scheme import SuggestUpdateSchemePass
 from adir.update_scheme_suggestion import BudgetTooSmall, measure, suggest_scheme
@@ -72,8 +73,40 @@ def test_a_budget_below_the_whole_last_layer_trains_a_fraction_of_its_channels()
 def test_a_budget_no_fraction_of_the_last_layer_fits_is_an_error():
     module = small_module()
     smallest = measure(module, "channels:0.125@fc", PIPELINE)
-    with pytest.raises(BudgetTooSmall, match=f"even channels:0.125@fc needs {smallest.sram} bytes"):
+    with pytest.raises(
+        BudgetTooSmall, match=rf"even channels:0\.125@fc needs {smallest.sram} bytes"
+    ):
         suggest_scheme(module, smallest.sram - 1, PIPELINE)
+
+
+def seeded_mlp():
+    """Two linear layers whose weights come from a seeded initializer: no fraction of them can
+    be split off at compile time (split-partial-updates refuses), only whole layers train."""
+    b = ModelBuilder()
+    w1 = b.param("l1_w", (64, 32), init=xavier_uniform(), layer="l1")
+    b1 = b.param("l1_b", (64,), init=0.0, layer="l1", bias=True)
+    w2 = b.param("l2_w", (10, 64), init=xavier_uniform(), layer="l2")
+    b2 = b.param("l2_b", (10,), init=0.0, layer="l2", bias=True)
+    with b.function("loss", [("x", (1, 32)), ("label", (1,), "i32")], loss=True) as (x, label):
+        h = b.relu(b.linear(x, w1, b1))
+        b.ret(b.cross_entropy(b.linear(h, w2, b2), label))
+    return b.build()
+
+
+def test_a_fraction_that_does_not_compile_is_a_candidate_that_does_not_fit():
+    """A frozen weight drawn from a seed stays in RAM (`init` draws it), so l1's bias costs as
+    much SRAM as all of l1: with one byte less than training everything, the search keeps l2
+    whole, and l1's fractions, which do not compile, count as not fitting. Below l2's need, the
+    error says why not even l2's smallest fraction can be had."""
+    module = seeded_mlp()
+    everything = measure(module, "all", PIPELINE)
+    assert measure(module, "bias@last:2+all@l2", PIPELINE).sram == everything.sram
+    suggestion = suggest_scheme(module, everything.sram - 1, PIPELINE)
+    assert suggestion.scheme == "all@l2"
+    assert suggestion.cost.values == 10 * 64 + 10
+    whole_l2 = measure(module, "all@l2", PIPELINE)
+    with pytest.raises(BudgetTooSmall, match=r"channels:0\.125@l2 does not compile: split-partial"):
+        suggest_scheme(module, whole_l2.sram - 1, PIPELINE)
 
 
 def adir_opt(*args: str) -> subprocess.CompletedProcess[str]:
@@ -200,3 +233,16 @@ def test_the_documented_command_prints_issue_20s_rows_and_tte_s_figures():
         "| MCUNet | 173 KB |",
     ):
         assert figure in result.stdout
+
+
+def test_a_module_without_layers_is_an_error_saying_where_layers_come_from():
+    result = adir_opt(
+        str(ROOT / "examples" / "lenet5.mlir"),  # written by hand: no adir.layer
+        "--train=suggested",
+        "--sram=64K",
+        "--optimizer=sgd",
+        "--plan-memory",
+    )
+    assert result.returncode == 1
+    assert "suggest-update-scheme: no parameter of the module names its layer" in result.stderr
+    assert "Traceback" not in result.stderr
