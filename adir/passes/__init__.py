@@ -54,6 +54,12 @@ def _apply_update_scheme() -> type[ModulePass]:
     return ApplyUpdateSchemePass
 
 
+def _suggest_update_scheme() -> type[ModulePass]:
+    from adir.passes.suggest_update_scheme import SuggestUpdateSchemePass
+
+    return SuggestUpdateSchemePass
+
+
 def _split_partial_updates() -> type[ModulePass]:
     from adir.passes.split_partial_updates import SplitPartialUpdatesPass
 
@@ -126,6 +132,7 @@ ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "freeze-batchnorm": _freeze_batchnorm,
     "quantize-int8": _quantize_int8,
     "apply-update-scheme": _apply_update_scheme,
+    "suggest-update-scheme": _suggest_update_scheme,
     "split-partial-updates": _split_partial_updates,
     "autodiff": _autodiff,
     "insert-optimizer": _insert_optimizer,
