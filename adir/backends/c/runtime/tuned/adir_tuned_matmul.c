@@ -204,27 +204,51 @@ ADIR_NOINLINE static void adir_dot_tile(const float *restrict a, size_t a_row,
 #else
 #define ADIR_DOT_ROW_UNROLL
 #endif
+/* Steps of LANES elements per turn of the loop over k: more steps, fewer pointer increments
+ * and loop tests for each multiply-add (a scalar core's loads take constant offsets). Each
+ * partial sum still adds its elements in the order of k, so the result is the same. */
+#ifndef ADIR_DOT_ROW_STEPS
+#define ADIR_DOT_ROW_STEPS 1
+#endif
+
+/* acc[j][l] += a[p + l] * b_j[j][p + l] for each lane l of one step of LANES elements at p. */
+static ADIR_INLINE void adir_dot_row_step(const float *restrict a, const float *const *b_j,
+                                          int32_t p, float acc[ADIR_DOT_COLS][ADIR_DOT_LANES])
+{
+    int32_t j, l;
+    ADIR_DOT_ROW_UNROLL
+    for (l = 0; l < ADIR_DOT_LANES; ++l) {
+        const float x = a[p + l];
+        ADIR_DOT_ROW_UNROLL
+        for (j = 0; j < ADIR_DOT_COLS; ++j) {
+            acc[j][l] = ADIR_FMA(x, b_j[j][p + l], acc[j][l]);
+        }
+    }
+}
+
 static void adir_dot_row(const float *restrict a, const float *restrict b, size_t b_row,
                          float *restrict c, int32_t cols, int32_t k)
 {
     float acc[ADIR_DOT_COLS][ADIR_DOT_LANES];
     const float *b_j[ADIR_DOT_COLS];
-    int32_t j, l, p, q;
+    int32_t j, l, p = 0, q, s;
     for (j = 0; j < ADIR_DOT_COLS; ++j) {
         b_j[j] = b + (size_t)(j < cols ? j : cols - 1) * b_row;
         for (l = 0; l < ADIR_DOT_LANES; ++l) {
             acc[j][l] = 0.0f;
         }
     }
-    for (p = 0; p + ADIR_DOT_LANES <= k; p += ADIR_DOT_LANES) {
-        ADIR_DOT_ROW_UNROLL
-        for (l = 0; l < ADIR_DOT_LANES; ++l) {
-            const float x = a[p + l];
+    if (ADIR_DOT_ROW_STEPS > 1) {
+        for (; p + ADIR_DOT_ROW_STEPS * ADIR_DOT_LANES <= k;
+             p += ADIR_DOT_ROW_STEPS * ADIR_DOT_LANES) {
             ADIR_DOT_ROW_UNROLL
-            for (j = 0; j < ADIR_DOT_COLS; ++j) {
-                acc[j][l] = ADIR_FMA(x, b_j[j][p + l], acc[j][l]);
+            for (s = 0; s < ADIR_DOT_ROW_STEPS; ++s) {
+                adir_dot_row_step(a, b_j, p + s * ADIR_DOT_LANES, acc);
             }
         }
+    }
+    for (; p + ADIR_DOT_LANES <= k; p += ADIR_DOT_LANES) {
+        adir_dot_row_step(a, b_j, p, acc);
     }
     for (j = 0; j < cols; ++j) {
         float sum = 0.0f;
