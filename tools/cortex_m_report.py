@@ -39,7 +39,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from adir.backends.c.cortex_m import parse_size
+from adir.backends.c.cortex_m import MPS2_AN386, parse_size
 from adir.dialects.tensor.conv_and_pool import Conv2dOp
 from adir.dialects.tensor.matmul_and_shape import MatmulOp
 from adir.passes import PLANNING_PIPELINE
@@ -121,20 +121,28 @@ def main() -> int:
     print(header)
     print("-" * len(header))
     for example in args.examples:
-        planned = run_pipeline(
-            parse_example(example),
-            f"infer-shapes,{OPTIMIZERS[args.optimizer]},{PLANNING_PIPELINE}",
-        )
         batches = training_steps(example, args.steps)
         macs = step_macs(parse_example(example))
         for kernels in args.kernels:
+            # As `adir-opt --c-board=mps2-an386 --c-kernels=...` plans it: the kernels selected
+            # for the board's CPU before the memory plan (the scratch of the tuned convs).
+            select = f"select-kernels{{kernels={kernels} target={MPS2_AN386.kernel_target}}}"
+            pipeline = PLANNING_PIPELINE.replace("select-kernels", select)
+            planned = run_pipeline(
+                parse_example(example), f"infer-shapes,{OPTIMIZERS[args.optimizer]},{pipeline}"
+            )
             with tempfile.TemporaryDirectory(prefix="adir-cortex-m-") as directory:
                 build = BoardBuild.write(
-                    planned, Path(directory) / "board", batches, kernels, parse_size(args.ram)
+                    planned,
+                    Path(directory) / "board",
+                    batches,
+                    kernels,
+                    parse_size(args.ram),
+                    select=False,
                 )
                 build.build()
                 device = build.run()
-                host = host_run(planned, Path(directory) / "host", batches, kernels)
+                host = host_run(planned, Path(directory) / "host", batches, kernels, select=False)
                 image, model = build.image_sizes(), build.model_sizes()
                 if args.per_kernel:
                     print(f"{example} {kernels}: instructions per step of each kernel call")

@@ -201,6 +201,9 @@ static void matmuls(void)
     add_edges(ms, &m_count, ADIR_DOT_ROWS);
     add_edges(ns, &n_count, ADIR_GEMM_NR);
     add_edges(ns, &n_count, ADIR_DOT_COLS);
+#if defined(ADIR_STREAM_COLS) && ADIR_STREAM_COLS > 0
+    add_edges(ns, &n_count, ADIR_STREAM_COLS); /* a row's blocks of columns below the tiles */
+#endif
     add_edges(ks, &k_count, ADIR_GEMM_KC);
     add_edges(ks, &k_count, ADIR_DOT_LANES);
 #ifdef ADIR_DOT_ROW_STEPS

@@ -24,6 +24,11 @@
  * the same sums in the same order). */
 #define ADIR_DOT_ROW_STEPS 2
 
+/* A row of a plain-b product below the last GEMM tile (a batch of one's input gradient, dy W):
+ * 16 columns' sums in S registers while k runs (one load of a, 16 of b, 16 VFMA and two
+ * pointer steps a row of b), where the stream loaded and stored c at every multiply-add. */
+#define ADIR_STREAM_COLS 16
+
 #define ADIR_CONV_OB 4
 #define ADIR_CONV_RB 1
 #define ADIR_CONV_QB 8

@@ -98,6 +98,58 @@ static void adir_outer_stream(const float *restrict a, size_t a_col, const float
     }
 }
 
+/* A scalar core's settings header (the Cortex-M4F's) sets ADIR_STREAM_COLS: a row left below
+ * the last tile (all of a batch of one) is then computed ADIR_STREAM_COLS columns at a time,
+ * their sums in registers while p runs (one load of a and one pointer step a row of b, where
+ * the stream loads and stores c for every multiply-add). Each sum adds over p in the same
+ * order as the stream's, so the results are the same. Vector targets keep the stream, whose
+ * inner loop vectorizes. */
+#ifndef ADIR_STREAM_COLS
+#define ADIR_STREAM_COLS 0
+#endif
+
+#if ADIR_STREAM_COLS > 0
+/* c[j * c_col] = the sum over p of a[p * a_col] * b[p * b_row + j], j < ADIR_STREAM_COLS. */
+static void adir_outer_columns(const float *restrict a, size_t a_col, const float *restrict b,
+                               size_t b_row, float *restrict c, size_t c_col, int32_t k)
+{
+    float acc[ADIR_STREAM_COLS];
+    int32_t j, p;
+    ADIR_UNROLL
+    for (j = 0; j < ADIR_STREAM_COLS; ++j) {
+        acc[j] = 0.0f;
+    }
+    for (p = 0; p < k; ++p) {
+        const float x = *a;
+        ADIR_UNROLL
+        for (j = 0; j < ADIR_STREAM_COLS; ++j) {
+            acc[j] = ADIR_FMA(x, b[j], acc[j]);
+        }
+        a += a_col, b += b_row;
+    }
+    ADIR_UNROLL
+    for (j = 0; j < ADIR_STREAM_COLS; ++j) {
+        c[(size_t)j * c_col] = acc[j];
+    }
+}
+#endif
+
+/* One row of the product: ADIR_STREAM_COLS columns at a time where the target sets it, the
+ * rest (or all) by the stream. */
+static void adir_outer_row(const float *restrict a, size_t a_col, const float *restrict b,
+                           size_t b_row, float *restrict c, size_t c_col, int32_t n, int32_t k)
+{
+    int32_t j = 0;
+#if ADIR_STREAM_COLS > 0
+    for (; j + ADIR_STREAM_COLS <= n; j += ADIR_STREAM_COLS) {
+        adir_outer_columns(a, a_col, b + j, b_row, c + (size_t)j * c_col, c_col, k);
+    }
+#endif
+    if (j < n) {
+        adir_outer_stream(a, a_col, b + j, b_row, c + (size_t)j * c_col, c_col, n - j, k);
+    }
+}
+
 /* The m x n product of the outer-product form (see adir_gemm_tile for the strides). */
 static void adir_outer_product(const float *a, size_t a_row, size_t a_col, const float *b,
                                size_t b_row, float *c, size_t c_row, size_t c_col, int32_t m,
@@ -131,8 +183,8 @@ static void adir_outer_product(const float *a, size_t a_row, size_t a_col, const
         }
     }
     for (i = m - m % ADIR_GEMM_MR; i < m; ++i) {
-        adir_outer_stream(a + (size_t)i * a_row, a_col, b, b_row, c + (size_t)i * c_row, c_col,
-                          n, k);
+        adir_outer_row(a + (size_t)i * a_row, a_col, b, b_row, c + (size_t)i * c_row, c_col, n,
+                       k);
     }
 }
 
