@@ -35,7 +35,6 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
@@ -47,10 +46,9 @@ from adir.passes import PLANNING_PIPELINE
 sys.path.insert(0, str(Path(__file__).parents[1] / "test" / "python"))
 
 from adir_testing import parse_example
-from c_testing import run_pipeline
+from c_testing import PREFIX, run_pipeline
 from cortex_m_profile import parse_profile, print_profile_at_exit, profile_kernel_calls
 from cortex_m_testing import BoardBuild, host_run
-from c_testing import PREFIX
 from test_c_examples import training_steps
 
 OPTIMIZERS = {

@@ -1,5 +1,6 @@
-"""Instructions per kernel call of a board build: the generated model's kernel calls wrapped in
-reads of the board's instruction counter (`tools/cortex_m_report.py --per-kernel`).
+"""Instructions per kernel call of a board build: the generated model's kernel calls in
+@train_step wrapped in reads of the board's instruction counter (`tools/cortex_m_report.py
+--per-kernel`).
 
     profiled = profile_kernel_calls(model_c)           # model.c with counters
     program = print_profile_at_exit(train_embedded_c)  # prints them before "done"
@@ -16,8 +17,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-CALL_LINE = re.compile(r"^(?P<indent>\s+)(?P<call>[A-Za-z_][A-Za-z_0-9]*\(.*\);)\s+/\* (?P<site>adir_kernel\..*) \*/$")
+CALL_LINE = re.compile(
+    r"^(?P<indent>\s+)(?P<call>[A-Za-z_]\w*\(.*\);)\s+/\* (?P<site>adir_kernel\..*) \*/$"
+)
+TRAIN_STEP = re.compile(r" \w*train_step\(")
 PROFILE_LINE = re.compile(r"^profile (\d+) (\d+) (.*)$", re.MULTILINE)
+OVERHEAD_LINE = re.compile(r"^profile overhead (\d+)$", re.MULTILINE)
 
 
 def c_string(text: str) -> str:
@@ -25,14 +30,14 @@ def c_string(text: str) -> str:
 
 
 def profile_kernel_calls(model_c: str) -> str:
-    """`model_c` with every kernel call of @train_step between two reads of the instruction counter, the
-    instructions summed per call site in `adir_profile_instructions`."""
+    """`model_c` with every kernel call of @train_step between two reads of the instruction
+    counter, the instructions summed per call site in `adir_profile_instructions`."""
     sites: list[str] = []
     lines = []
     in_train_step = False
     for line in model_c.splitlines():
-        if line and not line.startswith((" ", "\t", "{")):
-            in_train_step = re.search(r" \w*train_step\(", line) is not None and not line.endswith(";")
+        if line and not line.startswith((" ", "\t", "{")):  # a definition's first line, or "}"
+            in_train_step = TRAIN_STEP.search(line) is not None and not line.endswith(";")
         match = CALL_LINE.match(line) if in_train_step else None
         if match is None:
             lines.append(line)
@@ -66,9 +71,7 @@ void adir_profile_print(void)
     }}
 }}
 """
-    # After the model's own includes: the first line that is not an #include or a comment
-    # before it would do, but the generated file has a fixed head; insert after the last
-    # #include.
+    # After the model's own #includes, so that its types are declared.
     last_include = max(i for i, line in enumerate(lines) if line.startswith("#include"))
     lines.insert(last_include + 1, table)
     return "\n".join(lines) + "\n"
@@ -78,9 +81,10 @@ def print_profile_at_exit(train_embedded_c: str) -> str:
     """The embedded training program, printing the profile before its last line."""
     done = '    printf("done\\n");'
     assert done in train_embedded_c
-    return train_embedded_c.replace(
-        done, f"    {{\n        extern void adir_profile_print(void);\n        adir_profile_print();\n    }}\n{done}"
+    call = (
+        "    {\n        extern void adir_profile_print(void);\n        adir_profile_print();\n    }"
     )
+    return train_embedded_c.replace(done, f"{call}\n{done}")
 
 
 @dataclass(frozen=True)
@@ -91,7 +95,7 @@ class KernelCall:
 
 def parse_profile(stdout: str, steps: int) -> list[KernelCall]:
     """Each call site's instructions per step, in the order of the generated C."""
-    overhead = re.search(r"^profile overhead (\d+)$", stdout, re.MULTILINE)
+    overhead = OVERHEAD_LINE.search(stdout)
     assert overhead, stdout
     return [
         KernelCall(match[3], (int(match[2]) - steps * int(overhead[1])) / steps)

@@ -80,8 +80,7 @@ ADIR_FASTER: dict[str, dict[tuple[type[TensorOp], str | None], str]] = {
         ),
         (mm.MatmulOp, "adir_cmsis_matmul_nt"): _M4_MATMUL_NT,
         (act.ReluOp, "arm_clip_f32"): (
-            "slower than adir's on cortex-m4f: 27,640 against 41,467 instructions at 3456 "
-            "elements"
+            "slower than adir's on cortex-m4f: 27,640 against 41,467 instructions at 3456 elements"
         ),
         (mm.ReshapeOp, "arm_copy_f32"): _M4_COPY,
         (mm.FlattenOp, "arm_copy_f32"): _M4_COPY,
