@@ -138,11 +138,13 @@ class BoardBuild:
         batches: Sequence[Sequence[np.ndarray]],
         kernels: str | None = "tuned",
         ram_bytes: int = 256 * 1024,
+        select: bool = True,
     ) -> BoardBuild:
         """The build of `planned` with its kernels selected again from `kernels` (None: as
-        planned, e.g. with the scratch buffers of the tuned convolutions)."""
+        planned, e.g. with the scratch buffers of the tuned convolutions; `select=False`: as
+        planned too, `kernels` naming the set the plan selected, for the build's libraries)."""
         require_arm_tools()
-        model = print_model(selected(planned, kernels), PREFIX)
+        model = print_model(selected(planned, kernels if select else None), PREFIX)
         files = c_files(model)
         files.update(board_files(MPS2_AN386, ram_bytes, kernels))
         files.update(cmake_files(model, board=MPS2_AN386))  # as --emit-c writes them
@@ -194,17 +196,21 @@ def host_run(
     directory: Path,
     batches: Sequence[Sequence[np.ndarray]],
     kernels: str = "tuned",
+    select: bool = True,
 ) -> Run:
-    """The same embedded training program, built for and run on the host (gcc -O2)."""
+    """The same embedded training program, built for and run on the host (gcc -O2); `select`
+    as in `BoardBuild.write`."""
     directory.mkdir(parents=True, exist_ok=True)
-    files = c_files(print_model(selected(planned, kernels), PREFIX))
+    files = c_files(print_model(selected(planned, kernels if select else None), PREFIX))
     files[f"{PREFIX}train_embedded.c"] = embedded_training_source(planned, PREFIX, batches)
     write_directory(str(directory), files)
     compiler = c_compilers()[0]
     flags = [*WARNINGS, "-O2", "-ffp-contract=off"]
     objects = runtime_objects(compiler, tuple(flags))
     sources = [str(directory / f"{PREFIX}model.c"), str(directory / f"{PREFIX}train_embedded.c")]
-    if kernels == "cmsis-dsp":
+    # A model that calls no CMSIS-DSP function (on the Cortex-M4F, adir's kernels win the
+    # seed MLP's every op) has no wrappers to compile.
+    if kernels == "cmsis-dsp" and any(name in files for name in CMSIS_DSP_RUNTIME):
         objects = [*objects, *cmsis_dsp_objects(compiler, tuple(flags))]
         sources += [str(directory / name) for name in CMSIS_DSP_RUNTIME if name.endswith(".c")]
         flags += cmsis_dsp_include_flags(cmsis_dsp_root())
