@@ -99,6 +99,7 @@ def qconv2d(
     stride: tuple[int, int],
     padding: tuple[int, int, int, int],  # top, bottom, left, right
     groups: int,
+    act_max: int = 127,
 ) -> torch.Tensor:
     """NCHW int8 values in and out (int64); the sums in float64, exact below 2^53."""
     top, bottom, left, right = padding
@@ -106,7 +107,7 @@ def qconv2d(
     acc = F.conv2d(shifted, w.double(), stride=stride, groups=groups)
     assert bool((acc.abs() < 2**52).all())
     acc = acc.round().long() + bias.reshape(1, -1, 1, 1)
-    return (requantize(acc, multipliers, shifts) + out_zero_point).clamp(act_min, 127)
+    return (requantize(acc, multipliers, shifts) + out_zero_point).clamp(act_min, act_max)
 
 
 def qavgpool(x: torch.Tensor) -> torch.Tensor:

@@ -64,7 +64,12 @@ def ds_cnn() -> nn.Module:
     assert spec is not None and spec.loader is not None
     file = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(file)
-    net = file.model().eval()
+    return randomize_batch_norms(file.model().eval())
+
+
+def randomize_batch_norms(net: nn.Module) -> nn.Module:
+    """Batch-norm statistics and affine parameters from a seeded generator, as a pretrained
+    backbone has them (PyTorch's initial ones fold to nearly the identity)."""
     generator = torch.Generator().manual_seed(7)
     with torch.no_grad():
         for layer in net.modules():
@@ -191,28 +196,27 @@ def reference_backbone(
 
 
 def reference_training(
-    net: nn.Module, features: list[torch.Tensor], labels: list[np.ndarray]
+    layer: nn.Linear,
+    owner: str,
+    features: list[torch.Tensor],
+    labels: list[np.ndarray],
+    lr: float = LR,
 ) -> tuple[list[float], list[dict[str, np.ndarray]], list[dict[str, np.ndarray]]]:
-    """The float64 classifier on the fixed int8 features: per step the loss, the gradients
-    (before the update) and the parameters after it."""
-    fc = copy.deepcopy(net.fc).double()
-    optimizer = torch.optim.SGD(fc.parameters(), lr=float(np.float32(LR)))
+    """The float64 classifier `layer` (the model's `owner`) on the fixed int8 features: per
+    step the loss, the gradients (before the update) and the parameters after it, by adir
+    symbol (`<owner>_weight`, `<owner>_bias`)."""
+    fc = copy.deepcopy(layer).double()
+    names = {"weight": f"{owner}_weight", "bias": f"{owner}_bias"}
+    optimizer = torch.optim.SGD(fc.parameters(), lr=float(np.float32(lr)))
     losses, grads, params = [], [], []
     for h, label in zip(features, labels, strict=True):
         optimizer.zero_grad()
         loss = F.cross_entropy(fc(h.double()), torch.from_numpy(label).long())
         loss.backward()
         losses.append(loss.item())
-        grads.append(
-            {"fc_weight": fc.weight.grad.numpy().copy(), "fc_bias": fc.bias.grad.numpy().copy()}
-        )
+        grads.append({names[n]: p.grad.numpy().copy() for n, p in fc.named_parameters()})
         optimizer.step()
-        params.append(
-            {
-                "fc_weight": fc.weight.detach().numpy().copy(),
-                "fc_bias": fc.bias.detach().numpy().copy(),
-            }
-        )
+        params.append({names[n]: p.detach().numpy().copy() for n, p in fc.named_parameters()})
     return losses, grads, params
 
 
@@ -279,7 +283,7 @@ def test_ds_cnn_level_1_is_the_quantized_reference(case: dict) -> None:
             np.testing.assert_array_equal(got, want.numpy(), err_msg=f"int8 tensor #{index}")
         features.append(h)
         labels.append(label)
-    losses, grads, params = reference_training(net, features, labels)
+    losses, grads, params = reference_training(net.fc, "fc", features, labels)
     for k, (x, label) in enumerate(data):
         grad.params.update({name: step.params[name].copy() for name in ("fc_weight", "fc_bias")})
         loss_g, w_grad, b_grad = grad.call("loss_grad", x, label)
