@@ -24,11 +24,12 @@ input is quantized on entry, its outputs dequantized on exit.
   chain.
 - conv2d (groups 1, or depthwise) -> qconv2d in NHWC; matmul by a parameter (2-D) ->
   qfully_connected; maxpool2d, avgpool2d without padding, global_avgpool2d -> the NHWC pools
-  (output scale = input scale, as TFLite requires); reshape/flatten -> qreshape
-  (`INT8_RULES`); an op with the `Int8Lookup` trait (sigmoid, tanh, relu, clamp, hardswish,
-  hardsigmoid) -> qlookup on a 256-entry table of its function, to the output range the trait
-  fixes (sigmoid to scale 1/256, zero point -128, tanh to 1/128, 0, TFLite's fixed output
-  quantization) or calibration gives; softmax over the last axis -> qsoftmax (beta 1, to scale
+  (output scale = input scale, as TFLite requires); reshape/flatten -> qreshape; an add of
+  two int8 values of one shape -> qadd (TFLite's int8 ADD) (`INT8_RULES`); an op with the
+  `Int8Lookup` trait (sigmoid, tanh, relu, clamp, hardswish, hardsigmoid) -> qlookup on a
+  256-entry table of its function, to the output range the trait fixes (sigmoid to scale
+  1/256, zero point -128, tanh to 1/128, 0, TFLite's fixed output quantization) or
+  calibration gives; softmax over the last axis -> qsoftmax (beta 1, to scale
   1/256, zero point -128, TFLite's int8 SOFTMAX). Images enter NHWC through a qtranspose (a
   qreshape when the move only involves a dim of size 1) and leave it the same way.
 - Any other op stays f32, fed by dequantize and feeding quantize (e.g. the MLP's final
@@ -82,6 +83,7 @@ from adir.interpreter.quantized import (
 )
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+ADD_LEFT_SHIFT = 20  # TFLite's int8 ADD: op_params.left_shift
 TO_NHWC, TO_NCHW = (0, 2, 3, 1), (0, 3, 1, 2)
 
 
@@ -110,6 +112,19 @@ def symmetric_weights(w: np.ndarray, axis: int | None) -> tuple[np.ndarray, np.n
         shape[axis] = -1
         quantized = round_half_away(w / scales.astype(np.float64).reshape(shape))
     return np.clip(quantized, -127, 127).astype(np.int8), scales
+
+
+def activation_range(activation: float | None, scale: float, zero_point: int) -> tuple[int, int]:
+    """[act_min, act_max] of a fused relu (upper bound inf) or ReLU6 (6), TFLite's
+    CalculateActivationRangeQuantized: from the zero point (the value 0) to zero point +
+    round(upper / scale) (f32 division), within [-128, 127]; without one the whole range."""
+    if activation is None:
+        return -128, 127
+    act_max = 127
+    if math.isfinite(activation):
+        top = round_half_away(np.float32(activation) / np.float32(scale))
+        act_max = int(min(127, zero_point + top))
+    return max(-128, zero_point), act_max
 
 
 @dataclass
@@ -251,12 +266,7 @@ class Quantizer:
         zero point + round(upper / scale) (f32 division), within [-128, 127]."""
         scale, zero_point = self.output_params(out)
         pairs = [quantize_multiplier(float(in_scale) * float(ws) / float(scale)) for ws in w_scales]
-        act_min, act_max = -128, 127
-        if activation is not None:
-            act_min = max(-128, zero_point)
-            if math.isfinite(activation):
-                top = round_half_away(np.float32(activation) / np.float32(scale))
-                act_max = int(min(127, zero_point + top))
+        act_min, act_max = activation_range(activation, scale, zero_point)
         properties = q.RequantizingOp.requantize_properties(
             in_zp,
             zero_point,
@@ -266,6 +276,46 @@ class Quantizer:
             act_max=act_max,
         )
         return properties, scale, zero_point
+
+    def add(self, op: ew.AddOp) -> bool:
+        """A sum of two int8 values of one shape: TFLite's int8 ADD (left shift 20, each input
+        to the unit 2 max(s1, s2), the sum to the output's scale), a relu or ReLU6 after it
+        fused into its clamp. An f32 operand, a broadcast, or an output scale below
+        2 max(s1, s2) / 2^20 (a multiplier above 1, which TFLite's ADD refuses) stays f32."""
+        lhs, rhs = op.lhs, op.rhs
+        if lhs not in self.ints or rhs not in self.ints or lhs.type != rhs.type:
+            return False
+        nhwc = self.ints[lhs].nhwc or self.ints[rhs].nhwc
+        a = self.int_of(lhs, op, nhwc) if nhwc else self.plain(self.ints[lhs], op)
+        b = self.int_of(rhs, op, nhwc) if nhwc else self.plain(self.ints[rhs], op)
+        chain: list[Operation] = []
+        out, activation = self.fuse_activation(op.result, chain)
+        scale, zero_point = self.output_params(out)
+        twice_max = 2 * max(float(a.scale), float(b.scale))
+        output = quantize_multiplier(twice_max / (2**ADD_LEFT_SHIFT * float(scale)))
+        if output[1] > 0:
+            return False
+        lhs_m, lhs_s = quantize_multiplier(float(a.scale) / twice_max)
+        rhs_m, rhs_s = quantize_multiplier(float(b.scale) / twice_max)
+        act_min, act_max = activation_range(activation, scale, zero_point)
+        properties = {
+            "lhs_zero_point": a.zero_point,
+            "rhs_zero_point": b.zero_point,
+            "output_zero_point": zero_point,
+            "lhs_multiplier": lhs_m,
+            "lhs_shift": lhs_s,
+            "rhs_multiplier": rhs_m,
+            "rhs_shift": rhs_s,
+            "multiplier": output[0],
+            "shift": output[1],
+            "left_shift": ADD_LEFT_SHIFT,
+            "act_min": act_min,
+            "act_max": act_max,
+        }
+        added = self.emit(q.QAddOp(a.value, b.value, properties), op, out)
+        self.ints[out] = QValue(added.results[0], scale, zero_point, nhwc)
+        self.done.update(chain)
+        return True
 
     def bias(self, b: np.ndarray, in_scale: float, w_scales: np.ndarray, origin: Operation):
         scaled = b.astype(np.float64) / (float(in_scale) * w_scales.astype(np.float64))
@@ -459,6 +509,7 @@ INT8_RULES: dict[type[Operation], Callable[[Quantizer, Any], bool]] = {
     cp.Maxpool2dOp: Quantizer.maxpool,
     cp.Avgpool2dOp: Quantizer.avgpool,
     cp.GlobalAvgpool2dOp: Quantizer.global_avgpool,
+    ew.AddOp: Quantizer.add,
     dm.ReshapeOp: Quantizer.reshape,
     dm.FlattenOp: Quantizer.reshape,
     act.SoftmaxOp: Quantizer.softmax,

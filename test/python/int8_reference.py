@@ -13,6 +13,8 @@ interpreter or C: integer tensors are int64 (exact), the float ends are float32 
   from zero).
 - `qconv2d`: sum over taps of (x - input zero point) * w plus the int32 bias (padding adds
   nothing: it is the zero point), requantized, plus the output zero point, clamped.
+- `qadd`: TFLite's int8 ADD (reference_integer_ops/add.h, its parameters from kernels/add.cc):
+  left shift 20, each input to the unit 2 max(s1, s2), the sum to the output's scale.
 - `qavgpool`: the sum over the window, divided rounding halves away from zero, as TFLite's
   AveragePool does ((sum +- count / 2) / count in C's truncating division).
 """
@@ -116,3 +118,24 @@ def qavgpool(x: torch.Tensor) -> torch.Tensor:
     count = x.shape[2] * x.shape[3]
     rounded = torch.where(total > 0, total + count // 2, total - count // 2)
     return torch.div(rounded, count, rounding_mode="trunc").clamp(-128, 127)
+
+
+def qadd(
+    a: torch.Tensor,
+    a_params: tuple[float, int],
+    b: torch.Tensor,
+    b_params: tuple[float, int],
+    out_params: tuple[float, int],
+) -> torch.Tensor:
+    """int8 values (int64) of one shape, each with its (scale, zero point)."""
+    (a_scale, a_zero_point), (b_scale, b_zero_point) = a_params, b_params
+    out_scale, out_zero_point = out_params
+    twice_max = 2 * max(a_scale, b_scale)
+    a_m, a_s = quantize_multiplier(a_scale / twice_max)
+    b_m, b_s = quantize_multiplier(b_scale / twice_max)
+    m, s = quantize_multiplier(twice_max / (2**20 * out_scale))
+    assert a_s <= 0 and b_s <= 0 and s <= 0  # TFLite's ADD takes multipliers below 1
+    total = requantize((a - a_zero_point) * 2**20, [a_m], [a_s]) + requantize(
+        (b - b_zero_point) * 2**20, [b_m], [b_s]
+    )
+    return (requantize(total, [m], [s]) + out_zero_point).clamp(-128, 127)

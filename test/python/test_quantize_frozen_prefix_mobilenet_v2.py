@@ -8,13 +8,10 @@ float forward pass, TFLite's formulas in int8_reference.py).
 
 What MobileNetV2 adds: ReLU6 fused into the conv's clamp (act_max = zero point + round(6 /
 scale), TFLite's RELU6), projections with no activation (the full [-128, 127]), depthwise
-convs of stride 2, and the residual adds, which have no int8 op: they run in f32 between a
-dequantize of each operand and a quantize of the sum (quantize-int8's rule for any other op).
-The float sum stays the value of record: the next residual add reads it, not its int8 round
-trip, and the reference does the same.
+convs of stride 2, and the ten residual sums as `adir.qadd` (TFLite's int8 ADD).
 
 Checked for 3 steps (each a forward pass of a 128x128 image in the interpreter): every int8
-tensor (the input's and the sums' quantizations, the 52 conv outputs, the pooled features)
+tensor (the input's quantization, the 52 conv outputs, the 10 sums, the pooled features)
 bit for bit, the loss to 1e-5 of the float64 reference and the classifier after each step to
 1e-5 of its tensors' largest magnitude.
 """
@@ -134,7 +131,6 @@ class Reference:
         scale, zero_point = ref.activation_params(*next(self.ranges))
         q = ref.quantize(torch.from_numpy(x), scale, zero_point)
         self.tensors.append(q)
-        floating = None  # the f32 value of record of `q` where it is an add's sum
         for block in net.features:
             layers = list(block.conv if hasattr(block, "residual") else block)
             q_in, scale_in, zero_point_in = q, scale, zero_point
@@ -146,24 +142,17 @@ class Reference:
                 )
                 index += 3 if relu6 else 2
             if getattr(block, "residual", False):
-                before = (
-                    floating
-                    if floating is not None
-                    else ref.dequantize(q_in, scale_in, zero_point_in)
-                )
-                floating = before + ref.dequantize(q, scale, zero_point)
-                scale, zero_point = ref.activation_params(*next(self.ranges))
-                q = ref.quantize(floating, scale, zero_point)
+                out_params = ref.activation_params(*next(self.ranges))
+                q = ref.qadd(q_in, (scale_in, zero_point_in), q, (scale, zero_point), out_params)
+                scale, zero_point = out_params
                 self.tensors.append(q)
-            else:
-                floating = None
         q = ref.qavgpool(q)
         self.tensors.append(q)
         return ref.dequantize(q, scale, zero_point).reshape(1, -1)
 
 
 def int8_tensors(module, x: np.ndarray, label: np.ndarray) -> list[np.ndarray]:
-    picked = ("adir.quantize", "adir.qconv2d", "adir.qavgpool2d")
+    picked = ("adir.quantize", "adir.qconv2d", "adir.qadd", "adir.qavgpool2d")
     probe, _ = with_results(module, "loss", lambda op: op.name in picked)
     names = [op.name for op in function(probe, "loss").body.block.ops if op.name in picked]
     results = Session(probe).call("loss", x, label)
@@ -189,7 +178,8 @@ def test_mobilenet_v2_level_1_is_the_quantized_reference(tmp_path) -> None:
     quantized = run_pipeline(float_step, f'quantize-frozen-prefix{{calibration="{calibration}"}}')
     ops = [op.name for op in function(quantized, "train_step").body.block.ops]
     assert ops.count("adir.qconv2d") == 52 and "adir.conv2d" not in ops
-    assert ops.count("adir.add") == 10 + 1  # the residual sums in f32, the classifier's bias
+    assert ops.count("adir.qadd") == 10  # the residual sums
+    assert ops.count("adir.add") == 1 and ops.count("adir.dequantize") == 1  # the classifier
     ranges = float_ranges(float_step, calibration_inputs())
     features = []
     for x, label in steps:
