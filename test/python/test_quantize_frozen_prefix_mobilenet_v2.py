@@ -25,10 +25,11 @@ import int8_reference as ref
 import numpy as np
 import pytest
 import torch
-from c_testing import function, run_pipeline
+from c_testing import c_compilers, function, interpreter_run, run_pipeline
 from test_quantize_frozen_prefix import (
     ROOT,
     assert_close_to_scale,
+    c_run,
     fold,
     randomize_batch_norms,
     reference_training,
@@ -162,20 +163,31 @@ def int8_tensors(module, x: np.ndarray, label: np.ndarray) -> list[np.ndarray]:
     ]
 
 
-@pytest.mark.slow
-def test_mobilenet_v2_level_1_is_the_quantized_reference(tmp_path) -> None:
+@pytest.fixture(scope="module")
+def case(tmp_path_factory) -> dict:
     net = mobilenet_v2()
     steps = data()
     imported = import_module(
         copy.deepcopy(net), (torch.from_numpy(steps[0][0]),), loss="cross_entropy", train="last:1"
     )
-    calibration = tmp_path / "inputs.npy"
+    calibration = tmp_path_factory.mktemp("calibration") / "inputs.npy"
     np.save(calibration, calibration_inputs())
     float_step = run_pipeline(
         imported,
         f"infer-shapes,freeze-batchnorm,autodiff,insert-optimizer{{kind=sgd lr={LR}}}",
     )
     quantized = run_pipeline(float_step, f'quantize-frozen-prefix{{calibration="{calibration}"}}')
+    return {"net": net, "steps": steps, "float_step": float_step, "quantized": quantized}
+
+
+@pytest.mark.slow
+def test_mobilenet_v2_level_1_is_the_quantized_reference(case: dict) -> None:
+    net, steps, float_step, quantized = (
+        case["net"],
+        case["steps"],
+        case["float_step"],
+        case["quantized"],
+    )
     ops = [op.name for op in function(quantized, "train_step").body.block.ops]
     assert ops.count("adir.qconv2d") == 52 and "adir.conv2d" not in ops
     assert ops.count("adir.qadd") == 10  # the residual sums
@@ -198,3 +210,23 @@ def test_mobilenet_v2_level_1_is_the_quantized_reference(tmp_path) -> None:
         np.testing.assert_allclose(float(loss), losses[k], rtol=1e-5, err_msg=f"loss, step {k}")
         for name in ("classifier_weight", "classifier_bias"):
             assert_close_to_scale(session.params[name], params[k][name], f"{name}, step {k}")
+
+
+@pytest.mark.slow
+def test_mobilenet_v2_level_1_in_c_is_the_interpreter(case: dict) -> None:
+    """The C with the reference int8 kernels (ASan and UBSan): the 64 int8 tensors of one
+    image bit for bit, and two training steps' losses and classifier to 1e-5."""
+    picked = ("adir.quantize", "adir.qconv2d", "adir.qadd", "adir.qavgpool2d")
+    probe, _ = with_results(case["quantized"], "loss", lambda op: op.name in picked)
+    x, label = case["steps"][0]
+    expected = interpreter_run(probe, "loss", 0, [[x, label]])
+    actual = c_run(probe, "loss", [[x, label]], c_compilers()[0], "reference")
+    assert len(actual) == len(expected) == 64 + 2
+    for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
+        np.testing.assert_array_equal(got, want, err_msg=f"array {index}")
+    steps = [[x, label] for x, label in case["steps"][:2]]
+    expected = interpreter_run(case["quantized"], "train_step", 0, steps)
+    actual = c_run(case["quantized"], "train_step", steps, c_compilers()[0], "reference")
+    assert len(actual) == len(expected) == 2 + 2
+    for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"array {index}")
