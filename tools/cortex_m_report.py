@@ -40,7 +40,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from adir.backends.c.cortex_m import MPS2_AN386, parse_size
 from adir.dialects.tensor.conv_and_pool import Conv2dOp
-from adir.dialects.tensor.matmul_and_shape import MatmulOp
+from adir.dialects.tensor.matmul import MatmulOp
 from adir.passes import PLANNING_PIPELINE
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "test" / "python"))

@@ -83,8 +83,8 @@ ADIR_FASTER: dict[str, dict[tuple[type[TensorOp], str | None], str]] = {
         (act.ReluOp, "arm_clip_f32"): (
             "slower than adir's on cortex-m4f: 27,640 against 41,467 instructions at 3456 elements"
         ),
-        (mm.ReshapeOp, "arm_copy_f32"): _M4_COPY,
-        (mm.FlattenOp, "arm_copy_f32"): _M4_COPY,
+        (dm.ReshapeOp, "arm_copy_f32"): _M4_COPY,
+        (dm.FlattenOp, "arm_copy_f32"): _M4_COPY,
         (opt.SgdUpdateOp, "adir_cmsis_sgd_update"): (
             "slower than adir's on cortex-m4f: 12,920 against 23,867 instructions at 2400 "
             "elements (two passes, arm_scale_f32 and arm_sub_f32)"
