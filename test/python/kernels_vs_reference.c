@@ -364,6 +364,9 @@ static void convs(void)
         }
         count = 0;
         add_edges(sizes, &count, ADIR_CONV_QB);
+        if (ADIR_CONV_WQB != ADIR_CONV_QB) { /* the weight gradient's lanes */
+            add_edges(sizes, &count, ADIR_CONV_WQB);
+        }
         for (i = 0; i < count; ++i) {
             c = base, c.out_w = sizes[i], conv_case(c, exact);
             c = base, c.kh = 1, c.out_h = 1, c.out_w = sizes[i], conv_case(c, exact); /* conv1d */

@@ -26,6 +26,8 @@
 #define ADIR_CONV_QB 8
 #define ADIR_CONV_WB 2
 #define ADIR_CONV_TB 4
+/* The weight-gradient tile's lanes: the forward tile's. */
+#define ADIR_CONV_WQB ADIR_CONV_QB
 
 /* 1: gcc is told to unroll the tiles' loops (below -O3 it unrolls no loop that grows the code,
  * and without AVX it would then leave a tile in memory; other compilers ignore it). */

@@ -21,6 +21,8 @@
 #define ADIR_CONV_QB 8
 #define ADIR_CONV_WB 2
 #define ADIR_CONV_TB 4
+/* The weight-gradient tile's lanes: the forward tile's. */
+#define ADIR_CONV_WQB ADIR_CONV_QB
 
 /* gcc keeps AVX tiles in registers without being told to unroll; lanes outermost. */
 #define ADIR_UNROLL_TILES 0

@@ -24,6 +24,8 @@
 #define ADIR_CONV_QB 8
 #define ADIR_CONV_WB 4
 #define ADIR_CONV_TB 5
+/* The weight-gradient tile's lanes: the forward tile's. */
+#define ADIR_CONV_WQB ADIR_CONV_QB
 
 #define ADIR_UNROLL_TILES 0
 #define ADIR_LANES_INNERMOST 0

@@ -13,8 +13,8 @@
  *
  * - Forward: tiles of OB output channels x QB pixels of RB output rows, summed over the
  *   group's channels and the taps in the direct loops' order (c, i, j), the bias added last.
- * - Weight gradient: tiles of OB output channels x TB taps (c, i, j), each a dot product over
- *   the batch and the output pixels, split into QB interleaved partial sums along the row.
+ * - Weight gradient: tiles of WB output channels x TB taps (c, i, j), each a dot product over
+ *   the batch and the output pixels, split into WQB interleaved partial sums along the row.
  * - Input gradient: tiles of OB input channels x QB pixels of one input row and one kernel
  *   column, summed over the kernel rows that reach the row and the group's outputs, then added
  *   to dx (once per kernel column).
@@ -202,7 +202,7 @@ static void adir_conv2d_plain(const float *x, const float *w, const float *bias,
 /* One weight-gradient tile: dw[o * w_row + first_tap + t] (o < outs <= wb, t < taps <= TB) =
  * the sum over n < batch, p < out_height, q < out_width of dy[n, o, p, q] * x[n, c, p + i,
  * q + j], for tap first_tap + t = (c, i, j) in w's row-major order; the sum along each row is
- * split into QB interleaved partial sums. dy and x point at the tile's first output channel and
+ * split into WQB interleaved partial sums. dy and x point at the tile's first output channel and
  * its group's first channel in sample 0; dy_batch and x_batch are a sample's strides. Missing
  * rows repeat the last one (computed, not stored). wb <= WB rows are computed: a constant in
  * each tile below, which inlines this. */
@@ -212,7 +212,7 @@ ADIR_INLINE static void adir_conv_weight_sums(
     int32_t out_width, int32_t batch, int32_t kh, int32_t kw, int32_t first_tap, int32_t outs,
     int32_t taps, float *restrict dw, size_t w_row, int32_t wb)
 {
-    float acc[ADIR_CONV_WB][ADIR_CONV_TB][ADIR_CONV_QB];
+    float acc[ADIR_CONV_WB][ADIR_CONV_TB][ADIR_CONV_WQB];
     float tail[ADIR_CONV_WB][ADIR_CONV_TB];
     size_t x_at[ADIR_CONV_TB], dy_at[ADIR_CONV_WB];
     const size_t kernel = (size_t)kh * (size_t)kw;
@@ -226,7 +226,7 @@ ADIR_INLINE static void adir_conv_weight_sums(
         dy_at[o] = (size_t)(o < outs ? o : outs - 1) * out_plane;
         for (t = 0; t < ADIR_CONV_TB; ++t) {
             tail[o][t] = 0.0f;
-            for (l = 0; l < ADIR_CONV_QB; ++l) {
+            for (l = 0; l < ADIR_CONV_WQB; ++l) {
                 acc[o][t][l] = 0.0f;
             }
         }
@@ -235,10 +235,10 @@ ADIR_INLINE static void adir_conv_weight_sums(
         for (p = 0; p < out_height; ++p) {
             const float *x_p = x + (size_t)n * x_batch + (size_t)p * (size_t)width;
             const float *dy_p = dy + (size_t)n * dy_batch + (size_t)p * (size_t)out_width;
-            for (q = 0; q + ADIR_CONV_QB <= out_width; q += ADIR_CONV_QB) {
+            for (q = 0; q + ADIR_CONV_WQB <= out_width; q += ADIR_CONV_WQB) {
 #if !ADIR_GCC_LANES_INNERMOST
                 /* Lanes outermost: unrolled whole (-O3, clang), the tile stays in registers. */
-                for (l = 0; l < ADIR_CONV_QB; ++l) {
+                for (l = 0; l < ADIR_CONV_WQB; ++l) {
                     for (o = 0; o < wb; ++o) {
                         const float d = dy_p[dy_at[o] + (size_t)(q + l)];
                         for (t = 0; t < ADIR_CONV_TB; ++t) {
@@ -248,10 +248,14 @@ ADIR_INLINE static void adir_conv_weight_sums(
                     }
                 }
 #else
-                /* Lanes innermost: a loop that gcc's cheapest vectorizer (-O2) takes as it is. */
+                /* Lanes innermost: a loop that gcc's cheapest vectorizer (-O2) takes as it is;
+                 * outputs and taps unrolled, so that a scalar core's sums (WQB 1) stay in
+                 * registers. */
+                ADIR_UNROLL
                 for (o = 0; o < wb; ++o) {
+                    ADIR_UNROLL
                     for (t = 0; t < ADIR_CONV_TB; ++t) {
-                        for (l = 0; l < ADIR_CONV_QB; ++l) {
+                        for (l = 0; l < ADIR_CONV_WQB; ++l) {
                             acc[o][t][l] = ADIR_FMA(dy_p[dy_at[o] + (size_t)(q + l)],
                                                          x_p[x_at[t] + (size_t)(q + l)],
                                                          acc[o][t][l]);
@@ -273,7 +277,7 @@ ADIR_INLINE static void adir_conv_weight_sums(
     for (o = 0; o < outs; ++o) {
         for (t = 0; t < taps; ++t) {
             float sum = 0.0f;
-            for (l = 0; l < ADIR_CONV_QB; ++l) {
+            for (l = 0; l < ADIR_CONV_WQB; ++l) {
                 sum += acc[o][t][l];
             }
             dw[(size_t)o * w_row + (size_t)(first_tap + t)] = sum + tail[o][t];
