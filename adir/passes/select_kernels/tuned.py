@@ -153,19 +153,10 @@ def conv2d(op: KernelOp, target: KernelTarget) -> Use | Refuse:
 
 @judges("tuned", cp.Conv2dGradInputOp)
 def conv2d_grad_input(op: KernelOp, target: KernelTarget) -> Use | Refuse:
-    """dy [N, O, P, Q] and w give dx, the input's shape. Not the im2col GEMM (col2im) form
-    for now: in ResNet-8's training step with every padded conv's input gradient on it, the
-    C's parameters after 3 SGD steps parted from PyTorch's by up to 2% (the batchnorm betas of
-    the stride-2 block; test_mlperf_tiny_ic_vww.py), while the reference kernel, or the GEMM
-    form on only the stride-1 or only the stride-2 convs, agrees to 1e-4; its differential test
-    on single calls passes. Until that is found, the pointwise (no scratch) and depthwise forms
-    only."""
-    choice = conv2d_kernel(
+    """dy [N, O, P, Q] and w give dx, the input's shape."""
+    return conv2d_kernel(
         op, "conv2d_grad_input", out_shape(op), in_shape(op, 0), in_shape(op, 1), target
     )
-    if isinstance(choice, Use) and choice.call == "conv2d_grad_input_gemm" and choice.scratch:
-        return Refuse("conv2d_grad_input_gemm is off until a training-step discrepancy is found")
-    return choice
 
 
 @judges("tuned", cp.Conv2dGradWeightOp)
