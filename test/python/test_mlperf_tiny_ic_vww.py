@@ -22,8 +22,9 @@ same batches (batch 2, plain SGD at lr 0.01, 3 steps, batch norms in training mo
   2.6e-6 (PyTorch float32: -5.4e-7; the C with the reference kernels: -7.2e-7; with the
   im2col GEMM input gradient, which sums in another order: +4.8e-7, so its gradient passed
   and the block's batchnorm shifts parted from PyTorch's by 2% after the step). ResNet-8's
-  batches are drawn with seed 4, on which the closest input is 1.5 times that spread away. MobileNetV1-0.25 is not: a ReLU (or ReLU6)
-  input within float32 rounding of its kink switches a gradient element (in the first step,
+  batches are drawn with seed 4, on which the closest input is 1.5 times that spread away.
+  MobileNetV1-0.25 is not well conditioned: a ReLU (or ReLU6) input within float32 rounding
+  of its kink switches a gradient element (in the first step,
   one of the 11th block's ReLU inputs is 8.7e-6 from 0), and the next steps spread that, so
   PyTorch's own float32 run strays from its float64 run by 6e-5 after one step and by 6e-3
   to 1e-2 after two (measured here, each run). The C's losses must stay within that spread of
@@ -143,7 +144,10 @@ def kink_margin(model: nn.Module, data: list[tuple[np.ndarray, np.ndarray]]) -> 
     """The smallest, over the ReLU calls of the steps, of the float64 input closest to 0 over
     the largest difference float32 makes to that call's inputs: below 1, some input's sign,
     and so whether its gradient passes, depends on the order of float32's sums."""
-    exact, rounded = relu_inputs(model, data, torch.float64), relu_inputs(model, data, torch.float32)
+    exact, rounded = (
+        relu_inputs(model, data, torch.float64),
+        relu_inputs(model, data, torch.float32),
+    )
     assert len(exact) == len(rounded) > 0
     return min(
         float(np.abs(x).min() / np.abs(x - y).max()) for x, y in zip(exact, rounded, strict=True)
@@ -218,7 +222,8 @@ def arena_bytes(factory: str) -> int:
 
 @pytest.mark.slow
 def test_relu6_mobilenet_has_the_arena_of_its_relu_form() -> None:
-    """Batch 1, SGD: 2,414,992 bytes each (issue 19 asks for 1%; the clamp needs nothing):
-    2,134,416 with the reference kernels, the rest the tuned convolutions' scratch (the
-    depthwise kernels' padded 96x96 planes, the first conv's im2col panel) at the peak."""
-    assert arena_bytes("model") == arena_bytes("model_with_relu") == 2_414_992
+    """Batch 1, SGD: 2,134,992 bytes each (issue 19 asks for 1%; the clamp needs nothing):
+    2,134,416 with the reference kernels, and the least im2col panel of the tuned 256x256
+    pointwise conv's weight gradient at the peak, where nothing is free (16 taps x 9 pixels x
+    4 = 576 bytes; select_kernels/tuned.py, "Scratch")."""
+    assert arena_bytes("model") == arena_bytes("model_with_relu") == 2_134_992
