@@ -156,6 +156,14 @@ static void adir_conv_run(const float *restrict x_row, float *restrict dx_row, i
     const int32_t b = hi > q1 ? q1 : (hi < a ? a : hi);
     int32_t q;
     if (dx_row) {
+        if (step == 1u && stride == 1) { /* unit strides: a loop compilers vectorize */
+            float *restrict target = dx_row + (a + offset);
+            const float *restrict source = out + (a - q0);
+            for (q = 0; q < b - a; ++q) {
+                target[q] += source[q];
+            }
+            return;
+        }
         for (q = a; q < b; ++q) {
             dx_row[q * stride + offset] += out[(size_t)(q - q0) * step];
         }
