@@ -376,13 +376,12 @@ static void convs(void)
 
 /* --- convolution as GEMM, and depthwise ------------------------------------------------------ */
 
-/* The scratch select-kernels plans (select_kernels/tuned.py): im2col panels of `panel` output
- * pixels for the GEMM kernels (none for a pointwise forward pass or input gradient), a padded
- * plane and a row of sums for the depthwise ones. */
-static int32_t gemm_scratch_floats(struct conv c, int32_t panel, int weight_gradient)
+/* The scratch of the GEMM kernels (select_kernels/tuned.py, shrunk by plan-memory): `floats`
+ * floats, whatever they hold (whole-tap panels of taps x pixels floats, or narrower blocks of
+ * taps); the depthwise ones' a padded plane and a row of sums. */
+static int32_t gemm_taps(struct conv c)
 {
-    const int32_t taps = (c.channels / c.groups) * c.kh * c.kw, outs = c.out_channels / c.groups;
-    return weight_gradient ? taps * outs + (taps + outs) * panel : taps * panel;
+    return (c.channels / c.groups) * c.kh * c.kw;
 }
 
 static int32_t depthwise_scratch_floats(struct conv c)
@@ -391,9 +390,9 @@ static int32_t depthwise_scratch_floats(struct conv c)
     return hp * wp + c.kw + c.out_h * wp;
 }
 
-/* One shape through the GEMM kernels (panels of `panel` pixels) or the depthwise ones, against
- * the references: the same data, bound and term counts as conv_case. */
-static void scratch_conv_case(struct conv c, int32_t panel, int depthwise, int exact)
+/* One shape through the GEMM kernels (`floats` floats of scratch) or the depthwise ones,
+ * against the references: the same data, bound and term counts as conv_case. */
+static void scratch_conv_case(struct conv c, int32_t floats, int depthwise, int exact)
 {
     const int32_t height = (c.out_h - 1) * c.stride + c.dilation * (c.kh - 1) + 1 - 2 * c.pad;
     const int32_t width = (c.out_w - 1) * c.stride + c.dilation * (c.kw - 1) + 1 - 2 * c.pad;
@@ -403,9 +402,6 @@ static void scratch_conv_case(struct conv c, int32_t panel, int depthwise, int e
         (size_t)c.out_channels * (size_t)group_channels * (size_t)c.kh * (size_t)c.kw;
     const size_t y_size = (size_t)c.batch * (size_t)c.out_channels * (size_t)c.out_h *
                           (size_t)c.out_w;
-    const int32_t floats = depthwise ? depthwise_scratch_floats(c) : gemm_scratch_floats(c, panel, 0);
-    const int32_t weight_floats =
-        depthwise ? depthwise_scratch_floats(c) : gemm_scratch_floats(c, panel, 1);
     float *x = filled(x_size, exact), *w = filled(w_size, exact), *dy = filled(y_size, exact);
     float *bias = filled((size_t)c.out_channels, exact);
     float *abs_x = absolute(x, x_size), *abs_w = absolute(w, w_size);
@@ -414,9 +410,13 @@ static void scratch_conv_case(struct conv c, int32_t panel, int depthwise, int e
                                         : (y_size > w_size ? y_size : w_size);
     float *tuned = filled(most, 0), *ref = filled(most, 0), *sums = filled(most, 0);
     /* garbage in: the kernels must not read it */
-    float *scratch = filled((size_t)(floats > weight_floats ? floats : weight_floats), 0);
+    float *scratch;
     const char *names[3];
     char shape[200];
+    if (depthwise) {
+        floats = depthwise_scratch_floats(c);
+    }
+    scratch = filled((size_t)floats, 0);
     if (depthwise) {
         names[0] = "conv2d_depthwise", names[1] = "conv2d_grad_input_depthwise";
         names[2] = "conv2d_grad_weight_depthwise";
@@ -426,10 +426,10 @@ static void scratch_conv_case(struct conv c, int32_t panel, int depthwise, int e
     }
     sprintf(shape,
             "batch %d channels %d out %d groups %d kernel %dx%d out %dx%d stride %d pad %d "
-            "dilation %d panel %d",
+            "dilation %d scratch %d",
             (int)c.batch, (int)c.channels, (int)c.out_channels, (int)c.groups, (int)c.kh,
             (int)c.kw, (int)c.out_h, (int)c.out_w, (int)c.stride, (int)c.pad, (int)c.dilation,
-            (int)panel);
+            (int)floats);
 #define CONV_SIZES                                                                              \
     c.batch, c.channels, height, width, c.out_channels, c.out_h, c.out_w, c.kh, c.kw, c.stride, \
         c.stride, c.pad, c.pad, c.dilation, c.dilation, c.groups
@@ -451,8 +451,7 @@ static void scratch_conv_case(struct conv c, int32_t panel, int depthwise, int e
     compare(names[1], shape, exact, tuned, ref, sums,
             (long)(c.out_channels / c.groups) * c.kh * c.kw, x_size);
     (depthwise ? adir_tuned_conv2d_grad_weight_depthwise
-               : adir_tuned_conv2d_grad_weight_gemm)(x, dy, tuned, CONV_SIZES, scratch,
-                                                     weight_floats);
+               : adir_tuned_conv2d_grad_weight_gemm)(x, dy, tuned, CONV_SIZES, scratch, floats);
     adir_conv2d_grad_weight(x, dy, ref, CONV_SIZES);
     adir_conv2d_grad_weight(abs_x, abs_dy, sums, CONV_SIZES);
     compare(names[2], shape, exact, tuned, ref, sums, (long)c.batch * c.out_h * c.out_w, w_size);
@@ -489,9 +488,27 @@ static void scratch_convs(void)
     for (exact = 0; exact < 2; ++exact) {
         struct conv c;
         for (i = 0; i < (int)(sizeof fixed / sizeof fixed[0]); ++i) {
+            /* Whole-tap panels of `panels` pixels; then what plan-memory may shrink them to:
+             * chunks of 64 pixels (or the image's, if fewer) and blocks of taps at the tiles'
+             * edges, one tap of a few pixels, one float. */
+            const int32_t taps = gemm_taps(fixed[i]);
+            const int32_t pixels = fixed[i].out_h * fixed[i].out_w;
+            const int32_t chunk = pixels < 64 ? pixels : 64;
+            int32_t blocks[32];
+            int block_count = 0;
             for (l = 0; l < panel_count; ++l) {
-                scratch_conv_case(fixed[i], panels[l], 0, exact);
+                scratch_conv_case(fixed[i], taps * panels[l], 0, exact);
             }
+            add_edges(blocks, &block_count, ADIR_GEMM_MR);
+            add_edges(blocks, &block_count, ADIR_GEMM_NR);
+            for (l = 0; l < block_count; ++l) {
+                if (blocks[l] < taps) {
+                    scratch_conv_case(fixed[i], blocks[l] * chunk, 0, exact);
+                }
+            }
+            scratch_conv_case(fixed[i], taps * chunk - 1, 0, exact);
+            scratch_conv_case(fixed[i], chunk - 1 > 0 ? chunk - 1 : 1, 0, exact);
+            scratch_conv_case(fixed[i], 1, 0, exact);
         }
         for (i = 0; i < (int)(sizeof depthwise / sizeof depthwise[0]); ++i) {
             scratch_conv_case(depthwise[i], 0, 1, exact);
@@ -502,10 +519,10 @@ static void scratch_convs(void)
         add_edges(sizes, &count, ADIR_GEMM_MR);
         add_edges(sizes, &count, ADIR_GEMM_NR);
         for (i = 0; i < count; ++i) {
-            c = base, c.out_channels = sizes[i], scratch_conv_case(c, 64, 0, exact);
+            c = base, c.out_channels = sizes[i], scratch_conv_case(c, gemm_taps(c) * 64, 0, exact);
             c = base, c.channels = sizes[i], c.kh = 1, c.kw = 1, c.pad = 0;
-            scratch_conv_case(c, ADIR_GEMM_NR + 1, 0, exact);
-            c.stride = 2, scratch_conv_case(c, 64, 0, exact);
+            scratch_conv_case(c, gemm_taps(c) * (ADIR_GEMM_NR + 1), 0, exact);
+            c.stride = 2, scratch_conv_case(c, gemm_taps(c) * 64, 0, exact);
             c = base, c.channels = sizes[i], c.groups = sizes[i], c.out_channels = sizes[i];
             scratch_conv_case(c, 0, 1, exact);
         }
@@ -513,7 +530,8 @@ static void scratch_convs(void)
         count = 0;
         add_edges(sizes, &count, ADIR_GEMM_NR);
         for (i = 0; i < count; ++i) {
-            c = base, c.out_w = sizes[i], scratch_conv_case(c, 2 * ADIR_GEMM_NR, 0, exact);
+            c = base, c.out_w = sizes[i];
+            scratch_conv_case(c, gemm_taps(c) * 2 * ADIR_GEMM_NR, 0, exact);
             c.channels = 4, c.out_channels = 4, c.groups = 4, scratch_conv_case(c, 0, 1, exact);
         }
     }

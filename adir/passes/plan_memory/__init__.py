@@ -24,6 +24,11 @@ every function in one SVG document (`picture.py`), `json=PATH` writes it for oth
 (`plan_json.py`, which documents the format).
 `verify-memory-plan` checks a plan independently.
 
+A kernel's scratch buffer that may shrink (`adir.kernel_scratch_min` on its op, which
+`select-kernels` sets) is placed after the others, as large as the free bytes at its op allow
+(`scratch.py`): so the tuned convolutions' im2col panels raise no arena by more than their
+minimum panel.
+
 An arena larger than `max_bytes` (by default 2^31 - 1, the most static data a C build holds:
 `adir/limits.py`) is an error at the function's largest buffer, rather than a plan that no
 C compiler links; raise it (up to 2^63 - 1, the offsets are i64) to study a larger model.
@@ -56,6 +61,7 @@ from adir.passes.plan_memory.placement import ALGORITHMS, arena_size, naive
 from adir.passes.plan_memory.plan import FunctionPlan
 from adir.passes.plan_memory.plan_json import plan_json
 from adir.passes.plan_memory.report import text_report
+from adir.passes.plan_memory.scratch import fit_scratch, scratch_minimum
 
 OFFSET = "adir.offset"
 MAX_I64 = 2**63 - 1
@@ -121,7 +127,16 @@ class PlanMemoryPass(ModulePass):
             # int64 arithmetic a buffer of 2^64 bytes would overflow.
             if biggest is not None and biggest.size > self.max_bytes:
                 raise self.too_large(function, biggest.size, biggest)
-            offsets = ALGORITHMS[self.algo](buffers)
+            # Scratch buffers that may shrink take the free bytes of the others' plan
+            # (`scratch.py`): the tuned convolutions' panels never raise it by more than a
+            # minimum panel.
+            scratch = [(b, m) for b in buffers if (m := scratch_minimum(b)) is not None]
+            others = [b for b in buffers if scratch_minimum(b) is None]
+            offsets = ALGORITHMS[self.algo](others)
+            fitted = fit_scratch(offsets, scratch, self.alignment)
+            smaller = dict(zip((buffer for buffer, _ in scratch), fitted, strict=True))
+            buffers = [smaller.get(buffer, buffer) for buffer in buffers]  # program order
+            offsets.update(fitted)
             for buffer, offset in offsets.items():
                 buffer.alloc.attributes[OFFSET] = IntegerAttr(offset, i64)
             arena, bound = arena_size(offsets), lower_bound(buffers)

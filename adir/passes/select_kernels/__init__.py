@@ -23,6 +23,9 @@ Each library's rule says whether its kernel computes this op (its shapes, its at
 
 `adir.kernel_call` names the function where a library has several for one op, and a call that
 needs scratch memory gets a buffer of its own (an extra last `outs`, placed by `plan-memory`).
+Where the kernel also runs with less, the op says how little (`adir.kernel_scratch_min`), and
+`plan-memory` gives the buffer what the arena has free at the op, between the two (the tuned
+convolutions' im2col panels: `tuned.py`, "Scratch").
 The C backend prints exactly what is recorded (an op with no record calls its reference
 kernel) and never chooses. Adding a library is a file of rules here (`rules.judges`) and its
 calls in the backend; adding a target is an entry of `targets.py`.
@@ -52,6 +55,8 @@ KERNEL_SETS: dict[str, tuple[str, ...]] = {
 """The libraries each `kernels` option tries, in order, before the reference."""
 
 RECORDS = ("adir.kernel", "adir.kernel_call", "adir.kernel_refused")
+# (`adir.kernel_scratch` and `adir.kernel_scratch_min` come with the scratch buffer, which a
+# second selection refuses to replace.)
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,7 @@ class SelectKernelsPass(ModulePass):
         for kernel in kernels:
             for name in RECORDS:
                 kernel.attributes.pop(name, None)
-            used, call, scratch, refused = "reference", None, 0, {}
+            used, call, scratch, scratch_min, refused = "reference", None, 0, None, {}
             for library in KERNEL_SETS[self.kernels]:
                 rule = RULES[library].get(type(kernel))
                 if rule is None:
@@ -93,6 +98,7 @@ class SelectKernelsPass(ModulePass):
                     refused[library] = StringAttr(verdict.reason)
                     continue
                 used, call, scratch = library, verdict.call, verdict.scratch
+                scratch_min = verdict.scratch_min
                 break
             uses.add(used)
             kernel.attributes["adir.kernel"] = StringAttr(used)
@@ -107,7 +113,7 @@ class SelectKernelsPass(ModulePass):
                         f"select-kernels: {call} needs {scratch} bytes of scratch, which only a "
                         "plan made after this pass has: run select-kernels before plan-memory",
                     )
-                add_scratch(kernel, scratch)
+                add_scratch(kernel, scratch, scratch_min)
         op.attributes["adir.kernel_target"] = StringAttr(self.target)
         if "cmsis-nn" in uses:
             op.attributes["adir.cmsis_nn_build"] = StringAttr(target.cmsis_nn_build)

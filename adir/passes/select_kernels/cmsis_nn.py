@@ -223,8 +223,9 @@ def add(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     return Use("arm_elementwise_add_s8")
 
 
-def add_scratch(kernel: KernelOp, size: int) -> None:
-    """Rebuild `kernel` with a new buffer of `size` bytes as its last `outs` operand."""
+def add_scratch(kernel: KernelOp, size: int, minimum: int | None = None) -> None:
+    """Rebuild `kernel` with a new buffer of `size` bytes as its last `outs` operand; one that
+    plan-memory may shrink down to `minimum` bytes if given."""
     alloc = memref.AllocOp.get(i8, None, [size])
     alloc.location = kernel.location
     alloc.memref.name_hint = "scratch"
@@ -233,5 +234,7 @@ def add_scratch(kernel: KernelOp, size: int) -> None:
     rebuilt = type(kernel)(list(kernel.ins), [*kernel.outs, alloc.memref], properties)
     rebuilt.attributes.update(kernel.attributes)
     rebuilt.attributes["adir.kernel_scratch"] = IntegerAttr(size, i64)
+    if minimum is not None:
+        rebuilt.attributes["adir.kernel_scratch_min"] = IntegerAttr(minimum, i64)
     rebuilt.location = kernel.location
     Rewriter.replace_op(kernel, rebuilt)

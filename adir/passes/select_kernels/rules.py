@@ -28,6 +28,9 @@ class Use:
     """The function to call, where the library has several for one op (CMSIS-DSP's sum)."""
     scratch: int = 0
     """Bytes of scratch memory the call needs (CMSIS-NN's `*_get_buffer_size`)."""
+    scratch_min: int | None = None
+    """The fewest bytes of scratch the call also runs with, if fewer than `scratch`:
+    plan-memory may then shrink the buffer to the arena's free bytes at the op."""
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,7 @@
                                                     adir_tuned_<kernel>           stride 1,
                                                                                   dilation 1, no
                                                                                   padding, not 1x1
-                                                    adir_tuned_<kernel>_gemm      the others, if
-                                                                                  the scratch fits
+                                                    adir_tuned_<kernel>_gemm      the others
     conv1d, conv1d_grad_input, conv1d_grad_weight   adir_tuned_<kernel>           stride 1,
                                                                                   dilation 1, no
                                                                                   padding
@@ -18,14 +17,28 @@
 
 The direct convolution tiles read the im2col view of an unpadded stride-1 convolution as
 contiguous runs of the input's rows (LeNet's convolutions). The `_gemm` kernels build im2col a
-panel of output pixels at a time in a scratch buffer (`adir.kernel_scratch`, planned in the
-arena) and multiply it on the shared GEMM micro-kernel: any stride, padding, dilation and
-groups; a pointwise (1x1, stride 1, unpadded) convolution is a GEMM on the image itself, whose
-forward pass and input gradient need no scratch. The `_depthwise` kernels (one input channel per
-output channel) copy each plane with its padding into scratch. The pool tiles assume every
-pixel is in at most one window inside the image. Outside those shapes the op keeps its reference
-kernel. Each tuned kernel is tested against its reference on shapes that reach every tile edge
+panel (a block of taps by a chunk of output pixels) at a time in a scratch buffer
+(`adir.kernel_scratch`, planned in the arena) and multiply it on the shared GEMM micro-kernel:
+any stride, padding, dilation and groups; a pointwise (1x1, stride 1, unpadded) convolution is
+a GEMM on the image itself, whose forward pass and input gradient need no scratch. The
+`_depthwise` kernels (one input channel per output channel) copy each plane with its padding
+into scratch. The pool tiles assume every pixel is in at most one window inside the image.
+Outside those shapes the op keeps its reference kernel. Each tuned kernel is tested against its
+reference on shapes that reach every tile edge, and the `_gemm` kernels on every panel shape
 (`test/python/test_c_kernels_vs_reference.py`).
+
+Scratch. The tuned kernels must not make a training step need more memory than the reference
+kernels do. A `_gemm` kernel asks for a panel of every tap by `PANEL_PIXELS` pixels (`taps x
+64 x 4` bytes; at most `SCRATCH_BUDGET` on a Cortex-M) and runs with any smaller one (fewer
+taps a panel, each block's sums continuing the last's), so its op also records the least it
+takes, a panel of `MIN_PANEL_TAPS` taps (`adir.kernel_scratch_min`: 4 KiB on the host, 1 KiB
+on a Cortex-M). `plan-memory` places every other buffer first and gives each panel as much of
+the arena's free bytes at its op as it asked for (`plan_memory/scratch.py`). So with the tuned
+kernels a step's arena is the reference kernels' arena plus at most one minimum panel (at a
+step's peak nothing is free: ResNet-8's and MobileNet's SGD steps at batch 1, where the
+deepest conv's weight gradient runs) plus, where a depthwise conv runs at the peak, its
+scratch, which has a fixed size and is placed with the other buffers: about two planes of one
+channel (DS-CNN's @predict at batch 1: 64,000 bytes with the reference kernels, 65,472).
 """
 
 from __future__ import annotations
@@ -90,14 +103,14 @@ def conv1d_grad_weight(op: KernelOp, target: KernelTarget) -> Use | Refuse:
 
 PANEL_PIXELS = 64
 """Output pixels per im2col panel of the `_gemm` kernels: four of the widest micro-kernel tile
-(NR = 16), so that a panel's rows feed whole tiles."""
+(NR = 16), so that a panel's rows feed whole tiles (`ADIR_CONV_CHUNK` in the C)."""
 SCRATCH_BUDGET = {"cortex-m4f": 8 * 1024, "cortex-m55": 8 * 1024}
-"""Bytes of the arena a `_gemm` kernel's panel may take on a target with a few hundred KB of
-SRAM (narrower panels where a pixel has many taps); elsewhere panels of `PANEL_PIXELS`. The
-scratch adds to the arena where a conv runs at the step's peak, as the frozen layers' forward
-convs do in last-layer fine-tuning: with 32 KB, ResNet-8's `--train=last:1` step on the
-Cortex-M4F needed 228,864 bytes of arena, against 196,608 with the reference kernels; 8 KB still
-gives its 3x3 convs panels of 3 to 14 pixels, and the M4's 4x4 tiles lose little below that."""
+"""Bytes a `_gemm` kernel's panel may ask for on a target with a few hundred KB of SRAM
+(elsewhere every tap of `PANEL_PIXELS` pixels); panels over it have fewer taps."""
+MIN_PANEL_TAPS = {"cortex-m4f": 4, "cortex-m55": 4}
+"""Taps of the smallest panel a `_gemm` kernel's scratch is shrunk to (of `PANEL_PIXELS`
+pixels): a micro-kernel tile's width, the target's ADIR_GEMM_NR (4 on the Cortex-M, up to 16
+elsewhere), so that the weight gradient's GEMM over a block of taps still runs whole tiles."""
 FLOAT_BYTES = 4
 
 
@@ -129,21 +142,20 @@ def conv2d_kernel(
         return Use()
     if pointwise and kernel != "conv2d_grad_weight":
         return Use(call=f"{kernel}_gemm")
-    # An im2col panel [taps, panel]; the weight gradient's also dy^T [panel, outputs] and dW^T
-    # [taps, outputs] (adir_tuned_conv_gemm.c).
-    taps, group_outputs = group_channels * kh * kw, outputs // groups
-    per_pixel, fixed = taps, 0
-    if kernel == "conv2d_grad_weight":
-        per_pixel, fixed = taps + group_outputs, taps * group_outputs
-    panel = min(rows * cols, PANEL_PIXELS)
+    # An im2col panel of every tap by PANEL_PIXELS pixels (fewer taps over the target's
+    # budget); plan-memory may shrink it down to MIN_PANEL_TAPS taps (adir_tuned_conv_gemm.c).
+    taps = group_channels * kh * kw
+    pixels = min(rows * cols, PANEL_PIXELS)
+    wanted = taps * pixels
     budget = SCRATCH_BUDGET.get(target.name)
     if budget is not None:
-        panel = min(panel, (budget // FLOAT_BYTES - fixed) // per_pixel)
-        if panel < 1:
-            return Refuse(
-                f"im2col of {taps} taps a pixel: over {target.name}'s {budget}-byte scratch budget"
-            )
-    return Use(call=f"{kernel}_gemm", scratch=FLOAT_BYTES * (fixed + per_pixel * panel))
+        wanted = min(wanted, budget // FLOAT_BYTES)
+    least = MIN_PANEL_TAPS.get(target.name, 16) * pixels
+    return Use(
+        call=f"{kernel}_gemm",
+        scratch=FLOAT_BYTES * wanted,
+        scratch_min=FLOAT_BYTES * least if least < wanted else None,
+    )
 
 
 @judges("tuned", cp.Conv2dOp)
@@ -153,19 +165,10 @@ def conv2d(op: KernelOp, target: KernelTarget) -> Use | Refuse:
 
 @judges("tuned", cp.Conv2dGradInputOp)
 def conv2d_grad_input(op: KernelOp, target: KernelTarget) -> Use | Refuse:
-    """dy [N, O, P, Q] and w give dx, the input's shape. Not the im2col GEMM (col2im) form
-    for now: in ResNet-8's training step with every padded conv's input gradient on it, the
-    C's parameters after 3 SGD steps parted from PyTorch's by up to 2% (the batchnorm betas of
-    the stride-2 block; test_mlperf_tiny_ic_vww.py), while the reference kernel, or the GEMM
-    form on only the stride-1 or only the stride-2 convs, agrees to 1e-4; its differential test
-    on single calls passes. Until that is found, the pointwise (no scratch) and depthwise forms
-    only."""
-    choice = conv2d_kernel(
+    """dy [N, O, P, Q] and w give dx, the input's shape."""
+    return conv2d_kernel(
         op, "conv2d_grad_input", out_shape(op), in_shape(op, 0), in_shape(op, 1), target
     )
-    if isinstance(choice, Use) and choice.call == "conv2d_grad_input_gemm" and choice.scratch:
-        return Refuse("conv2d_grad_input_gemm is off until a training-step discrepancy is found")
-    return choice
 
 
 @judges("tuned", cp.Conv2dGradWeightOp)

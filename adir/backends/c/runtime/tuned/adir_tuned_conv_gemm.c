@@ -11,15 +11,22 @@
  *   from (col2im).
  * - Weight gradient: dW += dy X^T, over the samples.
  *
- * X is never built whole: it is built a panel of `panel` output pixels at a time in the scratch
- * buffer that select-kernels planned in the arena (`adir.kernel_scratch`: K x panel floats; the
- * weight gradient's also holds dW^T [K, outputs] and the panel's dy^T [panel, outputs], and
- * computes dW^T += X dy^T). A pointwise convolution (1 x 1, stride 1, no padding) is a GEMM on
- * the image itself: its forward pass and input gradient use no scratch.
+ * X is never built whole: it is built a panel at a time in the scratch buffer that
+ * select-kernels asked for and plan-memory sized and placed in the arena (`adir.kernel_scratch`
+ * bytes, `scratch_floats` floats): a block of `block` taps (rows of X) by a chunk of `chunk`
+ * output pixels (adir_conv_panel_shape: every tap and as many pixels as fit, else chunks of
+ * ADIR_CONV_CHUNK pixels and as many taps as fit, else one tap). The forward pass multiplies
+ * each block into y (the first from 0, the next onto it); the input gradient computes each
+ * block of dX and adds it in; the weight gradient builds the block transposed, X^T [chunk,
+ * block], and adds dy X^T into dW's block of columns. So any scratch from one float up
+ * computes the same sums: plan-memory shrinks the panel to the arena's free bytes at the op
+ * (select_kernels/tuned.py). A pointwise convolution (1 x 1, stride 1, no padding) is a GEMM
+ * on the image itself: its forward pass and input gradient use no scratch.
  *
  * Sums: the forward pass sums each output over (c, i, j) in order from 0, as the reference
- * does (a tap in the padding adds a product of 0), then adds the bias; the weight gradient
- * sums each element over (n, p, q) in order, each panel's sums continuing the last's; the
+ * does (a tap in the padding adds a product of 0; each block's sums continue the last's),
+ * then adds the bias; the weight gradient sums each element over (n, p, q) in order, each
+ * chunk's sums continuing the last's; the
  * pointwise input gradient over the outputs in order: all bit for bit the reference's without
  * a fast fused multiply-add. The other input gradients (sums over the outputs, then over the
  * taps into each pixel) add in another order: within the bound of their term counts. */
@@ -149,6 +156,14 @@ static void adir_conv_run(const float *restrict x_row, float *restrict dx_row, i
     const int32_t b = hi > q1 ? q1 : (hi < a ? a : hi);
     int32_t q;
     if (dx_row) {
+        if (step == 1u && stride == 1) { /* unit strides: a loop compilers vectorize */
+            float *restrict target = dx_row + (a + offset);
+            const float *restrict source = out + (a - q0);
+            for (q = 0; q < b - a; ++q) {
+                target[q] += source[q];
+            }
+            return;
+        }
         for (q = a; q < b; ++q) {
             dx_row[q * stride + offset] += out[(size_t)(q - q0) * step];
         }
@@ -173,40 +188,37 @@ static void adir_conv_run(const float *restrict x_row, float *restrict dx_row, i
     }
 }
 
-/* The panel of im2col for output pixels first .. first + count - 1 of an image x (one sample,
- * s->channels planes): element (t, pixel) at panel[t * t_step + (pixel - first) * pixel_step].
- * With dx (x's shape) the panel is instead added into dx where x would be read (col2im). */
+/* The panel of im2col for taps t0 .. t1 - 1 and output pixels first .. first + count - 1 of
+ * an image x (one sample, s->channels planes): element (t, pixel) at panel[(t - t0) * t_step +
+ * (pixel - first) * pixel_step]. With dx (x's shape) the panel is instead added into dx where x
+ * would be read (col2im). A tap t is (channel, kernel row, kernel column) in row-major order. */
 static void adir_conv_panel(const float *x, float *dx, const struct adir_conv_shape *s,
-                            int32_t first, int32_t count, float *panel, size_t t_step,
-                            size_t pixel_step)
+                            int32_t t0, int32_t t1, int32_t first, int32_t count, float *panel,
+                            size_t t_step, size_t pixel_step)
 {
     const size_t plane = (size_t)s->height * (size_t)s->width;
-    const int32_t end = first + count;
-    int32_t c, i, j;
-    size_t t = 0;
-    for (c = 0; c < s->channels; ++c) {
+    const int32_t end = first + count, window = s->kernel_height * s->kernel_width;
+    int32_t t;
+    for (t = t0; t < t1; ++t) {
+        const int32_t c = t / window, i = t % window / s->kernel_width;
+        const int32_t j = t % s->kernel_width;
         const float *x_c = x + (size_t)c * plane;
         float *dx_c = dx ? dx + (size_t)c * plane : NULL;
-        for (i = 0; i < s->kernel_height; ++i) {
-            for (j = 0; j < s->kernel_width; ++j, ++t) {
-                const int32_t offset = j * s->dilation_width - s->pad_left;
-                int32_t lo, hi, pixel = first;
-                float *out = panel + t * t_step;
-                adir_conv_columns_inside(offset, s->stride_width, s->width, s->out_width, &lo,
-                                         &hi);
-                while (pixel < end) {
-                    const int32_t p = pixel / s->out_width, q0 = pixel % s->out_width;
-                    const int32_t q1 = q0 + (end - pixel) < s->out_width ? q0 + (end - pixel)
-                                                                         : s->out_width;
-                    const int32_t r = p * s->stride_height + i * s->dilation_height - s->pad_top;
-                    const int inside = r >= 0 && r < s->height;
-                    const size_t row = (size_t)(inside ? r : 0) * (size_t)s->width;
-                    adir_conv_run(x_c + row, dx_c ? dx_c + row : NULL, s->stride_width, offset,
-                                  q0, q1, inside ? lo : q1, inside ? hi : q1, out, pixel_step);
-                    out += (size_t)(q1 - q0) * pixel_step;
-                    pixel += q1 - q0;
-                }
-            }
+        const int32_t offset = j * s->dilation_width - s->pad_left;
+        int32_t lo, hi, pixel = first;
+        float *out = panel + (size_t)(t - t0) * t_step;
+        adir_conv_columns_inside(offset, s->stride_width, s->width, s->out_width, &lo, &hi);
+        while (pixel < end) {
+            const int32_t p = pixel / s->out_width, q0 = pixel % s->out_width;
+            const int32_t q1 =
+                q0 + (end - pixel) < s->out_width ? q0 + (end - pixel) : s->out_width;
+            const int32_t r = p * s->stride_height + i * s->dilation_height - s->pad_top;
+            const int inside = r >= 0 && r < s->height;
+            const size_t row = (size_t)(inside ? r : 0) * (size_t)s->width;
+            adir_conv_run(x_c + row, dx_c ? dx_c + row : NULL, s->stride_width, offset, q0, q1,
+                          inside ? lo : q1, inside ? hi : q1, out, pixel_step);
+            out += (size_t)(q1 - q0) * pixel_step;
+            pixel += q1 - q0;
         }
     }
 }
@@ -215,10 +227,35 @@ static void adir_conv_panel(const float *x, float *dx, const struct adir_conv_sh
  * pointwise (im2col is the image itself). */
 struct adir_conv_gemm {
     struct adir_conv_shape s;
-    int32_t group_channels, group_outputs, taps, out_pixels, panel;
+    int32_t group_channels, group_outputs, taps, out_pixels, block, chunk;
     size_t plane, out_plane;
     int pointwise;
 };
+
+/* Output pixels a panel takes when not every tap fits with as many: the select-kernels rule's
+ * PANEL_PIXELS, four of the widest micro-kernel tile (NR = 16). */
+#define ADIR_CONV_CHUNK 64
+
+/* The panel that scratch_floats floats hold (see the top of the file): every tap, and as many
+ * output pixels as fit (all at most); else ADIR_CONV_CHUNK pixels (or all, if fewer) and as many
+ * taps as fit; else one tap and as many pixels as fit (at least one). */
+static void adir_conv_panel_shape(struct adir_conv_gemm *g, int32_t scratch_floats)
+{
+    const int32_t chunk = g->out_pixels < ADIR_CONV_CHUNK ? g->out_pixels : ADIR_CONV_CHUNK;
+    if (g->taps < 1 || g->out_pixels < 1) {
+        g->block = g->chunk = 1;
+    } else if (scratch_floats / g->taps >= chunk) {
+        g->block = g->taps;
+        g->chunk = scratch_floats / g->taps < g->out_pixels ? scratch_floats / g->taps
+                                                            : g->out_pixels;
+    } else if (scratch_floats >= chunk) {
+        g->chunk = chunk;
+        g->block = scratch_floats / chunk;
+    } else {
+        g->block = 1;
+        g->chunk = scratch_floats > 1 ? scratch_floats : 1;
+    }
+}
 
 static struct adir_conv_gemm adir_conv_gemm_of(
     int32_t channels, int32_t height, int32_t width, int32_t out_channels, int32_t out_height,
@@ -243,11 +280,7 @@ static struct adir_conv_gemm adir_conv_gemm_of(
     g.pointwise = kernel_height == 1 && kernel_width == 1 && stride_height == 1 &&
                   stride_width == 1 && pad_top == 0 && pad_left == 0 && out_height == height &&
                   out_width == width;
-    /* The panel select-kernels sized the scratch for (at least one pixel). */
-    g.panel = g.taps > 0 ? scratch_floats / g.taps : 0;
-    if (g.panel < 1) {
-        g.panel = 1;
-    }
+    adir_conv_panel_shape(&g, scratch_floats);
     return g;
 }
 
@@ -263,7 +296,7 @@ void adir_tuned_conv2d_gemm(const float *x, const float *w, const float *bias, f
         channels, height, width, out_channels, out_height, out_width, kernel_height,
         kernel_width, stride_height, stride_width, pad_top, pad_left, dilation_height,
         dilation_width, groups, scratch_floats);
-    int32_t n, k, o, first;
+    int32_t n, k, o, first, t0;
     size_t pixel;
     for (n = 0; n < batch; ++n) {
         for (k = 0; k < groups; ++k) {
@@ -276,12 +309,17 @@ void adir_tuned_conv2d_gemm(const float *x, const float *w, const float *bias, f
                 adir_conv_gemm(w_g, (size_t)g.taps, 1u, x_g, g.plane, y_g, g.out_plane,
                                g.group_outputs, g.out_pixels, g.taps, 0);
             } else {
-                for (first = 0; first < g.out_pixels; first += g.panel) {
+                for (first = 0; first < g.out_pixels; first += g.chunk) {
                     const int32_t count =
-                        g.out_pixels - first < g.panel ? g.out_pixels - first : g.panel;
-                    adir_conv_panel(x_g, NULL, &g.s, first, count, scratch, (size_t)count, 1u);
-                    adir_conv_gemm(w_g, (size_t)g.taps, 1u, scratch, (size_t)count, y_g + first,
-                                   g.out_plane, g.group_outputs, count, g.taps, 0);
+                        g.out_pixels - first < g.chunk ? g.out_pixels - first : g.chunk;
+                    for (t0 = 0; t0 < g.taps; t0 += g.block) {
+                        const int32_t t1 = g.taps - t0 < g.block ? g.taps : t0 + g.block;
+                        adir_conv_panel(x_g, NULL, &g.s, t0, t1, first, count, scratch,
+                                        (size_t)count, 1u);
+                        adir_conv_gemm(w_g + t0, (size_t)g.taps, 1u, scratch, (size_t)count,
+                                       y_g + first, g.out_plane, g.group_outputs, count,
+                                       t1 - t0, t0 > 0);
+                    }
                 }
             }
             if (bias) {
@@ -310,7 +348,7 @@ void adir_tuned_conv2d_grad_input_gemm(const float *dy, const float *w, float *d
         channels, height, width, out_channels, out_height, out_width, kernel_height,
         kernel_width, stride_height, stride_width, pad_top, pad_left, dilation_height,
         dilation_width, groups, scratch_floats);
-    int32_t n, k, first;
+    int32_t n, k, first, t0;
     if (!g.pointwise) {
         memset(dx, 0, (size_t)batch * (size_t)channels * g.plane * sizeof *dx);
     }
@@ -325,13 +363,17 @@ void adir_tuned_conv2d_grad_input_gemm(const float *dy, const float *w, float *d
             if (g.pointwise) {
                 adir_conv_gemm(w_g, 1u, (size_t)g.taps, dy_g, g.out_plane, dx_g, g.plane,
                                g.taps, g.out_pixels, g.group_outputs, 0);
-            } else {
-                for (first = 0; first < g.out_pixels; first += g.panel) {
-                    const int32_t count =
-                        g.out_pixels - first < g.panel ? g.out_pixels - first : g.panel;
-                    adir_conv_gemm(w_g, 1u, (size_t)g.taps, dy_g + first, g.out_plane, scratch,
-                                   (size_t)count, g.taps, count, g.group_outputs, 0);
-                    adir_conv_panel(dx_g, dx_g, &g.s, first, count, scratch, (size_t)count, 1u);
+                continue;
+            }
+            for (first = 0; first < g.out_pixels; first += g.chunk) {
+                const int32_t count =
+                    g.out_pixels - first < g.chunk ? g.out_pixels - first : g.chunk;
+                for (t0 = 0; t0 < g.taps; t0 += g.block) {
+                    const int32_t t1 = g.taps - t0 < g.block ? g.taps : t0 + g.block;
+                    adir_conv_gemm(w_g + t0, 1u, (size_t)g.taps, dy_g + first, g.out_plane,
+                                   scratch, (size_t)count, t1 - t0, count, g.group_outputs, 0);
+                    adir_conv_panel(dx_g, dx_g, &g.s, t0, t1, first, count, scratch,
+                                    (size_t)count, 1u);
                 }
             }
         }
@@ -348,43 +390,33 @@ void adir_tuned_conv2d_grad_weight_gemm(const float *x, const float *dy, float *
                                         int32_t dilation_height, int32_t dilation_width,
                                         int32_t groups, float *scratch, int32_t scratch_floats)
 {
-    struct adir_conv_gemm g = adir_conv_gemm_of(
+    const struct adir_conv_gemm g = adir_conv_gemm_of(
         channels, height, width, out_channels, out_height, out_width, kernel_height,
         kernel_width, stride_height, stride_width, pad_top, pad_left, dilation_height,
         dilation_width, groups, scratch_floats);
-    /* The scratch: dW^T [taps, outputs], then a panel's dy^T [panel, outputs] and X [taps,
-     * panel]: so the micro-kernel's a is X and its rows of b (dy^T) are contiguous. */
-    const size_t outs = (size_t)g.group_outputs, taps = (size_t)g.taps;
-    float *dw_t = scratch, *dy_t = scratch + taps * outs;
-    int32_t n, k, first, o, q;
-    size_t t;
-    g.panel = (int32_t)(((size_t)scratch_floats - taps * outs) / (taps + outs));
-    for (k = 0; k < groups; ++k) {
-        float *dw_g = dw + (size_t)k * outs * taps;
-        memset(dw_t, 0, taps * outs * sizeof *dw_t);
-        for (n = 0; n < batch; ++n) {
+    /* dW [outputs, taps] += dy [outputs, chunk] X^T [chunk, block]: a is dy as it lies (rows
+     * out_plane apart), b the panel built transposed (its rows, one pixel's taps, contiguous),
+     * c dW's block of columns; the sums run on from chunk to chunk and sample to sample. */
+    int32_t n, k, first, t0;
+    memset(dw, 0, (size_t)out_channels * (size_t)g.taps * sizeof *dw);
+    for (n = 0; n < batch; ++n) {
+        for (k = 0; k < groups; ++k) {
             const float *x_g = x + ((size_t)n * (size_t)channels +
                                     (size_t)k * (size_t)g.group_channels) * g.plane;
-            const float *dy_g = dy + ((size_t)n * (size_t)out_channels + (size_t)k * outs) *
-                                         g.out_plane;
-            for (first = 0; first < g.out_pixels; first += g.panel) {
+            const float *dy_g = dy + ((size_t)n * (size_t)out_channels +
+                                      (size_t)k * (size_t)g.group_outputs) * g.out_plane;
+            float *dw_g = dw + (size_t)k * (size_t)g.group_outputs * (size_t)g.taps;
+            for (first = 0; first < g.out_pixels; first += g.chunk) {
                 const int32_t count =
-                    g.out_pixels - first < g.panel ? g.out_pixels - first : g.panel;
-                float *panel = dy_t + (size_t)count * outs;
-                for (o = 0; o < g.group_outputs; ++o) {
-                    const float *dy_o = dy_g + (size_t)o * g.out_plane + (size_t)first;
-                    for (q = 0; q < count; ++q) {
-                        dy_t[(size_t)q * outs + (size_t)o] = dy_o[q];
-                    }
+                    g.out_pixels - first < g.chunk ? g.out_pixels - first : g.chunk;
+                for (t0 = 0; t0 < g.taps; t0 += g.block) {
+                    const int32_t t1 = g.taps - t0 < g.block ? g.taps : t0 + g.block;
+                    adir_conv_panel(x_g, NULL, &g.s, t0, t1, first, count, scratch, 1u,
+                                    (size_t)(t1 - t0));
+                    adir_conv_gemm(dy_g + first, g.out_plane, 1u, scratch, (size_t)(t1 - t0),
+                                   dw_g + t0, (size_t)g.taps, g.group_outputs, t1 - t0, count,
+                                   1);
                 }
-                adir_conv_panel(x_g, NULL, &g.s, first, count, panel, (size_t)count, 1u);
-                adir_conv_gemm(panel, (size_t)count, 1u, dy_t, outs, dw_t, outs, g.taps,
-                               g.group_outputs, count, 1);
-            }
-        }
-        for (t = 0; t < taps; ++t) {
-            for (o = 0; o < g.group_outputs; ++o) {
-                dw_g[(size_t)o * taps + t] = dw_t[t * outs + (size_t)o];
             }
         }
     }
