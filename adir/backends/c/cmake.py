@@ -58,7 +58,7 @@ def cmake_files(
         "CMakeLists.txt": cmake_lists(model.prefix, sources, model.libraries, main_source, board)
     }
     if board is not None:
-        files["arm-none-eabi.cmake"] = toolchain_file(board)
+        files[f"{board.toolchain}.cmake"] = toolchain_file(board)
     return files
 
 
@@ -148,9 +148,10 @@ target_include_directories({name} SYSTEM PUBLIC ${{ADIR_CMSIS_NN}}/Include)
 
 
 def board_section(name: str, board: Board) -> str:
-    options = " ".join(board_link_flags(f"${{CMAKE_CURRENT_SOURCE_DIR}}/{board.file_name}.ld"))
+    script = f"${{CMAKE_CURRENT_SOURCE_DIR}}/{board.file_name}.ld"
+    options = " ".join(board_link_flags(board, script))
     return f"""
-# {board.name}: link a firmware with `{name}_board` (and the toolchain file arm-none-eabi.cmake).
+# {board.name}: link a firmware with `{name}_board` (and the toolchain file {board.toolchain}.cmake).
 add_library({name}_board INTERFACE)
 target_sources({name}_board INTERFACE ${{CMAKE_CURRENT_SOURCE_DIR}}/startup_{board.file_name}.c)
 target_compile_definitions({name}_board INTERFACE ADIR_BOARD)
@@ -160,14 +161,15 @@ target_link_options({name}_board INTERFACE {options})
 
 
 def toolchain_file(board: Board) -> str:
-    """A CMake toolchain file for arm-none-eabi-gcc with `board`'s CPU."""
+    """A CMake toolchain file for `board`'s cross compiler (arm-none-eabi-gcc or
+    riscv64-unknown-elf-gcc) with its CPU."""
     flags = " ".join((*board.cpu_flags, *BOARD_COMPILE_FLAGS))
     return f"""\
-# arm-none-eabi.cmake: arm-none-eabi-gcc for {board.name} (adir).
+# {board.toolchain}.cmake: {board.toolchain}-gcc for {board.name} (adir).
 #   cmake -S <app> -B build -DCMAKE_TOOLCHAIN_FILE=<this file>
 set(CMAKE_SYSTEM_NAME Generic)
-set(CMAKE_SYSTEM_PROCESSOR arm)
-set(CMAKE_C_COMPILER arm-none-eabi-gcc)
+set(CMAKE_SYSTEM_PROCESSOR {board.isa})
+set(CMAKE_C_COMPILER {board.toolchain}-gcc)
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 set(CMAKE_C_FLAGS_INIT "{flags}")
 """

@@ -91,7 +91,10 @@ def conv1d_grad_weight(op: KernelOp, target: KernelTarget) -> Use | Refuse:
 PANEL_PIXELS = 64
 """Output pixels per im2col panel of the `_gemm` kernels: four of the widest micro-kernel tile
 (NR = 16), so that a panel's rows feed whole tiles."""
-SCRATCH_BUDGET = {"cortex-m4f": 8 * 1024, "cortex-m55": 8 * 1024}
+SCRATCH_BUDGET = {
+    target: 8 * 1024
+    for target in ("cortex-m3", "cortex-m4f", "cortex-m7", "cortex-m55", "rv32imac", "rv32imafc")
+}
 """Bytes of the arena a `_gemm` kernel's panel may take on a target with a few hundred KB of
 SRAM (narrower panels where a pixel has many taps); elsewhere panels of `PANEL_PIXELS`. The
 scratch adds to the arena where a conv runs at the step's peak, as the frozen layers' forward
