@@ -127,6 +127,11 @@ def sizes_by_object(map_text: str) -> dict[str, Sizes]:
     return {name: Sizes(**kinds) for name, kinds in totals.items()}
 
 
+def library_of(libraries: frozenset[str]) -> str:
+    """The kernel set whose sources a build of a model calling `libraries` needs."""
+    return next((name for name in ("cmsis-dsp", "cmsis-nn") if name in libraries), "tuned")
+
+
 @dataclass
 class BoardBuild:
     """A directory with the model, the embedded training program and the board's files."""
@@ -152,11 +157,12 @@ class BoardBuild:
         require_arm_tools(board)
         model = print_model(selected(planned, kernels), PREFIX)
         files = c_files(model)
-        files.update(board_files(board, ram_bytes, kernels or "tuned"))
+        library = library_of(model.libraries)
+        files.update(board_files(board, ram_bytes, library))
         files.update(cmake_files(model, board=board))  # as --emit-c writes them
         files[f"{PREFIX}train_embedded.c"] = embedded_training_source(planned, PREFIX, batches)
         write_directory(str(directory), files)
-        return cls(directory, len(batches), kernels, board)
+        return cls(directory, len(batches), library, board)
 
     def make(self, *targets: str) -> subprocess.CompletedProcess[str]:
         arguments = ["make", "-j2", "-C", str(self.directory), *targets]
@@ -201,11 +207,14 @@ def host_run(
     planned: ModuleOp,
     directory: Path,
     batches: Sequence[Sequence[np.ndarray]],
-    kernels: str = "tuned",
+    kernels: str | None = "tuned",
 ) -> Run:
-    """The same embedded training program, built for and run on the host (gcc -O2)."""
+    """The same embedded training program, built for and run on the host (gcc -O2), with its
+    kernels selected again from `kernels` (None: as planned)."""
     directory.mkdir(parents=True, exist_ok=True)
-    files = c_files(print_model(selected(planned, kernels), PREFIX))
+    model = print_model(selected(planned, kernels), PREFIX)
+    kernels = library_of(model.libraries)
+    files = c_files(model)
     files[f"{PREFIX}train_embedded.c"] = embedded_training_source(planned, PREFIX, batches)
     write_directory(str(directory), files)
     compiler = c_compilers()[0]
