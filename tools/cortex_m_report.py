@@ -90,9 +90,7 @@ def main() -> int:
                     host = host_run(planned, Path(directory) / "host", batches, None)
                     image, model = build.image_sizes(), build.model_sizes()
                 difference = np.max(np.abs(device.losses / host.losses - 1))
-                equal = sum(
-                    d.bits == h.bits for d, h in zip(device.steps, host.steps, strict=True)
-                )
+                equal = sum(d.bits == h.bits for d, h in zip(device.steps, host.steps, strict=True))
                 print(
                     f"{board.name:<15} {example:<10} {kernels:<10} "
                     f"{f'{image.text}/{image.data}/{image.bss}':>22} "

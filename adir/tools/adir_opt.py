@@ -47,8 +47,8 @@ from adir.backends.c.cortex_m import BOARDS, Board, board_files, static_budget
 from adir.backends.c.files import c_files
 from adir.backends.c.harness import harness_source
 from adir.backends.c.model import IDENTIFIER as C_IDENTIFIER
-from adir.backends.c.names import default_prefix
 from adir.backends.c.model import print_model
+from adir.backends.c.names import default_prefix
 from adir.backends.c.packages import PACKAGES, package_files
 from adir.backends.c.size_limits import HOST
 from adir.backends.c.target import CTarget

@@ -174,7 +174,8 @@ def board_section(name: str, board: Board) -> str:
     script = f"${{CMAKE_CURRENT_SOURCE_DIR}}/{board.file_name}.ld"
     options = " ".join(board_link_flags(board, script))
     return f"""
-# {board.name}: link a firmware with `{name}_board` (and the toolchain file {board.toolchain}.cmake).
+# {board.name}: link a firmware with `{name}_board` (and the toolchain file
+# {board.toolchain}.cmake).
 add_library({name}_board INTERFACE)
 target_sources({name}_board INTERFACE ${{CMAKE_CURRENT_SOURCE_DIR}}/startup_{board.file_name}.c)
 target_compile_definitions({name}_board INTERFACE ADIR_BOARD)

@@ -42,9 +42,9 @@ The rule (also in README, "The generated C"):
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FileLineColLoc, ModuleOp
