@@ -240,8 +240,8 @@ class AdirOptMain(xDSLOptMain):
             "--c-board",
             choices=sorted(BOARDS),
             help="with --emit-c: also write startup code, a linker script, a Makefile and a "
-            "CMake toolchain file for this Cortex-M board (QEMU's machine name; see "
-            "adir/backends/c/cortex_m.py)",
+            "CMake toolchain file for this board that QEMU emulates (a Cortex-M by QEMU's "
+            "machine name, or an RV32 core on QEMU's virt; see adir/backends/c/cortex_m.py)",
         )
         c_group.add_argument(
             "--c-ram",

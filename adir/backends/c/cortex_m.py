@@ -1,5 +1,7 @@
-"""A Cortex-M build of the generated C: startup code, a linker script with a RAM budget, and a
-Makefile, for a board that QEMU emulates.
+"""A board build of the generated C: startup code, a linker script with a RAM budget, and a
+Makefile, for a board that QEMU emulates (`BOARDS`): Cortex-M4F, M7, M3 (no FPU) and M55 on
+QEMU's MPS2/MPS3 machines, and RV32 cores without and with the F extension on QEMU's virt
+(their startup code and linker script are `riscv.py`'s; picolibc instead of newlib).
 
     adir-opt --optimizer=sgd --emit-c=out --c-board=mps2-an386 --c-ram=256K model.mlir
     cp my_main.c out/ && make -C out          # arm-none-eabi-gcc; prints the image's sizes
