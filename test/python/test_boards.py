@@ -30,6 +30,7 @@ from adir_testing import parse_example
 from c_testing import run_pipeline
 from cortex_m_testing import BoardBuild, host_run, require_arm_tools
 from test_c_examples import training_steps
+from test_c_kernels_vs_reference import DRIVER, check
 
 from adir.backends.c.cortex_m import (
     BOARDS,
@@ -42,7 +43,8 @@ from adir.backends.c.cortex_m import (
     board_files,
     qemu_flags,
 )
-from adir.backends.c.files import RUNTIME
+from adir.backends.c.files import RUNTIME, runtime_files
+from adir.output_files import write_directory
 from adir.passes import PLANNING_PIPELINE
 from adir.passes.select_kernels.targets import TARGETS
 
@@ -144,3 +146,28 @@ def test_riscv_model_that_does_not_fit_the_budget_fails_to_link(tmp_path: Path) 
     completed = small.make()
     assert completed.returncode != 0
     assert "region `ram' overflowed" in completed.stderr, completed.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("board", [MPS2_AN385, VIRT_RV32IMAFC], ids=lambda board: board.name)
+def test_tuned_kernels_match_their_references_on_the_board(board: Board, tmp_path: Path) -> None:
+    """test_c_kernels_vs_reference.py's driver (every tuned kernel against its reference, at
+    sizes around each tile size of the settings header) on the settings the board's compiler
+    picks: soft float (the M3; the RV32IMAC has the same header) and the RV32F header with
+    fmadd.s. (The M55 takes the M4F's header; its 512 KB of DTCM cannot hold the driver's 2 MB
+    heap.)"""
+    require_arm_tools(board)
+    files = runtime_files()
+    # The driver allocates its operands (up to ~200 KB at once) from the C library's heap:
+    # newlib's is the linker script's, picolibc's what the RAM budget leaves.
+    files.update(board_files(board, board.ram_bytes, heap_bytes=2 * 1024 * 1024))
+    files["kernels_vs_reference.c"] = DRIVER.read_text()
+    write_directory(str(tmp_path), files)
+    completed = subprocess.run(
+        ["make", "-s", "-C", str(tmp_path), "run"], capture_output=True, text=True, timeout=600
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    settings = (RUNTIME / "targets" / TARGETS[board.kernel_target].settings).read_text()
+    expected = re.search(r'#define ADIR_TARGET_NAME "([^"]+)"', settings)
+    assert expected is not None
+    check(completed.stdout, expected[1])
