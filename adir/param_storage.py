@@ -34,7 +34,8 @@ from xdsl.ir import Operation
 
 from adir.dense_literals import splat_value
 from adir.dialects.kernel import KernelOp, ParamBufferOp
-from adir.dialects.tensor.params import InitializerAttr, ParamOp, StoreOp
+from adir.dialects.tensor.initializers import InitializerAttr
+from adir.dialects.tensor.params import ParamOp, StoreOp
 
 # The unit attribute insert-optimizer puts on state that belongs to no one parameter (the step
 # counter); per-parameter state names its owner with `adir.state_of`.

@@ -1,43 +1,55 @@
 #!/usr/bin/env python3
-"""The seed MLP and LeNet-5 on the boards QEMU emulates (a Cortex-M4F, mps2-an386, by default):
-sizes, instructions per training step, and the losses against the host.
+"""The seed MLP and LeNet-5 on the boards QEMU emulates (a Cortex-M4F, mps2-an386, by default;
+`--board` another, or all), with the reference kernels and with CMSIS-DSP: sizes, instructions
+per training step, and the losses against the host.
 
-    python tools/cortex_m_report.py                    both models on mps2-an386, three kernel sets
+    python tools/cortex_m_report.py                    both models, both kernel sets
     python tools/cortex_m_report.py --steps 20 --examples mnist_mlp
+    python tools/cortex_m_report.py --examples lenet5 ds_cnn --kernels tuned --per-kernel
     python tools/cortex_m_report.py --board all --kernels tuned --steps 10     every board
 
-Each model is trained with SGD (lr 0.01; `--optimizer adam`: Adam, lr 0.001) on random batches
-compiled into the program (`adir.backends.c.embedded_training`), planned as `adir-opt --emit-c
---c-board=<board> --c-kernels=<kernels>` plans it (select-kernels for the board's CPU), built
-with the generated Makefile (gcc -O2 for the board, newlib-nano or picolibc, a 256 KB RAM
-budget, `--ram`) and run under QEMU with -icount shift=0; the same program is built for the
-host with gcc -O2. The table has the image's text/data/bss (bss holds the 16 KB stack, and on
-Arm the 4 KB heap, that the linker script reserves), the part of it that is the model and its
-kernels (the generated model, the runtime, CMSIS-DSP; not the embedded batches, the startup
-code or the C library), the mean instructions per step, the stack's high-water mark, and the
-largest relative difference between the device's and the host's losses (and how many are
-bit-equal).
+`--per-kernel` also prints each kernel call's instructions per step (the model's calls between
+reads of the board's instruction counter, `test/python/cortex_m_profile.py`) from a second
+build. The column "instr/MAC" is the step's instructions over its multiply-accumulates: those
+of every conv2d and matmul of the forward pass, twice (forward and weight gradient), plus
+once more for every layer but the first (its input gradient), as tools/bench.py counts them.
 
-Needs what the tests need (`bash tools/setup.sh test` installs the toolchains and QEMU) and for
-CMSIS-DSP `bash tools/fetch_cmsis_dsp.sh`. It uses the test helpers in test/python.
+Each model is trained with SGD (lr 0.01; `--optimizer adam`: Adam, lr 0.001) on random batches
+compiled into the program (`adir.backends.c.embedded_training`), built with the generated
+Makefile (arm-none-eabi-gcc -O2, newlib-nano, a 256 KB RAM budget, `--ram`) and run under
+qemu-system-arm with -icount shift=0; the same program is built for the host with gcc -O2.
+The table has the image's text/data/bss (bss holds
+the 16 KB stack and 4 KB heap the linker script reserves), the part of it that is the model and
+its kernels (the generated model, the runtime, CMSIS-DSP; not the embedded batches, the startup
+code or newlib), the mean instructions per step, the stack's high-water mark, and the largest
+relative difference between the device's and the host's losses (and how many are bit-equal).
+
+Needs what the tests need: `apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi
+qemu-system-arm` and `bash tools/fetch_cmsis_dsp.sh`. It uses the test helpers in test/python.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
 
 from adir.backends.c.cortex_m import BOARDS, parse_size
+from adir.dialects.tensor.conv_and_pool import Conv2dOp
+from adir.dialects.tensor.matmul import MatmulOp
 from adir.passes import PLANNING_PIPELINE
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "test" / "python"))
 
 from adir_testing import parse_example
-from c_testing import run_pipeline
+from c_testing import PREFIX, run_pipeline
+from cortex_m_profile import parse_profile, print_profile_at_exit, profile_kernel_calls
 from cortex_m_testing import BoardBuild, host_run
 from test_c_examples import training_steps
 
@@ -47,13 +59,51 @@ OPTIMIZERS = {
 }
 
 
+def forward_macs(module: ModuleOp) -> list[int]:
+    """Multiply-accumulates of each conv2d and matmul of the model's @loss, in order."""
+    loss = next(
+        op for op in module.ops if isinstance(op, func.FuncOp) and "adir.loss" in op.attributes
+    )
+    macs = []
+    for op in loss.walk():
+        if isinstance(op, Conv2dOp):
+            weight = op.weight.type.get_shape()  # type: ignore[attr-defined]
+            outputs = math.prod(op.results[0].type.get_shape())  # type: ignore[attr-defined]
+            macs.append(outputs * math.prod(weight[1:]))
+        elif isinstance(op, MatmulOp):
+            lhs = op.lhs.type.get_shape()  # type: ignore[attr-defined]
+            inner = lhs[-2] if op.transpose_a is not None else lhs[-1]
+            macs.append(math.prod(op.results[0].type.get_shape()) * inner)  # type: ignore[attr-defined]
+    return macs
+
+
+def step_macs(module: ModuleOp) -> int:
+    """The training step's: forward and weight gradient of every layer, the input gradient of
+    every layer but the first."""
+    macs = forward_macs(module)
+    return 2 * sum(macs) + sum(macs[1:])
+
+
+def profile(build: BoardBuild, steps: int) -> None:
+    """Build `build` again with its kernel calls counted, run it, and print each call's
+    instructions per step, the largest first."""
+    model = build.directory / f"{PREFIX}model.c"
+    model.write_text(profile_kernel_calls(model.read_text()))
+    program = build.directory / f"{PREFIX}train_embedded.c"
+    program.write_text(print_profile_at_exit(program.read_text()))
+    build.build()
+    completed = build.make("-s", "run")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    calls = parse_profile(completed.stdout, steps)
+    total = sum(call.instructions for call in calls)
+    for call in sorted(calls, key=lambda call: -call.instructions):
+        print(f"    {call.instructions:>11.0f} {call.instructions / total:>6.1%}  {call.site}")
+    print(f"    {total:>11.0f}         all kernel calls")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", nargs="+", default=["mnist_mlp", "lenet5"])
-    parser.add_argument(
-        "--board", nargs="+", default=["mps2-an386"], choices=[*BOARDS, "all"],
-        help="the boards (QEMU's machines; all: every one --c-board takes)",
-    )  # fmt: skip
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--ram", default="256K", help="the board's RAM budget (Adam: 512K)")
     parser.add_argument("--optimizer", choices=sorted(OPTIMIZERS), default="sgd")
@@ -61,41 +111,59 @@ def main() -> int:
         "--kernels", nargs="+", default=["reference", "tuned", "cmsis-dsp"],
         choices=["reference", "tuned", "cmsis-dsp"],
     )  # fmt: skip
+    parser.add_argument("--per-kernel", action="store_true", help="instructions per kernel call")
+    parser.add_argument(
+        "--board", nargs="+", default=["mps2-an386"], choices=[*BOARDS, "all"],
+        help="the boards (QEMU's machines; all: every one --c-board takes)",
+    )  # fmt: skip
     args = parser.parse_args()
-    boards = list(BOARDS) if "all" in args.board else args.board
+    boards = [BOARDS[name] for name in (BOARDS if "all" in args.board else args.board)]
     header = (
         f"{'board':<15} {'model':<10} {'kernels':<10} {'image text/data/bss':>22} "
-        f"{'model+kernels t/d/b':>22} {'instr/step':>11} {'stack':>6} {'host diff':>10} "
-        f"{'bit-equal':>9}"
+        f"{'model+kernels t/d/b':>22} {'instr/step':>11} {'instr/MAC':>9} {'stack':>6} "
+        f"{'host diff':>10} {'bit-equal':>9}"
     )
     print(header)
     print("-" * len(header))
-    for board in (BOARDS[name] for name in boards):
+    for board in boards:
         for example in args.examples:
             batches = training_steps(example, args.steps)
+            macs = step_macs(parse_example(example))
             for kernels in args.kernels:
-                selection = f"select-kernels{{kernels={kernels} target={board.kernel_target}}}"
-                planning = PLANNING_PIPELINE.replace("select-kernels", selection)
+                # As `adir-opt --c-board=<board> --c-kernels=...` plans it: the kernels selected
+                # for the board's CPU before the memory plan (the scratch of the tuned convs).
+                select = f"select-kernels{{kernels={kernels} target={board.kernel_target}}}"
+                pipeline = PLANNING_PIPELINE.replace("select-kernels", select)
                 planned = run_pipeline(
-                    parse_example(example),
-                    f"infer-shapes,{OPTIMIZERS[args.optimizer]},{planning}",
+                    parse_example(example), f"infer-shapes,{OPTIMIZERS[args.optimizer]},{pipeline}"
                 )
-                with tempfile.TemporaryDirectory(prefix="adir-board-") as directory:
+                with tempfile.TemporaryDirectory(prefix="adir-cortex-m-") as directory:
                     build = BoardBuild.write(
-                        planned, Path(directory) / "board", batches, None,
-                        parse_size(args.ram), board,
-                    )  # fmt: skip
+                        planned,
+                        Path(directory) / "board",
+                        batches,
+                        kernels,
+                        parse_size(args.ram),
+                        board,
+                        select=False,
+                    )
                     build.build()
                     device = build.run()
-                    host = host_run(planned, Path(directory) / "host", batches, None)
+                    host = host_run(
+                        planned, Path(directory) / "host", batches, kernels, select=False
+                    )
                     image, model = build.image_sizes(), build.model_sizes()
+                    if args.per_kernel:
+                        print(f"{example} {kernels}: instructions per step of each kernel call")
+                        profile(build, args.steps)
                 difference = np.max(np.abs(device.losses / host.losses - 1))
                 equal = sum(d.bits == h.bits for d, h in zip(device.steps, host.steps, strict=True))
                 print(
                     f"{board.name:<15} {example:<10} {kernels:<10} "
                     f"{f'{image.text}/{image.data}/{image.bss}':>22} "
                     f"{f'{model.text}/{model.data}/{model.bss}':>22} "
-                    f"{device.instructions_per_step:>11.0f} {device.stack_bytes:>6} "
+                    f"{device.instructions_per_step:>11.0f} "
+                    f"{device.instructions_per_step / macs:>9.2f} {device.stack_bytes:>6} "
                     f"{difference:>10.1e} {f'{equal}/{len(device.steps)}':>9}",
                     flush=True,
                 )

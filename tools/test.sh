@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh test
 .venv/bin/lit -sv test
-.venv/bin/python -m pytest "$@"
+# -n auto: one pytest worker per core (pytest-xdist); the tests share no files.
+.venv/bin/python -m pytest -n auto "$@"

@@ -64,8 +64,10 @@ from xdsl.utils.exceptions import VerifyException
 from adir.dialects.tensor import LOSS_MARKER, Adir
 from adir.dialects.tensor import params as p
 from adir.dialects.tensor.base import TensorOp
+from adir.dialects.tensor.data_movement import ConstantOp
 from adir.dialects.tensor.elementwise import AddOp
-from adir.dialects.tensor.matmul_and_shape import ConstantOp, MatmulOp
+from adir.dialects.tensor.initializers import InitializerAttr
+from adir.dialects.tensor.matmul import MatmulOp
 from adir.frontends.dense_data import dense_f32
 from adir.frontends.initializers import (
     Init,
@@ -85,7 +87,7 @@ from adir.update_scheme import SchemeError, apply_scheme, mark_layer
 
 DTYPES: dict[str, Attribute] = {"f32": f32, "i32": i32, "i64": i64, "i1": i1}
 
-InitLike = Init | p.InitializerAttr | np.ndarray | Sequence[float] | float
+InitLike = Init | InitializerAttr | np.ndarray | Sequence[float] | float
 
 
 # --- the dialect's ops, by short name -------------------------------------------------------
@@ -260,7 +262,7 @@ class ModelBuilder:
 
     def _initial_value(self, name: str, type_: TensorType, init: InitLike) -> Attribute:
         try:
-            if isinstance(init, p.InitializerAttr):
+            if isinstance(init, InitializerAttr):
                 return init
             if isinstance(init, Init):
                 seed = None

@@ -23,12 +23,12 @@ import math
 
 import numpy as np
 
-from adir.dialects.tensor import params as p
+from adir.dialects.tensor import initializers as inits
 from adir.interpreter import prng
 
 
 def symmetric_bound(
-    init: p.KaimingUniformInit | p.XavierUniformInit, shape: tuple[int, ...]
+    init: inits.KaimingUniformInit | inits.XavierUniformInit, shape: tuple[int, ...]
 ) -> np.float32:
     """The float32 bound b of U(-b, b) that the interpreter and the C backend both use."""
     return np.float32(init.bound(shape))
@@ -39,25 +39,27 @@ def symmetric_bound(
 SEED_STEP = 0x9E3779B97F4A7C15
 
 
-def seed_of(init: p.InitializerAttr, session_seed: int) -> int:
+def seed_of(init: inits.InitializerAttr, session_seed: int) -> int:
     """The stream an initializer draws from in a session with this seed (mod 2^64)."""
     return (init.seed.data + session_seed * SEED_STEP) % 2**64
 
 
-def sample(init: p.InitializerAttr, shape: tuple[int, ...], session_seed: int = 0) -> np.ndarray:
+def sample(
+    init: inits.InitializerAttr, shape: tuple[int, ...], session_seed: int = 0
+) -> np.ndarray:
     """The float32 values of `init` for a tensor of `shape` (row-major order)."""
-    if isinstance(init, p.ZerosInit):
+    if isinstance(init, inits.ZerosInit):
         return np.zeros(shape, np.float32)
-    if isinstance(init, p.FillInit):
+    if isinstance(init, inits.FillInit):
         return np.full(shape, np.float32(init.value.data), np.float32)
     counters = np.arange(math.prod(shape), dtype=np.uint64)
-    if isinstance(init, p.UniformInit):
+    if isinstance(init, inits.UniformInit):
         low, high = np.float32(init.low.data), np.float32(init.high.data)
         values = low + (high - low) * prng.uniform(seed_of(init, session_seed), counters)
-    elif isinstance(init, p.NormalInit):
+    elif isinstance(init, inits.NormalInit):
         mean, std = np.float32(init.mean.data), np.float32(init.std.data)
         values = mean + std * prng.normal(seed_of(init, session_seed), counters)
-    elif isinstance(init, p.KaimingUniformInit | p.XavierUniformInit):
+    elif isinstance(init, inits.KaimingUniformInit | inits.XavierUniformInit):
         if counters.size == 0:  # no values, and no bound: a fan may be 0
             return np.zeros(shape, np.float32)
         u = prng.uniform(seed_of(init, session_seed), counters)

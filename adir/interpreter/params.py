@@ -11,6 +11,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 
 from adir.diagnostics import OpError
 from adir.dialects.tensor import params as p
+from adir.dialects.tensor.initializers import InitializerAttr
 from adir.interpreter.arrays import dense_to_numpy
 from adir.interpreter.initializers import sample
 
@@ -23,7 +24,7 @@ def initial_value(param: p.ParamOp, float_dtype: np.dtype, seed: int = 0) -> np.
     init = param.initial_value
     if isinstance(init, DenseIntOrFPElementsAttr):
         return dense_to_numpy(init, float_dtype)
-    assert isinstance(init, p.InitializerAttr)
+    assert isinstance(init, InitializerAttr)
     shape = tuple(param.type.get_shape())
     return sample(init, shape, seed).astype(float_dtype)
 

@@ -207,6 +207,25 @@ def requantize_to_int8(acc: np.ndarray, op: q.RequantizingOp) -> np.ndarray:
     return np.clip(out, op.act_min.value.data, op.act_max.value.data).astype(np.int8)
 
 
+def qadd(lhs: np.ndarray, rhs: np.ndarray, op: q.QAddOp) -> np.ndarray:
+    """TFLite's int8 ADD (the op's docstring): each operand to the common scale, the sum to the
+    output's, as MultiplyByQuantizedMultiplier with shifts <= 0."""
+
+    def prop(name: str) -> int:
+        return op.properties[name].value.data  # type: ignore[attr-defined]
+
+    def scaled(x: np.ndarray, side: str) -> np.ndarray:
+        shifted = (x.astype(np.int64) - prop(f"{side}_zero_point")) << prop("left_shift")
+        return requantize(
+            shifted, np.int64(prop(f"{side}_multiplier")), np.int64(prop(f"{side}_shift"))
+        )
+
+    total = scaled(lhs, "lhs") + scaled(rhs, "rhs")
+    out = requantize(total, np.int64(prop("multiplier")), np.int64(prop("shift")))
+    out = out + prop("output_zero_point")
+    return np.clip(out, prop("act_min"), prop("act_max")).astype(np.int8)
+
+
 def quantize(x: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
     """A nan quantizes to the zero point (the value 0), as the C kernel does."""
     scaled = np.asarray(x, np.float32) / np.float32(scale)
@@ -278,6 +297,10 @@ class QuantizedFunctions(FamilyFunctions):
     @impl(q.QConv2dOp)
     def run_qconv2d(self, interpreter: Interpreter, op: q.QConv2dOp, args: tuple[Any, ...]):
         return (qconv2d(*args, op),)
+
+    @impl(q.QAddOp)
+    def run_qadd(self, interpreter: Interpreter, op: q.QAddOp, args: tuple[Any, ...]):
+        return (qadd(args[0], args[1], op),)
 
     @impl(q.QMaxpool2dOp)
     def run_qmaxpool2d(self, interpreter: Interpreter, op: q.QMaxpool2dOp, args: tuple[Any, ...]):

@@ -12,13 +12,14 @@ from adir.function_structure import check_no_recursion, check_single_blocks
 from adir.interpreter.activations import ActivationsFunctions
 from adir.interpreter.arrays import exact_cast, to_numpy_dtype
 from adir.interpreter.conv_and_pool import ConvAndPoolFunctions
+from adir.interpreter.data_movement import DataMovementFunctions
 from adir.interpreter.elementwise import ElementwiseFunctions
 from adir.interpreter.embedding import EmbeddingFunctions
 from adir.interpreter.family import FamilyFunctions
 from adir.interpreter.flush_denormals import FlushingInterpreter
 from adir.interpreter.kernel import BufferFunctions, kernel_functions
 from adir.interpreter.losses import LossesFunctions
-from adir.interpreter.matmul_and_shape import MatmulAndShapeFunctions
+from adir.interpreter.matmul import MatmulFunctions
 from adir.interpreter.normalization import NormalizationFunctions
 from adir.interpreter.optimizers import OptimizersFunctions
 from adir.interpreter.params import ParamFunctions, initial_params
@@ -27,7 +28,8 @@ from adir.interpreter.reductions import ReductionsFunctions
 
 FAMILY_FUNCTIONS: list[type[FamilyFunctions]] = [
     ElementwiseFunctions,
-    MatmulAndShapeFunctions,
+    MatmulFunctions,
+    DataMovementFunctions,
     ReductionsFunctions,
     ActivationsFunctions,
     LossesFunctions,

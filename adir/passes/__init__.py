@@ -30,6 +30,12 @@ def _quantize_int8() -> type[ModulePass]:
     return QuantizeInt8Pass
 
 
+def _quantize_frozen_prefix() -> type[ModulePass]:
+    from adir.passes.quantize_frozen_prefix import QuantizeFrozenPrefixPass
+
+    return QuantizeFrozenPrefixPass
+
+
 def _select_kernels() -> type[ModulePass]:
     from adir.passes.select_kernels import SelectKernelsPass
 
@@ -52,6 +58,12 @@ def _apply_update_scheme() -> type[ModulePass]:
     from adir.passes.apply_update_scheme import ApplyUpdateSchemePass
 
     return ApplyUpdateSchemePass
+
+
+def _suggest_update_scheme() -> type[ModulePass]:
+    from adir.passes.suggest_update_scheme import SuggestUpdateSchemePass
+
+    return SuggestUpdateSchemePass
 
 
 def _split_partial_updates() -> type[ModulePass]:
@@ -125,7 +137,9 @@ ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "derive-predict": _derive_predict,
     "freeze-batchnorm": _freeze_batchnorm,
     "quantize-int8": _quantize_int8,
+    "quantize-frozen-prefix": _quantize_frozen_prefix,
     "apply-update-scheme": _apply_update_scheme,
+    "suggest-update-scheme": _suggest_update_scheme,
     "split-partial-updates": _split_partial_updates,
     "autodiff": _autodiff,
     "insert-optimizer": _insert_optimizer,

@@ -47,7 +47,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from adir.diagnostics import OpError
 from adir.dialects.kernel import KERNELS, ParamBufferOp
 from adir.dialects.tensor.base import TensorOp
-from adir.dialects.tensor.matmul_and_shape import ConstantOp
+from adir.dialects.tensor.data_movement import ConstantOp
 from adir.dialects.tensor.params import LoadOp, StoreOp
 from adir.dialects.tensor.traits import InPlaceOperands
 from adir.function_structure import check_single_blocks

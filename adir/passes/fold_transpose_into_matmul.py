@@ -23,7 +23,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from adir.dialects.tensor.matmul_and_shape import MatmulOp, TransposeOp
+from adir.dialects.tensor.data_movement import TransposeOp
+from adir.dialects.tensor.matmul import MatmulOp
 
 
 def swaps_last_two(value: SSAValue) -> TransposeOp | None:

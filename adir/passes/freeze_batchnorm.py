@@ -3,6 +3,7 @@
     adir-opt --optimizer=sgd --lr=0.01 model.mlir         (on by default before autodiff)
     adir-opt --train-frozen-batchnorm --optimizer=sgd ...  (keeps train-mode batchnorm)
     adir-opt -p 'freeze-batchnorm{fold=false},autodiff' model.mlir
+    adir-opt -p 'freeze-batchnorm{trained_beta=false},autodiff' model.mlir
 
 When a model is fine-tuned with its lower layers frozen, their batchnorms are put in eval mode
 too (`bn.eval()` in PyTorch; TTE, Lin et al., "On-Device Training Under 256KB Memory", NeurIPS
@@ -12,12 +13,19 @@ backward pass of an eval-mode batchnorm is `dx = dy * scale` (a per-channel affi
 activation), where the train-mode one keeps its input for `batchnorm_grad`; and the running
 statistics are no longer written, so they are flash, not RAM.
 
-A batchnorm is frozen when both its gamma and beta are `adir.load`s of parameters marked
-`{trainable = false}`. Such an `adir.batchnorm` becomes its eval form (`batchnorm_eval`,
-`HasEvalForm`, as `derive-predict` uses it) and the stores of its new running statistics go.
-A batchnorm without affine parameters (gamma and beta constants) says nothing about whether the
-user froze it and stays as it is. The option `--train-frozen-batchnorm` of `adir-opt` (or not
-running this pass) keeps train-mode batchnorm.
+A batchnorm is frozen when its gamma is an `adir.load` of a parameter marked
+`{trainable = false}` and its beta is a load of a parameter, frozen or not. Such an
+`adir.batchnorm` becomes its eval form (`batchnorm_eval`, `HasEvalForm`, as `derive-predict`
+uses it) and the stores of its new running statistics go. A trained beta (TTE's bias-only
+update, `--train=bias`) keeps it in eval form too, as TTE and common fine-tuning do: the beta
+is then the bias of a per-channel affine, its gradient the sum of the output's gradient over
+all but the channel axis, and the backward pass keeps nothing of the batchnorm, where the
+train-mode backward reads the batchnorm's input (the batch statistics' normalised values).
+`trained_beta=false` keeps a batchnorm whose beta trains in training mode (only the fully
+frozen ones change). A trainable gamma keeps the batchnorm in training mode: it is the
+user's choice to train the layer. A batchnorm without affine parameters (gamma and beta
+constants) says nothing about whether the user froze it and stays as it is. The option
+`--train-frozen-batchnorm` of `adir-opt` (or not running this pass) keeps train-mode batchnorm.
 
 `fold=true` (the default) then folds each `batchnorm_eval` into the `conv2d` before it when
 nothing of the two can change: the conv's result has no other use, and its weight and bias and
@@ -38,7 +46,10 @@ Measured with 1-bit relu masks and in-place `batchnorm_eval` (`adir-opt --optimi
 --lr=0.01 --plan-memory --memory-report`, batch 1, @train_step's arena), with every parameter
 but the conv biases and the classifier frozen: ResNet-8 641,424 -> 200,720 bytes,
 MobileNetV1-0.25 1,885,584 -> 225,808; with all but the classifier frozen: ResNet-8 196,736 ->
-196,608, MobileNetV1-0.25 295,040 -> 221,184, DS-CNN 64,512 -> 64,000.
+196,608, MobileNetV1-0.25 295,040 -> 221,184, DS-CNN 64,512 -> 64,000. With the betas
+trained too (`--train=bias+last:1`, host kernels), the eval form of the batchnorms whose beta
+trains takes the arena from 501,632 to 238,080 bytes for ResNet-8 and from 365,696 to 98,496
+for DS-CNN (`trained_beta=false` against the default).
 """
 
 from __future__ import annotations
@@ -67,19 +78,28 @@ from adir.interpreter.params import initial_value
 from adir.param_storage import is_marked_frozen, known_at_compile_time
 
 
-def frozen_param(value: SSAValue | None, params: dict[str, ParamOp]) -> ParamOp | None:
-    """The `{trainable = false}` parameter `value` loads, else None."""
+def loaded_param(value: SSAValue | None, params: dict[str, ParamOp]) -> ParamOp | None:
+    """The parameter `value` loads, trainable or not, else None."""
     owner = value.owner if value is not None else None
     if not isinstance(owner, LoadOp):
         return None
-    param = params.get(owner.param.root_reference.data)
+    return params.get(owner.param.root_reference.data)
+
+
+def frozen_param(value: SSAValue | None, params: dict[str, ParamOp]) -> ParamOp | None:
+    """The `{trainable = false}` parameter `value` loads, else None."""
+    param = loaded_param(value, params)
     return param if param is not None and is_marked_frozen(param) else None
 
 
-def to_eval_form(op: BatchnormOp, params: dict[str, ParamOp]) -> bool:
-    """Replace a frozen train-mode batchnorm by its eval form; False if it is not frozen, or
-    if a result other than its output and the stores of its running statistics is used."""
-    if frozen_param(op.gamma, params) is None or frozen_param(op.beta, params) is None:
+def to_eval_form(op: BatchnormOp, params: dict[str, ParamOp], trained_beta: bool) -> bool:
+    """Replace a frozen train-mode batchnorm (frozen gamma; beta frozen, or trained if
+    `trained_beta`) by its eval form; False if it is not frozen, or if a result other than its
+    output and the stores of its running statistics is used."""
+    if frozen_param(op.gamma, params) is None:
+        return False
+    beta = frozen_param(op.beta, params) if not trained_beta else loaded_param(op.beta, params)
+    if beta is None:
         return False
     statistics = (op.new_running_mean, op.new_running_var)
     if op.batch_mean.uses or op.batch_invstd.uses:
@@ -201,13 +221,17 @@ class FreezeBatchnormPass(ModulePass):
     name = "freeze-batchnorm"
 
     fold: bool = True
+    """Fold an eval-mode batchnorm into the frozen conv before it."""
+
+    trained_beta: bool = True
+    """Also put a batchnorm whose gamma is frozen and whose beta trains in eval form."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         params = {p.sym_name.data: p for p in op.ops if isinstance(p, ParamOp)}
         functions = [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]
         for function in functions:
             for bn in [o for o in function.body.walk() if isinstance(o, BatchnormOp)]:
-                to_eval_form(bn, params)
+                to_eval_form(bn, params, self.trained_beta)
         if not self.fold:
             return
         stored = {o.param.root_reference.data for o in op.walk() if isinstance(o, StoreOp)}

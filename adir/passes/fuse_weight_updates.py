@@ -36,7 +36,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from adir.dialects.tensor import elementwise as ew
-from adir.dialects.tensor.matmul_and_shape import MatmulOp
+from adir.dialects.tensor.matmul import MatmulOp
 from adir.dialects.tensor.optimizers import (
     MATMUL_FORMS,
     ElementwiseUpdateOp,

@@ -18,16 +18,18 @@ input is quantized on entry, its outputs dequantized on exit.
   input_scale * weight_scale / output_scale is a fixed-point multiplier and shift
   (TFLite's QuantizeMultiplier).
 - Folding, as TFLite's converter does: an eval-mode batchnorm after a conv goes into the conv's
-  weights and bias, a bias `add` after a matmul into the fully-connected bias, and a ReLU after
-  either into its clamp (act_min = the output's zero point); the output is then calibrated at
-  the end of the chain.
+  weights and bias, a bias `add` after a matmul into the fully-connected bias, and a ReLU or a
+  clamp from 0 (ReLU6) after either into its clamp (act_min = the output's zero point, act_max
+  = zero point + round(6 / scale) for ReLU6); the output is then calibrated at the end of the
+  chain.
 - conv2d (groups 1, or depthwise) -> qconv2d in NHWC; matmul by a parameter (2-D) ->
   qfully_connected; maxpool2d, avgpool2d without padding, global_avgpool2d -> the NHWC pools
-  (output scale = input scale, as TFLite requires); reshape/flatten -> qreshape
-  (`INT8_RULES`); an op with the `Int8Lookup` trait (sigmoid, tanh, relu, clamp, hardswish,
-  hardsigmoid) -> qlookup on a 256-entry table of its function, to the output range the trait
-  fixes (sigmoid to scale 1/256, zero point -128, tanh to 1/128, 0, TFLite's fixed output
-  quantization) or calibration gives; softmax over the last axis -> qsoftmax (beta 1, to scale
+  (output scale = input scale, as TFLite requires); reshape/flatten -> qreshape; an add of
+  two int8 values of one shape -> qadd (TFLite's int8 ADD) (`INT8_RULES`); an op with the
+  `Int8Lookup` trait (sigmoid, tanh, relu, clamp, hardswish, hardsigmoid) -> qlookup on a
+  256-entry table of its function, to the output range the trait fixes (sigmoid to scale
+  1/256, zero point -128, tanh to 1/128, 0, TFLite's fixed output quantization) or
+  calibration gives; softmax over the last axis -> qsoftmax (beta 1, to scale
   1/256, zero point -128, TFLite's int8 SOFTMAX). Images enter NHWC through a qtranspose (a
   qreshape when the move only involves a dim of size 1) and leave it the same way.
 - Any other op stays f32, fed by dequantize and feeding quantize (e.g. the MLP's final
@@ -61,8 +63,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from adir.diagnostics import OpError
 from adir.dialects.tensor import activations as act
 from adir.dialects.tensor import conv_and_pool as cp
+from adir.dialects.tensor import data_movement as dm
 from adir.dialects.tensor import elementwise as ew
-from adir.dialects.tensor import matmul_and_shape as mm
+from adir.dialects.tensor import matmul as mm
 from adir.dialects.tensor import quantized as q
 from adir.dialects.tensor.normalization import BatchnormEvalOp
 from adir.dialects.tensor.params import LoadOp
@@ -80,6 +83,7 @@ from adir.interpreter.quantized import (
 )
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+ADD_LEFT_SHIFT = 20  # TFLite's int8 ADD: op_params.left_shift
 TO_NHWC, TO_NCHW = (0, 2, 3, 1), (0, 3, 1, 2)
 
 
@@ -110,6 +114,19 @@ def symmetric_weights(w: np.ndarray, axis: int | None) -> tuple[np.ndarray, np.n
     return np.clip(quantized, -127, 127).astype(np.int8), scales
 
 
+def activation_range(activation: float | None, scale: float, zero_point: int) -> tuple[int, int]:
+    """[act_min, act_max] of a fused relu (upper bound inf) or ReLU6 (6), TFLite's
+    CalculateActivationRangeQuantized: from the zero point (the value 0) to zero point +
+    round(upper / scale) (f32 division), within [-128, 127]; without one the whole range."""
+    if activation is None:
+        return -128, 127
+    act_max = 127
+    if math.isfinite(activation):
+        top = round_half_away(np.float32(activation) / np.float32(scale))
+        act_max = int(min(127, zero_point + top))
+    return max(-128, zero_point), act_max
+
+
 @dataclass
 class QValue:
     """An int8 value of the new function: its scale, zero point and whether it is NHWC."""
@@ -127,6 +144,9 @@ class Quantizer:
     source: func.FuncOp
     params: dict[str, np.ndarray]
     ranges: dict[SSAValue, tuple[float, float]]
+    # The ops that may become int8 (None: every op). quantize-frozen-prefix gives the frozen
+    # prefix of a training step, so that nothing a trainable parameter reaches is quantized.
+    int8_ops: set[Operation] | None = None
     block: Block = field(init=False)
     floats: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
     ints: dict[SSAValue, QValue] = field(default_factory=dict[SSAValue, QValue])
@@ -149,7 +169,7 @@ class Quantizer:
     def constant(self, data: np.ndarray, element: object, origin: Operation) -> SSAValue:
         type_ = TensorType(element, data.shape)  # type: ignore[arg-type]
         attr = DenseIntOrFPElementsAttr.from_list(type_, data.reshape(-1).tolist())
-        return self.emit(mm.ConstantOp(attr), origin).results[0]
+        return self.emit(dm.ConstantOp(attr), origin).results[0]
 
     # -- values in either form ---------------------------------------------------------
 
@@ -209,32 +229,93 @@ class Quantizer:
 
     # -- fusion ------------------------------------------------------------------------
 
+    def may_quantize(self, op: Operation) -> bool:
+        return self.int8_ops is None or op in self.int8_ops
+
     def single_user(self, value: SSAValue, kind: type[Operation]) -> Operation | None:
         uses = list(value.uses)
         if len(uses) == 1 and isinstance(uses[0].operation, kind):
-            return uses[0].operation
+            return uses[0].operation if self.may_quantize(uses[0].operation) else None
         return None
 
-    def fuse_relu(self, value: SSAValue, chain: list[Operation]) -> tuple[SSAValue, bool]:
-        relu = self.single_user(value, act.ReluOp)
-        if relu is None:
-            return value, False
-        chain.append(relu)
-        return relu.results[0], True
+    def fuse_activation(
+        self, value: SSAValue, chain: list[Operation]
+    ) -> tuple[SSAValue, float | None]:
+        """A relu, or a clamp from 0 (ReLU6, ReLU-N), that alone reads `value`: fused into the
+        layer's clamp as TFLite fuses RELU and RELU6. Returns the value the layer's int8 result
+        stands for and the activation's upper bound (inf for a relu), None without one."""
+        if (relu := self.single_user(value, act.ReluOp)) is not None:
+            chain.append(relu)
+            return relu.results[0], math.inf
+        clamp = self.single_user(value, act.ClampOp)
+        if clamp is not None and clamp.min.value.data == 0.0 and clamp.max.value.data > 0.0:
+            chain.append(clamp)
+            return clamp.results[0], clamp.max.value.data
+        return value, None
 
     def requantize(
-        self, in_scale: float, w_scales: np.ndarray, out: SSAValue, relu: bool, in_zp: int
+        self,
+        in_scale: float,
+        w_scales: np.ndarray,
+        out: SSAValue,
+        activation: float | None,
+        in_zp: int,
     ) -> tuple[dict, float, int]:
+        """The requantization properties; a fused activation clamps at TFLite's
+        CalculateActivationRangeQuantized: from the zero point (the value 0) to
+        zero point + round(upper / scale) (f32 division), within [-128, 127]."""
         scale, zero_point = self.output_params(out)
         pairs = [quantize_multiplier(float(in_scale) * float(ws) / float(scale)) for ws in w_scales]
+        act_min, act_max = activation_range(activation, scale, zero_point)
         properties = q.RequantizingOp.requantize_properties(
             in_zp,
             zero_point,
             [m for m, _ in pairs],
             [s for _, s in pairs],
-            act_min=max(-128, zero_point) if relu else -128,
+            act_min=act_min,
+            act_max=act_max,
         )
         return properties, scale, zero_point
+
+    def add(self, op: ew.AddOp) -> bool:
+        """A sum of two int8 values of one shape: TFLite's int8 ADD (left shift 20, each input
+        to the unit 2 max(s1, s2), the sum to the output's scale), a relu or ReLU6 after it
+        fused into its clamp. An f32 operand, a broadcast, or an output scale below
+        2 max(s1, s2) / 2^20 (a multiplier above 1, which TFLite's ADD refuses) stays f32."""
+        lhs, rhs = op.lhs, op.rhs
+        if lhs not in self.ints or rhs not in self.ints or lhs.type != rhs.type:
+            return False
+        nhwc = self.ints[lhs].nhwc or self.ints[rhs].nhwc
+        a = self.int_of(lhs, op, nhwc) if nhwc else self.plain(self.ints[lhs], op)
+        b = self.int_of(rhs, op, nhwc) if nhwc else self.plain(self.ints[rhs], op)
+        chain: list[Operation] = []
+        out, activation = self.fuse_activation(op.result, chain)
+        scale, zero_point = self.output_params(out)
+        twice_max = 2 * max(float(a.scale), float(b.scale))
+        output = quantize_multiplier(twice_max / (2**ADD_LEFT_SHIFT * float(scale)))
+        if output[1] > 0:
+            return False
+        lhs_m, lhs_s = quantize_multiplier(float(a.scale) / twice_max)
+        rhs_m, rhs_s = quantize_multiplier(float(b.scale) / twice_max)
+        act_min, act_max = activation_range(activation, scale, zero_point)
+        properties = {
+            "lhs_zero_point": a.zero_point,
+            "rhs_zero_point": b.zero_point,
+            "output_zero_point": zero_point,
+            "lhs_multiplier": lhs_m,
+            "lhs_shift": lhs_s,
+            "rhs_multiplier": rhs_m,
+            "rhs_shift": rhs_s,
+            "multiplier": output[0],
+            "shift": output[1],
+            "left_shift": ADD_LEFT_SHIFT,
+            "act_min": act_min,
+            "act_max": act_max,
+        }
+        added = self.emit(q.QAddOp(a.value, b.value, properties), op, out)
+        self.ints[out] = QValue(added.results[0], scale, zero_point, nhwc)
+        self.done.update(chain)
+        return True
 
     def bias(self, b: np.ndarray, in_scale: float, w_scales: np.ndarray, origin: Operation):
         scaled = b.astype(np.float64) / (float(in_scale) * w_scales.astype(np.float64))
@@ -265,12 +346,12 @@ class Quantizer:
                 b = (b - mean) * factor + beta
                 chain.append(bn)
                 out = bn.results[0]
-        out, relu = self.fuse_relu(out, chain)
+        out, activation = self.fuse_activation(out, chain)
         x = self.int_of(op.input, op, nhwc=True)
         # OIHW -> OHWI, or for depthwise [O, 1, KH, KW] -> [1, KH, KW, O].
         w_q, w_scales = symmetric_weights(w, 0)
         w_q = w_q.transpose(1, 2, 3, 0) if depthwise else w_q.transpose(0, 2, 3, 1)
-        props, scale, zero_point = self.requantize(x.scale, w_scales, out, relu, x.zero_point)
+        props, scale, zero_point = self.requantize(x.scale, w_scales, out, activation, x.zero_point)
         props.update(
             {name: op.properties[name] for name in ("stride", "padding", "dilation", "groups")}
         )
@@ -302,11 +383,11 @@ class Quantizer:
                 b = bias
                 chain.append(add)
                 out = add.results[0]
-        out, relu = self.fuse_relu(out, chain)
+        out, activation = self.fuse_activation(out, chain)
         x = self.int_of(op.lhs, op)
         x = self.plain(x, op)
         w_q, w_scales = symmetric_weights(w, None)
-        props, scale, zero_point = self.requantize(x.scale, w_scales, out, relu, x.zero_point)
+        props, scale, zero_point = self.requantize(x.scale, w_scales, out, activation, x.zero_point)
         fc = q.QFullyConnectedOp(
             x.value,
             self.constant(w_q, i8, op),
@@ -345,7 +426,7 @@ class Quantizer:
         self.ints[op.results[0]] = QValue(pooled.results[0], x.scale, x.zero_point, nhwc=True)
         return True
 
-    def reshape(self, op: mm.ReshapeOp | mm.FlattenOp) -> bool:
+    def reshape(self, op: dm.ReshapeOp | dm.FlattenOp) -> bool:
         if op.operands[0] not in self.ints:
             return False  # an f32 value stays f32 through a reshape
         x = self.plain(self.ints[op.operands[0]], op)
@@ -409,7 +490,9 @@ class Quantizer:
                 self.emit(func.ReturnOp(*results), op)
                 continue
             handled = False
-            if (rule := INT8_RULES.get(type(op))) is not None:
+            if not self.may_quantize(op):
+                pass
+            elif (rule := INT8_RULES.get(type(op))) is not None:
                 handled = rule(self, op)
             elif (lookup := op.get_trait(Int8Lookup)) is not None:
                 handled = self.lookup(op, lookup)
@@ -426,8 +509,9 @@ INT8_RULES: dict[type[Operation], Callable[[Quantizer, Any], bool]] = {
     cp.Maxpool2dOp: Quantizer.maxpool,
     cp.Avgpool2dOp: Quantizer.avgpool,
     cp.GlobalAvgpool2dOp: Quantizer.global_avgpool,
-    mm.ReshapeOp: Quantizer.reshape,
-    mm.FlattenOp: Quantizer.reshape,
+    ew.AddOp: Quantizer.add,
+    dm.ReshapeOp: Quantizer.reshape,
+    dm.FlattenOp: Quantizer.reshape,
     act.SoftmaxOp: Quantizer.softmax,
 }
 
@@ -524,33 +608,46 @@ class QuantizeInt8Pass(ModulePass):
                 "calibrate on",
             )
         shape = tuple(inputs[0].get_shape())
-        if not self.calibration:
-            if self.samples < 1:
-                raise OpError(
-                    source, f"quantize-int8: samples must be positive, got {self.samples}"
-                )
-            if self.seed < 0:  # numpy's seeds are non-negative
-                raise OpError(source, f"quantize-int8: seed must not be negative, got {self.seed}")
-            try:
-                rng = np.random.default_rng(self.seed)
-                return rng.standard_normal((self.samples, *shape)).astype(np.float32)
-            except (ValueError, MemoryError) as error:  # more samples than memory holds
-                raise OpError(
-                    source,
-                    f"quantize-int8: cannot draw {self.samples} samples of shape {shape}: "
-                    f"{str(error) or type(error).__name__}",
-                ) from error
+        return calibration_inputs(
+            self.name, source, shape, self.calibration, self.samples, self.seed
+        )
+
+
+def calibration_inputs(
+    pass_name: str,
+    where: Operation,
+    shape: tuple[int, ...],
+    calibration: str,
+    samples: int,
+    seed: int,
+) -> np.ndarray:
+    """The calibration inputs of shape `shape`: the file `calibration` (a stack of them), or
+    without one `samples` standard-normal draws from `seed`; errors are located at `where`."""
+    if not calibration:
+        if samples < 1:
+            raise OpError(where, f"{pass_name}: samples must be positive, got {samples}")
+        if seed < 0:  # numpy's seeds are non-negative
+            raise OpError(where, f"{pass_name}: seed must not be negative, got {seed}")
         try:
-            data = exact_cast(read_npy(self.calibration), np.dtype(np.float32))
-        except ValueError as error:
+            rng = np.random.default_rng(seed)
+            return rng.standard_normal((samples, *shape)).astype(np.float32)
+        except (ValueError, MemoryError) as error:  # more samples than memory holds
             raise OpError(
-                source, f"quantize-int8: cannot read calibration file {self.calibration}: {error}"
+                where,
+                f"{pass_name}: cannot draw {samples} samples of shape {shape}: "
+                f"{str(error) or type(error).__name__}",
             ) from error
-        size = math.prod(shape)
-        if data.size == 0 or data.size % size:
-            raise OpError(
-                source,
-                f"quantize-int8: calibration data of shape {data.shape} is not a stack of "
-                f"inputs of shape {shape}",
-            )
-        return data.reshape(-1, *shape)
+    try:
+        data = exact_cast(read_npy(calibration), np.dtype(np.float32))
+    except ValueError as error:
+        raise OpError(
+            where, f"{pass_name}: cannot read calibration file {calibration}: {error}"
+        ) from error
+    size = math.prod(shape)
+    if data.size == 0 or data.size % size:
+        raise OpError(
+            where,
+            f"{pass_name}: calibration data of shape {data.shape} is not a stack of "
+            f"inputs of shape {shape}",
+        )
+    return data.reshape(-1, *shape)

@@ -51,8 +51,9 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from adir.diagnostics import OpError
-from adir.dialects.tensor.matmul_and_shape import ConcatOp, SliceOp
-from adir.dialects.tensor.params import InitializerAttr, LoadOp, ParamOp
+from adir.dialects.tensor.data_movement import ConcatOp, SliceOp
+from adir.dialects.tensor.initializers import InitializerAttr
+from adir.dialects.tensor.params import LoadOp, ParamOp
 from adir.dialects.tensor.traits import LayerWeight
 from adir.param_blob import TORCH_NAME
 

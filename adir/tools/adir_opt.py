@@ -77,6 +77,9 @@ from adir.universe import available_passes
 
 # (flag attribute, pass spec) in the order the passes run. `--plan-memory` needs buffers, so it
 # brings `bufferize`; every shortcut brings `infer-shapes` first.
+# `--train=suggested`: the scheme suggest-update-scheme picks for --sram.
+SUGGESTED_SCHEME = "suggested"
+
 SHORTCUT_ORDER = [
     "infer-shapes",
     "apply-update-scheme",  # first: it decides which batchnorms freeze-batchnorm freezes
@@ -157,6 +160,13 @@ class AdirOptMain(xDSLOptMain):
             "channels:F@layers, ...; docs/sparse_updates.md): apply-update-scheme",
         )
         group.add_argument(
+            "--suggest-update-scheme",
+            action="store_true",
+            help="with --sram and --optimizer: train the sparse scheme that fits the budget, "
+            "chosen greedily by trained values per byte (--train=suggested does the same), and "
+            "print it (suggest-update-scheme; docs/sparse_updates.md)",
+        )
+        group.add_argument(
             "--optimizer",
             choices=["sgd", "adam", "adamw"],
             help="insert this optimizer and produce the training step",
@@ -165,9 +175,10 @@ class AdirOptMain(xDSLOptMain):
         group.add_argument(
             "--train-frozen-batchnorm",
             action="store_true",
-            help="with --autodiff or --optimizer: keep a batchnorm whose gamma and beta are "
-            "{trainable = false} in training mode (by default it runs with its running "
-            "statistics and is folded into a frozen conv: freeze-batchnorm)",
+            help="with --autodiff or --optimizer: keep a batchnorm whose gamma is "
+            "{trainable = false} (its beta frozen or trained, as --train=bias does) in training "
+            "mode (by default it runs with its running statistics and, if all of it is frozen, "
+            "is folded into a frozen conv: freeze-batchnorm)",
         )
         group.add_argument(
             "--recompute",
@@ -331,6 +342,9 @@ class AdirOptMain(xDSLOptMain):
                 raise DiagnosticError("adir-opt", "--train needs --autodiff or --optimizer")
             spec = f'apply-update-scheme{{scheme="{args.train}"}}'
             wanted["apply-update-scheme"] = (spec, "--train")
+        if args.suggest_update_scheme or args.train == SUGGESTED_SCHEME:
+            flag = "--suggest-update-scheme" if args.suggest_update_scheme else "--train=suggested"
+            wanted["apply-update-scheme"] = (self.suggest_spec(flag), flag)
         if args.predict_batch is not None and not args.predict:
             raise DiagnosticError("adir-opt", "--predict-batch needs --predict")
         if args.predict:
@@ -377,6 +391,29 @@ class AdirOptMain(xDSLOptMain):
         if wanted or args.infer_shapes:
             wanted["infer-shapes"] = ("infer-shapes", "--infer-shapes")
         return [wanted[name][0] for name in SHORTCUT_ORDER if name in wanted]
+
+    def suggest_spec(self, flag: str) -> str:
+        """`suggest-update-scheme{...}` compiling its candidates as this command line would."""
+        args = self.args
+        if args.train not in (None, SUGGESTED_SCHEME):
+            raise DiagnosticError(
+                "adir-opt", f"{flag}: --train={args.train} names a scheme already"
+            )
+        if args.optimizer is None or args.sram is None:
+            raise DiagnosticError("adir-opt", f"{flag} needs --optimizer and --sram")
+        try:
+            options = [f"sram={parse_size(args.sram)}", f"kind={args.optimizer}"]
+        except ValueError as error:
+            raise DiagnosticError("adir-opt", f"--sram {args.sram}: {error}") from error
+        if args.lr is not None:
+            options.append(f"lr={pipeline_float(args.lr)}")
+        selection = self.select_kernels_spec().removeprefix("select-kernels")
+        options += selection.strip("{}").split()
+        if args.train_frozen_batchnorm:
+            options.append("train_frozen_batchnorm=true")
+        if args.recompute:
+            options.append("recompute=true")
+        return f"suggest-update-scheme{{{' '.join(options)}}}"
 
     def select_kernels_spec(self) -> str:
         """`select-kernels{...}` as --c-kernels, --c-target and --c-board ask for it."""

@@ -150,12 +150,14 @@ class BoardBuild:
         kernels: str | None = "tuned",
         ram_bytes: int = 256 * 1024,
         board: Board = MPS2_AN386,
+        select: bool = True,
     ) -> BoardBuild:
         """The build of `planned` for `board` with its kernels selected again from `kernels`
-        (None: as planned, e.g. with the scratch buffers of the tuned convolutions) for the
-        board's CPU."""
+        (None: as planned, e.g. with the scratch buffers of the tuned convolutions;
+        `select=False`: as planned too, `kernels` naming the set the plan selected). The
+        build's libraries are those the model's calls use."""
         require_arm_tools(board)
-        model = print_model(selected(planned, kernels), PREFIX)
+        model = print_model(selected(planned, kernels if select else None), PREFIX)
         files = c_files(model)
         library = library_of(model.libraries)
         files.update(board_files(board, ram_bytes, library))
@@ -208,11 +210,12 @@ def host_run(
     directory: Path,
     batches: Sequence[Sequence[np.ndarray]],
     kernels: str | None = "tuned",
+    select: bool = True,
 ) -> Run:
-    """The same embedded training program, built for and run on the host (gcc -O2), with its
-    kernels selected again from `kernels` (None: as planned)."""
+    """The same embedded training program, built for and run on the host (gcc -O2); `kernels`
+    and `select` as in `BoardBuild.write`."""
     directory.mkdir(parents=True, exist_ok=True)
-    model = print_model(selected(planned, kernels), PREFIX)
+    model = print_model(selected(planned, kernels if select else None), PREFIX)
     kernels = library_of(model.libraries)
     files = c_files(model)
     files[f"{PREFIX}train_embedded.c"] = embedded_training_source(planned, PREFIX, batches)
@@ -221,7 +224,9 @@ def host_run(
     flags = [*WARNINGS, "-O2", "-ffp-contract=off"]
     objects = runtime_objects(compiler, tuple(flags))
     sources = [str(directory / f"{PREFIX}model.c"), str(directory / f"{PREFIX}train_embedded.c")]
-    if kernels == "cmsis-dsp":
+    # A model that calls no CMSIS-DSP function (on the Cortex-M4F, adir's kernels win the
+    # seed MLP's every op) has no wrappers to compile.
+    if kernels == "cmsis-dsp" and any(name in files for name in CMSIS_DSP_RUNTIME):
         objects = [*objects, *cmsis_dsp_objects(compiler, tuple(flags))]
         sources += [str(directory / name) for name in CMSIS_DSP_RUNTIME if name.endswith(".c")]
         flags += cmsis_dsp_include_flags(cmsis_dsp_root())

@@ -197,14 +197,23 @@ static void matmul_case(int32_t batch, int32_t m, int32_t n, int32_t k, int ta, 
 
 static void matmuls(void)
 {
-    int32_t ms[16], ns[16], ks[16];
+    int32_t ms[16], ns[16], ks[24];
     int m_count = 0, n_count = 0, k_count = 0, i, j, l, layout, exact;
     add_edges(ms, &m_count, ADIR_GEMM_MR);
     add_edges(ms, &m_count, ADIR_DOT_ROWS);
     add_edges(ns, &n_count, ADIR_GEMM_NR);
     add_edges(ns, &n_count, ADIR_DOT_COLS);
+#if defined(ADIR_STREAM_COLS) && ADIR_STREAM_COLS > 0
+    add_edges(ns, &n_count, ADIR_STREAM_COLS); /* a row's blocks of columns below the tiles */
+#endif
     add_edges(ks, &k_count, ADIR_GEMM_KC);
     add_edges(ks, &k_count, ADIR_DOT_LANES);
+#ifdef ADIR_DOT_ROW_STEPS
+    /* A batch of one's row takes ADIR_DOT_ROW_STEPS steps of LANES at a time, then single
+     * steps: k with and without a single step after the multiple ones. */
+    add_edges(ks, &k_count, ADIR_DOT_LANES * ADIR_DOT_ROW_STEPS);
+    add_edges(ks, &k_count, ADIR_DOT_LANES * ADIR_DOT_ROW_STEPS + ADIR_DOT_LANES);
+#endif
     for (exact = 0; exact < 2; ++exact) {
         for (layout = 0; layout < 4; ++layout) {
             for (i = 0; i < m_count; ++i) {
@@ -691,6 +700,9 @@ static void updates(void)
     size_t sizes[] = {1, UPDATE_CHUNK - 1, UPDATE_CHUNK, UPDATE_CHUNK + 1, 2 * UPDATE_CHUNK + 3};
     add_edges(ms, &m_count, ADIR_GEMM_MR);
     add_edges(ns, &n_count, ADIR_GEMM_NR);
+#ifdef ADIR_OUTER_BLOCK
+    add_edges(ns, &n_count, ADIR_OUTER_BLOCK); /* a batch of one's blocks of a row */
+#endif
     add_edges(ns_wide, &wide_count, UPDATE_CHUNK);
     for (exact = 0; exact < 2; ++exact) {
         for (i = 0; i < 5; ++i) {

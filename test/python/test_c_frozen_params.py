@@ -42,7 +42,8 @@ from xdsl.ir import Block, Region
 
 from adir.backends.c.model import print_model
 from adir.context import parse_module
-from adir.dialects.tensor.params import InitializerAttr, ParamOp, StoreOp
+from adir.dialects.tensor.initializers import InitializerAttr
+from adir.dialects.tensor.params import ParamOp, StoreOp
 from adir.interpreter import Session
 from adir.interpreter.initializers import sample
 from adir.param_storage import (

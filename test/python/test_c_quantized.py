@@ -13,7 +13,8 @@ import pytest
 from adir_testing import parse_example
 from c_testing import check_c_against_interpreter
 
-from adir.context import adir_context
+from adir.context import adir_context, parse_module
+from adir.interpreter import run
 from adir.passes.derive_predict import DerivePredictPass
 from adir.passes.quantize_int8 import QuantizeInt8Pass
 
@@ -113,3 +114,33 @@ def test_int8_mlp_matches_up_to_its_float_log_softmax() -> None:
     rng = np.random.default_rng(3)
     steps = [[rng.standard_normal((1, 784)).astype(np.float32)] for _ in range(3)]
     check_c_against_interpreter(module, "predict_int8", steps, rtol=1e-6, atol=1e-6)
+
+
+# TFLite's int8 ADD worked by hand: lhs at scale 0.5 (zero point -3), rhs at 0.375 (zero point
+# 5), the sum at 0.25 (zero point 0). The unit is 2 max(0.5, 0.375) = 1: the lhs multiplier
+# 0.5 = 2^30 / 2^31 (shift 0), the rhs 0.375 = 0.75 * 2^-1 (1610612736, shift -1), the output
+# 1 / (2^20 * 0.25) = 2^-18 = 0.5 * 2^-17 (2^30, shift -17). The inputs are quantized at scale 1
+# (the integers themselves).
+QADD = """
+func.func @qadd(%a: tensor<6xf32>, %b: tensor<6xf32>) -> tensor<6xi8> {
+  %qa = adir.quantize %a {scale = 1.0 : f32, zero_point = 0 : i32} : tensor<6xf32> -> tensor<6xi8>
+  %qb = adir.quantize %b {scale = 1.0 : f32, zero_point = 0 : i32} : tensor<6xf32> -> tensor<6xi8>
+  %s = adir.qadd %qa, %qb {lhs_zero_point = -3 : i32, rhs_zero_point = 5 : i32,
+         output_zero_point = 0 : i32, lhs_multiplier = 1073741824 : i32, lhs_shift = 0 : i32,
+         rhs_multiplier = 1610612736 : i32, rhs_shift = -1 : i32, multiplier = 1073741824 : i32,
+         shift = -17 : i32} : tensor<6xi8>, tensor<6xi8> -> tensor<6xi8>
+  func.return %s : tensor<6xi8>
+}
+"""
+
+
+def test_qadd_is_tflite_add_by_hand_and_bit_exact_in_c() -> None:
+    """(7, 0): 10 * 0.5 - 5 * 0.375 = 3.125 = 12.5 steps -> 13 (a half, away from zero);
+    (-3, 0): -1.875 = -7.5 steps -> -8; (7, -1): 5 - 2.25 = 2.75 -> 11; (-3, 5): 0 -> 0;
+    (127, 127): 65 + 45.75 = 443 steps -> 127; (-128, -128): -62.5 - 49.875 = -449.5 steps
+    -> -128 (saturated). The C gives the same bits."""
+    a = np.array([7, -3, 7, -3, 127, -128], np.float32)
+    b = np.array([0, 0, -1, 5, 127, -128], np.float32)
+    (got,) = run(parse_module(QADD), "qadd", a, b)
+    np.testing.assert_array_equal(got, [13, -8, 11, 0, 127, -128])
+    check_c_against_interpreter(QADD, "qadd", [[a, b], [b, a]], rtol=0.0, atol=0.0)

@@ -244,6 +244,49 @@ SGD = "autodiff,insert-optimizer{kind=sgd lr=0.01}"
 ADAM = "autodiff,insert-optimizer{kind=adam lr=0.001}"
 
 
+def test_on_the_cortex_m4f_cmsis_keeps_only_the_calls_that_win() -> None:
+    """select-kernels{kernels=cmsis-dsp target=cortex-m4f} on LeNet-5's SGD step: the calls
+    measured slower than adir's kernels on the M4 (docs/cortex_m.md, `ADIR_FASTER`) are
+    refused with their figures and go to adir's kernels (tuned where they apply); the adds and
+    sums, which CMSIS-DSP wins, stay CMSIS-DSP's. On the host the same ops are all mapped (the
+    legal map, which the tests above build and run)."""
+    differentiated = run_pipeline(parse_example("lenet5"), f"infer-shapes,{SGD}")
+    pipeline = "fuse-weight-updates,reorder-updates,bufferize,select-kernels{kernels=cmsis-dsp"
+    m4 = run_pipeline(differentiated.clone(), pipeline + " target=cortex-m4f}")
+    host = run_pipeline(differentiated, pipeline + "}")
+
+    def verdicts(module: ModuleOp) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {}
+        for op in module.walk():
+            if "adir.kernel" not in op.attributes:
+                continue
+            call = op.attributes.get("adir.kernel_call")
+            refused = op.attributes.get("adir.kernel_refused")
+            if call is not None:
+                verdict = f"call {call.data}"  # type: ignore[attr-defined]
+            elif refused is not None:
+                verdict = f"refused {refused.data['cmsis-dsp'].data}"  # type: ignore[attr-defined]
+            else:
+                verdict = "no rule"
+            found.setdefault(op.name, set()).add(verdict)
+        return found
+
+    on_m4, on_host = verdicts(m4), verdicts(host)
+    slower = "slower than adir's on cortex-m4f"
+    for name, call in [
+        ("adir_kernel.matmul", "adir_cmsis_matmul"),
+        ("adir_kernel.relu", "arm_clip_f32"),
+        ("adir_kernel.reshape", "arm_copy_f32"),
+        ("adir_kernel.sgd_update", "adir_cmsis_sgd_update"),
+        ("adir_kernel.matmul_sgd_update", "adir_cmsis_matmul_sgd_update"),
+    ]:
+        assert any(v.startswith(f"refused {call}: {slower}") for v in on_m4[name]), on_m4[name]
+        assert f"call {call}" in on_host[name] or f"call {call}_nt" in on_host[name], name
+        assert not any(v.startswith("call") for v in on_m4[name]), on_m4[name]
+    assert on_m4["adir_kernel.add"] == {"call arm_add_f32"}
+    assert on_m4["adir_kernel.sum"] == {"call arm_copy_f32", "call adir_cmsis_sum_rows"}
+
+
 def trains_like_the_reference(example: str, optimizer: str, steps: int) -> None:
     """The CMSIS-DSP build of `example` trains like the reference build: each step's loss to
     1e-5 relative, every parameter and state after them to 1e-5 relative (1e-6 absolute; with

@@ -20,6 +20,7 @@ PyTorch's eval-mode one by more than 1e-3, so the comparison does tell the modes
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 from c_testing import run_pipeline
 from torch import nn
@@ -37,7 +38,7 @@ RTOL = 1e-5
 
 
 class SmallCnn(nn.Module):
-    def __init__(self) -> None:
+    def __init__(self, freeze: bool = True) -> None:
         super().__init__()
         torch.manual_seed(0)
         self.conv1 = nn.Conv2d(3, 4, 3, padding=1)
@@ -50,6 +51,8 @@ class SmallCnn(nn.Module):
             bn.running_var.uniform_(0.5, 2.0)
             nn.init.uniform_(bn.weight, 0.5, 1.5)
             nn.init.uniform_(bn.bias, -0.2, 0.2)
+        if not freeze:  # a scheme (`train=`) says what trains
+            return
         frozen = (self.conv1, self.bn1, self.bn2)
         for param in (p for layer in frozen for p in layer.parameters()):
             param.requires_grad_(False)
@@ -138,3 +141,106 @@ def test_without_the_pass_the_batchnorms_use_batch_statistics():
     expected_losses, _ = torch_reference(batches)
     losses, _ = adir_training("", batches)
     assert abs(losses[0] - expected_losses[0]) > 1e-3 * abs(expected_losses[0])
+
+
+# TTE's bias-only update plus the classifier (`--train=bias+last:1`): conv1's bias, both
+# batchnorms' betas and fc train; the conv weights and the batchnorms' gammas are frozen.
+BIAS_SCHEME = "bias+last:1"
+BIAS_TRAINED = ("conv1.bias", "bn1.bias", "bn2.bias", "fc.weight", "fc.bias")
+BIAS_OPTIMIZERS = {"sgd": LR, "adam": 0.0078125}  # learning rates f32 holds exactly
+
+
+def torch_bias_reference(batches, optimizer: str) -> tuple[list[float], dict]:
+    """PyTorch's fine-tuning of the bias scheme: every batchnorm in eval mode (its gamma frozen,
+    its beta trained as a bias), `requires_grad=False` on everything but BIAS_TRAINED."""
+    model = SmallCnn(freeze=False).double()
+    model.train()
+    model.bn1.eval()
+    model.bn2.eval()
+    for name, param in model.named_parameters():
+        param.requires_grad_(name in BIAS_TRAINED)
+    trained = [p for p in model.parameters() if p.requires_grad]
+    lr = BIAS_OPTIMIZERS[optimizer]
+    opt = (
+        torch.optim.SGD(trained, lr=lr) if optimizer == "sgd" else torch.optim.Adam(trained, lr=lr)
+    )
+    losses = []
+    for x, label in batches:
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(torch.tensor(x)), torch.tensor(label))
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    state = {name: t.detach().numpy() for name, t in model.state_dict().items()}
+    return losses, state
+
+
+def adir_bias_training(freeze: str, optimizer: str, batches) -> tuple[list[float], Session]:
+    model = SmallCnn(freeze=False)
+    model.train()
+    example = torch.zeros(BATCH, 3, 8, 8)
+    module = import_module(
+        model, (example,), loss="cross_entropy", label_shape=(BATCH,), train=BIAS_SCHEME
+    )
+    lr = BIAS_OPTIMIZERS[optimizer]
+    module = run_pipeline(module, f"{freeze}autodiff,insert-optimizer{{kind={optimizer} lr={lr}}}")
+    session = Session(module, np.float64)
+    losses = [float(session.call("train_step", x, label)[0]) for x, label in batches]
+    return losses, session
+
+
+@pytest.mark.parametrize("optimizer", list(BIAS_OPTIMIZERS))
+def test_a_trained_beta_keeps_the_batchnorm_in_eval_mode_as_pytorch_fine_tuning(optimizer):
+    """Both batchnorms run in eval form though their betas train (bn1 is not folded: conv1's
+    bias trains), and 20 steps give PyTorch's losses and parameters to 1e-5; the running
+    statistics stay as they were."""
+    batches = data()
+    expected_losses, expected = torch_bias_reference(batches, optimizer)
+    losses, session = adir_bias_training("freeze-batchnorm,", optimizer, batches)
+    np.testing.assert_allclose(losses, expected_losses, rtol=RTOL)
+    names = symbol_names(list(SmallCnn().state_dict()))
+    for name in (*BIAS_TRAINED, "conv1.weight", "bn1.weight", "bn2.running_mean"):
+        symbol = names[name]
+        np.testing.assert_allclose(
+            session.params[symbol], expected[name], rtol=RTOL, atol=RTOL, err_msg=symbol
+        )
+    for name in ("bn1.running_var", "bn2.running_var"):
+        np.testing.assert_array_equal(
+            session.params[names[name]], getattr(SmallCnn(), name.split(".")[0]).running_var
+        )
+
+
+def test_a_trained_beta_saves_nothing_of_the_batchnorm_for_the_backward_pass():
+    """The gradient function has no train-mode batchnorm and no `batchnorm_grad`: the betas'
+    gradients are sums of the output gradient, and no running statistic is stored."""
+    model = SmallCnn(freeze=False)
+    model.train()
+    module = import_module(
+        model,
+        (torch.zeros(BATCH, 3, 8, 8),),
+        loss="cross_entropy",
+        label_shape=(BATCH,),
+        train=BIAS_SCHEME,
+    )
+    differentiated = run_pipeline(module, "freeze-batchnorm,autodiff")
+    names = [op.name for op in differentiated.walk()]
+    assert names.count("adir.batchnorm_eval") == 2 * 2  # in @loss and in @loss_grad
+    assert "adir.batchnorm" not in names and "adir.batchnorm_grad" not in names
+    assert "adir.store" not in names
+    kept = run_pipeline(module, "freeze-batchnorm{trained_beta=false},autodiff")
+    kept_names = [op.name for op in kept.walk()]
+    assert kept_names.count("adir.batchnorm_grad") == 2
+
+
+def test_with_trained_beta_false_the_batchnorms_train_with_batch_statistics():
+    """`trained_beta=false` keeps the train-mode batchnorm: its first loss is PyTorch's with
+    the batchnorms in training mode, not the eval-mode one (they differ by more than 1e-3)."""
+    batches = data()[:1]
+    eval_losses, _ = torch_bias_reference(batches, "sgd")
+    losses, _ = adir_bias_training("freeze-batchnorm{trained_beta=false},", "sgd", batches)
+    model = SmallCnn(freeze=False).double()
+    model.train()
+    x, label = batches[0]
+    train_loss = nn.functional.cross_entropy(model(torch.tensor(x)), torch.tensor(label)).item()
+    np.testing.assert_allclose(losses[0], train_loss, rtol=RTOL)
+    assert abs(losses[0] - eval_losses[0]) > 1e-3 * abs(eval_losses[0])

@@ -15,7 +15,8 @@ from xdsl.dialects.builtin import FileLineColLoc
 
 from adir.context import adir_context, parse_module
 from adir.dialects.tensor.activations import ReluOp
-from adir.dialects.tensor.params import KaimingUniformInit, ParamOp
+from adir.dialects.tensor.initializers import KaimingUniformInit
+from adir.dialects.tensor.params import ParamOp
 from adir.frontends.builder import (
     BuildError,
     ModelBuilder,

@@ -25,6 +25,15 @@ from xdsl.parser import Parser
 
 from adir.context import adir_context, parse_module
 from adir.dialects.tensor import params as p
+from adir.dialects.tensor.initializers import (
+    FillInit,
+    InitializerAttr,
+    KaimingUniformInit,
+    NormalInit,
+    UniformInit,
+    XavierUniformInit,
+    ZerosInit,
+)
 from adir.interpreter import Session, prng
 from adir.interpreter.initializers import sample, symmetric_bound
 
@@ -35,9 +44,9 @@ WARNINGS = ["-Wall", "-Wextra", "-Wpedantic", "-Werror"]
 SQRT5 = math.sqrt(5.0)
 
 
-def initializer(text: str) -> p.InitializerAttr:
+def initializer(text: str) -> InitializerAttr:
     attr = Parser(adir_context(), text).parse_attribute()
-    assert isinstance(attr, p.InitializerAttr), attr
+    assert isinstance(attr, InitializerAttr), attr
     return attr
 
 
@@ -77,19 +86,19 @@ def f32_hex(value: float | np.floating) -> str:
     return f"{int(np.float32(value).view(np.uint32)):x}"
 
 
-def fill_command(init: p.InitializerAttr, shape: tuple[int, ...]) -> str:
+def fill_command(init: InitializerAttr, shape: tuple[int, ...]) -> str:
     """The harness command for an initializer, with the float32 arguments the C backend gets."""
     n = f"{math.prod(shape):x}"
-    if isinstance(init, p.ZerosInit):
+    if isinstance(init, ZerosInit):
         return f"zeros {n}"
-    if isinstance(init, p.FillInit):
+    if isinstance(init, FillInit):
         return f"fill {n} {f32_hex(init.value.data)}"
     seed = f"{init.seed.data:x}"
-    if isinstance(init, p.UniformInit):
+    if isinstance(init, UniformInit):
         return f"uniform_init {n} {f32_hex(init.low.data)} {f32_hex(init.high.data)} {seed}"
-    if isinstance(init, p.NormalInit):
+    if isinstance(init, NormalInit):
         return f"normal_init {n} {f32_hex(init.mean.data)} {f32_hex(init.std.data)} {seed}"
-    assert isinstance(init, p.KaimingUniformInit | p.XavierUniformInit)
+    assert isinstance(init, KaimingUniformInit | XavierUniformInit)
     kind = init.name.removeprefix("adir.")
     return f"{kind} {n} {f32_hex(symmetric_bound(init, shape))} {seed}"
 
@@ -369,7 +378,7 @@ def test_session_gives_each_param_its_initial_value(float_dtype) -> None:
     assert set(session.params) == {op.sym_name.data for op in params}
     for op in params:
         name, shape = op.sym_name.data, tuple(op.type.get_shape())
-        if isinstance(op.initial_value, p.InitializerAttr):
+        if isinstance(op.initial_value, InitializerAttr):
             expected = sample(op.initial_value, shape)
         else:
             expected = np.array([1.5, -2.0], np.float32)  # @dense

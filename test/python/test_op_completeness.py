@@ -28,7 +28,7 @@ from adir.backends.c.calls import CALL_EMITTERS, CallSite
 from adir.context import parse_module
 from adir.dialects.kernel import KERNELS
 from adir.dialects.tensor import ADIR_OPS
-from adir.dialects.tensor.params import INITIALIZERS, InitializerAttr
+from adir.dialects.tensor.initializers import INITIALIZERS, InitializerAttr
 from adir.dialects.tensor.traits import NoKernel, NotDifferentiable
 from adir.interpreter.params import ParamFunctions
 from adir.interpreter.session import FAMILY_FUNCTIONS

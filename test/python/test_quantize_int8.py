@@ -245,9 +245,11 @@ def test_an_empty_calibration_file_is_a_located_error(tmp_path: Path) -> None:
 
 
 def test_clamp_hardswish_and_hardsigmoid_are_int8_tables() -> None:
-    """ReLU6, hardswish and hardsigmoid each become one `adir.qlookup`: a table of the op's
-    function of the 256 input levels (the clamp's with its own bounds, `Int8Lookup.values`),
-    to the calibrated output range; none stays in f32."""
+    """Hardswish and hardsigmoid each become one `adir.qlookup`: a table of the op's function
+    of the 256 input levels (`Int8Lookup.values`), to the calibrated output range; ReLU6 after
+    a fully-connected layer is fused into its clamp, as TFLite fuses RELU6 (act_max = zero
+    point + round(6 / scale)); a ReLU6 that follows no layer is a table of the clamp with its
+    own bounds. None stays in f32."""
     import torch
     from torch import nn
 
@@ -258,6 +260,7 @@ def test_clamp_hardswish_and_hardsigmoid_are_int8_tables() -> None:
         nn.Linear(8, 16), nn.ReLU6(), nn.Linear(16, 16), nn.Hardswish(), nn.Linear(16, 4)
     )
     model.append(nn.Hardsigmoid())
+    model.append(nn.ReLU6())  # after the hardsigmoid (in [0, 1]): a table, not a fusion
     with torch.no_grad():
         model[0].weight *= 10  # the first layer's outputs reach past 6: ReLU6 saturates
     module = import_module(model.eval(), (torch.randn(1, 8) * 4,), loss="mse")
@@ -267,11 +270,14 @@ def test_clamp_hardswish_and_hardsigmoid_are_int8_tables() -> None:
     functions = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
     int8 = functions["predict_int8"]
     lookups = [op for op in int8.body.walk() if op.name == "adir.qlookup"]
-    assert len(lookups) == 3
-    # ReLU6's table: calibration sees outputs from 0 to 6, so every negative input level is the
-    # zero point -128 and every level past 6 the top, 127; it never falls between.
-    table = np.array(lookups[0].operands[1].owner.value.get_values())  # type: ignore[attr-defined]
-    assert np.all(table[:64] == -128) and np.all(table[-64:] == 127)
-    assert np.all(np.diff(table) >= 0)
+    assert len(lookups) == 3  # hardswish, hardsigmoid, the last ReLU6
+    # The fused ReLU6: calibration sees outputs from 0 to 6, so the range is [0, 6], the zero
+    # point -128 (the value 0) and 6 is -128 + round(6 / (6 / 255)) = 127.
+    first = next(op for op in int8.body.walk() if op.name == "adir.qfully_connected")
+    assert first.act_min.value.data == -128 and first.act_max.value.data == 127
+    # The last ReLU6's table: its input (hardsigmoid's, in [0, 1]) never reaches 6 nor goes
+    # below 0, and calibration gives its output the input's range: the identity on the levels.
+    table = np.array(lookups[2].operands[1].owner.value.get_values())  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(table, np.arange(-128, 128))
     names = {op.name for op in int8.body.walk()}
     assert not names & {"adir.clamp", "adir.hardswish", "adir.hardsigmoid"}  # none left in f32

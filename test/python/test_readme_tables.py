@@ -14,7 +14,7 @@ from xdsl.transforms import get_all_passes
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from adir.dialects.tensor import ADIR_OPS
-from adir.dialects.tensor.params import INITIALIZERS
+from adir.dialects.tensor.initializers import INITIALIZERS
 from adir.passes import ADIR_PASSES
 from adir.tools.adir_opt import AdirOptMain
 

@@ -140,6 +140,30 @@ def softmax(op: KernelOp, site: CallSite) -> str:
     )
 
 
+def elementwise_add(op: KernelOp, site: CallSite) -> str:
+    """arm_elementwise_add_s8(in1, in2, in1_offset, in1_mult, in1_shift, in2_offset, in2_mult,
+    in2_shift, left_shift, out, out_offset, out_mult, out_shift, act_min, act_max, size)."""
+    args = [
+        site.input(0),
+        site.input(1),
+        -scalar(op, "lhs_zero_point"),
+        scalar(op, "lhs_multiplier"),
+        scalar(op, "lhs_shift"),
+        -scalar(op, "rhs_zero_point"),
+        scalar(op, "rhs_multiplier"),
+        scalar(op, "rhs_shift"),
+        scalar(op, "left_shift"),
+        site.output(),
+        scalar(op, "output_zero_point"),
+        scalar(op, "multiplier"),
+        scalar(op, "shift"),
+        scalar(op, "act_min"),
+        scalar(op, "act_max"),
+        site.out_size(),
+    ]
+    return check(f"arm_elementwise_add_s8({', '.join(str(a) for a in args)})")
+
+
 CmsisNnCall = Callable[[KernelOp, CallSite, str], str]
 CMSIS_NN_CALLS: dict[str, CmsisNnCall] = {
     "arm_convolve_wrapper_s8": lambda op, site, _: conv(op, site, "arm_convolve_wrapper_s8"),
@@ -150,6 +174,7 @@ CMSIS_NN_CALLS: dict[str, CmsisNnCall] = {
     "arm_max_pool_s8": lambda op, site, _: pool(op, site, "arm_max_pool_s8"),
     "arm_avgpool_s8": lambda op, site, _: pool(op, site, "arm_avgpool_s8"),
     "arm_softmax_s8": lambda op, site, _: softmax(op, site),
+    "arm_elementwise_add_s8": lambda op, site, _: elementwise_add(op, site),
 }
 """The C form of each CMSIS-NN function select-kernels may record, keyed by its name."""
 

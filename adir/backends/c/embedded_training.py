@@ -23,7 +23,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import Float32Type, MemRefType, ModuleOp
 
 from adir.backends.c.calls import c_type
-from adir.backends.c.model import literal_list
+from adir.backends.c.literals import literal_list
 from adir.diagnostics import OpError
 
 

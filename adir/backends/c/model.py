@@ -25,7 +25,6 @@ and the kernels read it through `const float *`. Its `param_writable` is NULL.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,7 +40,6 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     StringAttr,
-    TensorType,
     UnitAttr,
 )
 from xdsl.ir import Operation
@@ -49,6 +47,14 @@ from xdsl.ir import Operation
 from adir.backends.c.calls import CALL_EMITTERS, CallEmitter, CallSite, c_float, c_type
 from adir.backends.c.cmsis_dsp import CMSIS_DSP_HEADER, cmsis_dsp_call
 from adir.backends.c.cmsis_nn import CMSIS_NN_HEADER, cmsis_nn_call
+from adir.backends.c.header import print_header
+from adir.backends.c.literals import (
+    bytes_of,
+    constant_initializer,
+    frozen_initializer,
+    literal_list,
+    size_of,
+)
 from adir.backends.c.names import (
     IDENTIFIER,
     c_comment,
@@ -57,16 +63,17 @@ from adir.backends.c.names import (
     reserved,
     table_name,
 )
-from adir.backends.c.param_blob import blob_header_lines, blob_prototypes, blob_source_lines
+from adir.backends.c.param_blob import blob_source_lines
 from adir.backends.c.size_limits import HOST, StaticBudget, check_sizes
 from adir.dense_literals import splat_value
 from adir.diagnostics import OpError
 from adir.dialects.kernel import KernelOp, ParamBufferOp
 from adir.dialects.tensor import params as p
+from adir.dialects.tensor.initializers import InitializerAttr
 from adir.interpreter.arrays import dense_to_numpy
-from adir.interpreter.initializers import sample, seed_of
+from adir.interpreter.initializers import seed_of
 from adir.param_blob import blob_entries
-from adir.param_storage import FROZEN, has_initial_table, read_constants, static_memory
+from adir.param_storage import has_initial_table, read_constants, static_memory
 
 
 @dataclass
@@ -88,48 +95,6 @@ class CModel:
         return f"{self.prefix}model.c"
 
 
-def size_of(type_: MemRefType | TensorType) -> int:
-    return math.prod(type_.get_shape())
-
-
-def bytes_of(type_: MemRefType) -> int:
-    return size_of(type_) * type_.element_type.compile_time_size  # type: ignore[attr-defined]
-
-
-def c_literal(value: float | int, element_type: object) -> str:
-    return c_float(float(value)) if isinstance(element_type, Float32Type) else str(int(value))
-
-
-def literal_list(values: np.ndarray, element_type: object) -> str:
-    """The elements of a constant as a C initializer list, 8 per line."""
-    flat = values.reshape(-1)
-    items = [c_literal(v, element_type) for v in flat]
-    if not items:
-        items = ["0"]
-    lines = [", ".join(items[i : i + 8]) for i in range(0, len(items), 8)]
-    return "{\n    " + ",\n    ".join(lines) + "\n}"
-
-
-def constant_initializer(value: DenseIntOrFPElementsAttr, count: int) -> str:
-    """The C initializer of a constant table of `count` elements. A splat of more than one
-    line is never expanded into numbers (see `splat_initializer`)."""
-    element_type = value.get_element_type()
-    splat = splat_value(value)
-    if splat is None or count <= 8:
-        return literal_list(dense_to_numpy(value, np.dtype(np.float32)), element_type)
-    return splat_initializer(c_literal(splat, element_type), count, not any(value.data.data))
-
-
-def splat_initializer(item: str, count: int, zero_bits: bool) -> str:
-    """`count` copies of the literal `item`: `{0}` when its bits are all zero (C zeroes the
-    rest), else one printed line repeated (the table stays `const`, in flash)."""
-    if zero_bits:
-        return f"{{{item}}}"
-    line = ", ".join([item] * 8)
-    lines = [line] * (count // 8) + ([", ".join([item] * (count % 8))] if count % 8 else [])
-    return "{\n    " + ",\n    ".join(lines) + "\n}"
-
-
 LibraryCall = Callable[[KernelOp, CallSite, str, str], str]
 LIBRARY_CALLS: dict[str, LibraryCall] = {
     "cmsis-dsp": lambda op, site, function, build: cmsis_dsp_call(op, site, function),
@@ -137,23 +102,6 @@ LIBRARY_CALLS: dict[str, LibraryCall] = {
 }
 """How the call of each library besides adir's own is printed: (op, site, function, CMSIS-NN's
 build) -> the statement."""
-
-
-def frozen_initializer(op: p.ParamOp) -> str:
-    """The C initializer of a frozen parameter (`adir/param_storage.py`): its dense data, or
-    the values of its seedless initializer (`#adir.zeros`, `#adir.fill`)."""
-    count = max(size_of(op.type), 1)
-    init = op.initial_value
-    if isinstance(init, DenseIntOrFPElementsAttr):
-        return constant_initializer(init, count)
-    shape = tuple(op.type.get_shape())
-    if not isinstance(init, p.InitializerAttr) or init.draw(shape).random:
-        raise OpError(op, f"C backend: no constant form for the initial value {init}")
-    values = sample(init, shape).reshape(-1)
-    bits = values.view(np.uint32)
-    if count <= 8 or not (bits == bits[0]).all():
-        return literal_list(values, op.type.element_type)
-    return splat_initializer(c_float(float(values[0])), count, bool(bits[0] == 0))
 
 
 class ModelPrinter:
@@ -363,7 +311,7 @@ class ModelPrinter:
                 else:
                     lines.append(f"memcpy({name}, {name}_initial, sizeof {name});")
                 continue
-            if not isinstance(init, p.InitializerAttr):
+            if not isinstance(init, InitializerAttr):
                 raise OpError(op, f"C backend: no C initializer for {init}")
             # adir_init_<kind>(data, size, parameters..., stream): the same draw as the
             # interpreter's (adir/interpreter/initializers.py), bit for bit.
@@ -551,79 +499,6 @@ class ModelPrinter:
             "}",
         ]
 
-    # -- the header -----------------------------------------------------------------------
-
-    def header(self, arena_bytes: int) -> str:
-        m, pre = self.macro, self.prefix
-        guard = f"{m}MODEL_H" if m else "ADIR_MODEL_H"
-        persistent = self.memory.ram_params
-        frozen = self.memory.by_kind[FROZEN]
-        out = [
-            f"/* {pre}model.h: the API of the generated model (adir); do not edit.",
-            " *",
-            " * Subnormal floats are kept (IEEE 754, as adir's interpreter and PyTorch compute).",
-            " * Built with -DADIR_FLUSH_DENORMALS, each function of the model (not init or the",
-            " * accessors) sets the FPU's flush-to-zero mode on entry and restores the caller's",
-            " * on return (x86 MXCSR FTZ and DAZ, the Arm FZ bit; adir_float_mode.h): faster",
-            " * where subnormals are slow (Adam's decaying moments on x86), and what",
-            " * Session(module, flush_denormals=True) computes. */",
-            f"#ifndef {guard}",
-            f"#define {guard}",
-            "",
-            "#include <stddef.h>",
-            "#include <stdint.h>",
-            "",
-            "/* Bytes of the arena (transient buffers), of the parameters and optimizer state in",
-            " * RAM, and of the frozen parameters (constants: flash). */",
-            f"#define {m}ARENA_BYTES {arena_bytes}",
-            f"#define {m}PERSISTENT_BYTES {persistent}",
-            f"#define {m}FROZEN_BYTES {frozen}",
-            *blob_header_lines(pre, self.blob),
-            "",
-            "/* Parameters and optimizer state, by index: element counts. */",
-            f"#define {m}NUM_PARAMS {len(self.params)}",
-        ]
-        for index, op in enumerate(self.params):
-            index_macro, size_macro = self.names.param_macros[op.sym_name.data]
-            out.append(f"#define {index_macro} {index}")
-            out.append(f"#define {size_macro} {size_of(op.type)}")
-        for op in self.functions:
-            macros = self.names.argument_macros[op.sym_name.data]
-            for arg, size_macro in zip(op.body.block.args, macros, strict=True):
-                out.append(f"#define {size_macro} {size_of(arg.type)}")  # type: ignore[arg-type]
-        out += [
-            "",
-            "#ifdef __cplusplus",
-            'extern "C" {',
-            "#endif",
-            "",
-            "/* Give every parameter in RAM its initial values (its data, or a draw from its",
-            " * initializer) and zero the optimizer state; call it again to reset the model. Seed",
-            " * 0 gives the values written in the IR (the interpreter's); other seeds shift every",
-            " * parameter's stream. Frozen parameters are constants. Call before anything else. */",
-            f"void {pre}init(uint32_t seed);",
-            "",
-            "/* The values of parameter `index` (float32, row-major), read only: read them to save",
-            " * a model. Its storage to write, to load a model: NULL for a frozen parameter (no",
-            " * function writes it, so it is a constant, in flash). Its name and element count.",
-            " * NULL and 0 past the last. */",
-            f"const float *{pre}param_data(size_t index);",
-            f"float *{pre}param_writable(size_t index);",
-            f"const char *{pre}param_name(size_t index);",
-            f"size_t {pre}param_size(size_t index);",
-            "",
-            *blob_prototypes(pre),
-            "",
-            f"#ifdef {m}CALLER_ARENA",
-            f"/* Use `arena` ({m}ARENA_BYTES bytes, 8-byte aligned) for the transient buffers. */",
-            f"void {pre}set_arena(void *arena);",
-            "#endif",
-        ]
-        for doc, prototype in self.prototypes:
-            out += ["", doc, prototype + ";"]
-        out += ["", "#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */"]
-        return "\n".join(out) + "\n"
-
 
 def print_model(module: ModuleOp, prefix: str = "", budget: StaticBudget = HOST) -> CModel:
     """The C of a planned module (raises `OpError` at the first op C cannot express, or whose
@@ -639,4 +514,4 @@ def print_model(module: ModuleOp, prefix: str = "", budget: StaticBudget = HOST)
     arena_bytes = printer.arena_bytes()
     check_sizes(module, arena_bytes if printer.uses_arena else 0, budget)
     source = printer.source(arena_bytes)  # also collects the prototypes for the header
-    return CModel(prefix, printer.header(arena_bytes), source, printer.libraries)
+    return CModel(prefix, print_header(printer, arena_bytes), source, printer.libraries)

@@ -8,7 +8,7 @@ type that holds it, and that the static data fits where the build puts it.
   `int32_t` in C that compiles clean and computes the wrong thing.
 - Integer properties have C types of their own (a dropout seed is `uint64_t`, a schedule's
   step size `int64_t`); the emitters that pass one as `int32_t` check what they derive from
-  it (`calls/conv_and_pool.py`: padded sizes and windows; `calls/matmul_and_shape.py`: the
+  it (`calls/conv_and_pool.py`: padded sizes and windows; `calls/data_movement.py`: the
   dims and strides of a strided walk).
 - The static data (the arena, the parameters and optimizer state in RAM, the frozen
   parameters, constant tables and initial values in flash: `adir/param_storage.py`) at most

@@ -10,20 +10,23 @@ from xdsl.ir import Dialect
 
 from adir.dialects.tensor.activations import ACTIVATIONS_OPS
 from adir.dialects.tensor.conv_and_pool import CONV_AND_POOL_OPS
+from adir.dialects.tensor.data_movement import DATA_MOVEMENT_OPS
 from adir.dialects.tensor.elementwise import ELEMENTWISE_OPS
 from adir.dialects.tensor.embedding import EMBEDDING_OPS
+from adir.dialects.tensor.initializers import INITIALIZERS
 from adir.dialects.tensor.losses import LOSSES_OPS
-from adir.dialects.tensor.matmul_and_shape import MATMUL_AND_SHAPE_OPS
+from adir.dialects.tensor.matmul import MATMUL_OPS
 from adir.dialects.tensor.normalization import NORMALIZATION_OPS
 from adir.dialects.tensor.optimizers import OPTIMIZERS_OPS
-from adir.dialects.tensor.params import INITIALIZERS, PARAM_OPS
+from adir.dialects.tensor.params import PARAM_OPS
 from adir.dialects.tensor.quantized import QUANTIZED_OPS
 from adir.dialects.tensor.reductions import REDUCTIONS_OPS
 
 ADIR_OPS = [
     *PARAM_OPS,
     *ELEMENTWISE_OPS,
-    *MATMUL_AND_SHAPE_OPS,
+    *MATMUL_OPS,
+    *DATA_MOVEMENT_OPS,
     *REDUCTIONS_OPS,
     *ACTIVATIONS_OPS,
     *LOSSES_OPS,

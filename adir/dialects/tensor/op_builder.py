@@ -12,8 +12,8 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from adir.dense_literals import splat, splat_value
+from adir.dialects.tensor import data_movement as dm
 from adir.dialects.tensor import elementwise as ew
-from adir.dialects.tensor import matmul_and_shape as ms
 from adir.dialects.tensor import reductions as red
 
 
@@ -46,7 +46,7 @@ class TensorBuilder:
         # constants the block already has.
         self._constants: dict[tuple[float, tuple[int, ...]], SSAValue] = {}
         for op in block.ops:
-            if not isinstance(op, ms.ConstantOp) or op.value.get_element_type() != f32:
+            if not isinstance(op, dm.ConstantOp) or op.value.get_element_type() != f32:
                 continue
             # By bits, not by value (-0.0 is not 0.0), and without unpacking every element.
             if (value := splat_value(op.value)) is not None:
@@ -65,7 +65,7 @@ class TensorBuilder:
         """An f32 constant (a splat when `shape` is not scalar)."""
         key = (float(np.float32(value)), tuple(shape))
         if key not in self._constants:
-            self._constants[key] = self.emit(ms.ConstantOp(splat(TensorType(f32, shape), value)))
+            self._constants[key] = self.emit(dm.ConstantOp(splat(TensorType(f32, shape), value)))
         return self._constants[key]
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -95,9 +95,9 @@ class TensorBuilder:
     def reshape(self, a: SSAValue, shape: Sequence[int]) -> SSAValue:
         if static_shape(a) == tuple(shape):
             return a
-        return self.emit(ms.ReshapeOp(a, shape))
+        return self.emit(dm.ReshapeOp(a, shape))
 
     def broadcast_to(self, a: SSAValue, shape: Sequence[int]) -> SSAValue:
         if static_shape(a) == tuple(shape):
             return a
-        return self.emit(ms.BroadcastToOp(a, shape))
+        return self.emit(dm.BroadcastToOp(a, shape))

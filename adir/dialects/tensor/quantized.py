@@ -432,6 +432,65 @@ class QAvgpool2dOp(QPoolOp):
     name = "adir.qavgpool2d"
 
 
+# --- elementwise sum ---------------------------------------------------------------------
+
+
+@irdl_op_definition
+class QAddOp(QuantizedOp):
+    """`lhs + rhs` of two int8 tensors of one shape, each at its own scale, as TFLite's int8 ADD
+    and CMSIS-NN's arm_elementwise_add_s8 compute it: each operand less its zero point, times
+    2^left_shift, brought to a common scale by its `multiplier` and `shift` (2 max(s1, s2) as
+    the unit: both below 1, shifts <= 0); the int32 sum to the output's scale by the output
+    `multiplier` and `shift`; plus the output zero point, clamped to [act_min, act_max]. Each
+    product is MultiplyByQuantizedMultiplier's (the qconv2d's rounding)."""
+
+    name = "adir.qadd"
+    lhs = operand_def(AnyTensor)
+    rhs = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    lhs_zero_point = prop_def(IntegerAttr[I32])
+    rhs_zero_point = prop_def(IntegerAttr[I32])
+    output_zero_point = prop_def(IntegerAttr[I32])
+    lhs_multiplier = prop_def(IntegerAttr[I32])
+    lhs_shift = prop_def(IntegerAttr[I32])
+    rhs_multiplier = prop_def(IntegerAttr[I32])
+    rhs_shift = prop_def(IntegerAttr[I32])
+    multiplier = prop_def(IntegerAttr[I32])
+    shift = prop_def(IntegerAttr[I32])
+    left_shift = prop_def(IntegerAttr[I32], default_value=_i32(20))
+    act_min = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MIN))
+    act_max = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MAX))
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, properties: dict[str, int]):
+        super().__init__([lhs, rhs], {k: _i32(v) for k, v in properties.items()})
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.require_element(0, 8, "lhs")
+        self.require_element(1, 8, "rhs")
+        for name in ("lhs_zero_point", "rhs_zero_point", "output_zero_point"):
+            self.int_prop(name)
+        if self.int_prop("act_min") > self.int_prop("act_max"):
+            raise VerifyException(
+                f"{self.name}: act_min {self.act_min.value.data} exceeds act_max "
+                f"{self.act_max.value.data}"
+            )
+        # (q - zp) * 2^left_shift stays within int32 for every int8 q and zero point.
+        self.int_prop("left_shift", 0, 22)
+        for name in ("lhs_multiplier", "rhs_multiplier", "multiplier"):
+            m = self.int_prop(name, 0, MULTIPLIER_MAX)
+            if m and m < MULTIPLIER_MIN:
+                raise VerifyException(f"{self.name}: {name} {m} is not 0 or in [2^30, 2^31 - 1]")
+        for name in ("lhs_shift", "rhs_shift", "shift"):
+            self.int_prop(name, SHIFT_MIN, 0)  # multipliers below 1, as TFLite's ADD has them
+        lhs, rhs = self.operand_shape(0), self.operand_shape(1)
+        if lhs is not None and rhs is not None and lhs != rhs:
+            raise VerifyException(
+                f"{self.name}: operands of shapes {format_shape(lhs)} and {format_shape(rhs)} "
+                "differ (no broadcasting)"
+            )
+        return [tensor_type(i8, lhs if lhs is not None else rhs)]
+
+
 # --- elementwise by table, and layout ------------------------------------------------------
 
 
@@ -575,6 +634,7 @@ QUANTIZED_OPS = [
     QConv2dOp,
     QMaxpool2dOp,
     QAvgpool2dOp,
+    QAddOp,
     QLookupOp,
     QReshapeOp,
     QTransposeOp,

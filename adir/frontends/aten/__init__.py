@@ -11,10 +11,11 @@ log_softmax, gather and where.
 from adir.frontends.aten import (  # noqa: F401  (importing registers the handlers)
     activations,
     conv_and_pool,
+    data_movement,
     elementwise,
     embedding,
     losses,
-    matmul_and_shape,
+    matmul,
     normalization,
     reductions,
 )

@@ -64,9 +64,10 @@ from xdsl.utils.exceptions import PassFailedException
 from adir.diagnostics import OpError, PassOptionError
 from adir.dialects.tensor import elementwise as ew
 from adir.dialects.tensor import reductions as red
+from adir.dialects.tensor.initializers import ZerosInit
 from adir.dialects.tensor.op_builder import TensorBuilder, name_value
 from adir.dialects.tensor.optimizers import SCHEDULES, LrScheduleOp
-from adir.dialects.tensor.params import LoadOp, ParamOp, StoreOp, ZerosInit
+from adir.dialects.tensor.params import LoadOp, ParamOp, StoreOp
 from adir.param_storage import OPTIMIZER_STATE
 from adir.passes.insert_optimizer.updates import (
     BiasCorrections,

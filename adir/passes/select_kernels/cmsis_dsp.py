@@ -17,6 +17,13 @@ floating-point sum, so the CMSIS build trains like the reference build.
     sgd_update                       adir_cmsis_sgd_update            no weight decay or clipping
     matmul_sgd_update {transpose_a}  adir_cmsis_matmul_sgd_update     the same, no transpose_b
 
+Legal is not enough on a target where adir's own kernel is faster: `ADIR_FASTER` lists, per
+target, the calls that lost to adir's kernels in instructions per call (measured under QEMU
+with `tools/cortex_m_report.py --per-kernel`, docs/cortex_m.md), and the rule refuses them
+there with the figures. On the Cortex-M4F, CMSIS-DSP keeps the flat add/sub/mul/neg and the
+sums; its matmuls, relu, copies and SGD updates lose. Elsewhere (the host, where the CMSIS
+build exists to be tested, and Helium cores, not measured) a legal call is chosen.
+
 Matrix dims are uint16_t in CMSIS-DSP: a matmul with a dim above 65535 (or of 0, which its
 do-while loops do not allow) keeps adir's kernel, and so does every op whose operands are not
 all f32. Left out on purpose: `max` (arm_max_no_idx_f32 drops nans, numpy's max keeps them),
@@ -39,8 +46,9 @@ from xdsl.dialects.builtin import DenseArrayBase, Float32Type, FloatAttr
 
 from adir.dialects.kernel import KernelOp
 from adir.dialects.tensor import activations as act
+from adir.dialects.tensor import data_movement as dm
 from adir.dialects.tensor import elementwise as ew
-from adir.dialects.tensor import matmul_and_shape as mm
+from adir.dialects.tensor import matmul as mm
 from adir.dialects.tensor import optimizers as opt
 from adir.dialects.tensor import reductions as red
 from adir.dialects.tensor.base import TensorOp
@@ -52,17 +60,65 @@ UINT16_MAX = 2**16 - 1
 FloatRule = Callable[[KernelOp, KernelTarget], Use | Refuse]
 
 
+# ADIR_FASTER[target][(tensor op, call)]: why adir's kernel is chosen over a legal CMSIS-DSP
+# call on that target. Instructions per call under QEMU's mps2-an386 (arm-none-eabi-gcc 12.2
+# -O2, the seed MLP's and LeNet-5's SGD steps at batch 1, docs/cortex_m.md), adir's against
+# CMSIS-DSP's. The calls CMSIS-DSP keeps there won at every shape measured: arm_add_f32 (627
+# against 707 at 120 elements), the sums (arm_copy_f32 360 against 4,120 at 1x120;
+# adir_cmsis_sum_rows 9,627 against 24,213 at 6x576); arm_sub_f32, arm_mult_f32 and
+# arm_negate_f32 are arm_add_f32's loop.
+_M4_MATMUL_NT = (
+    "slower than adir's on cortex-m4f: 63,627 against 94,333 instructions at 1x784 by "
+    "32x784, 81,680 against 115,867 at 1x256 by 120x256 (it wins only at 1x32 by 10x32, "
+    "1,520 against 1,640)"
+)
+_M4_COPY = "slower than adir's on cortex-m4f: 760 against 547 instructions at 1x16x4x4"
+ADIR_FASTER: dict[str, dict[tuple[type[TensorOp], str | None], str]] = {
+    "cortex-m4f": {
+        (mm.MatmulOp, "adir_cmsis_matmul"): (
+            "slower than adir's on cortex-m4f: 77,240 against 181,080 instructions at 1x120 "
+            "by 120x256, 1,547 against 2,573 at 1x10 by 10x32"
+        ),
+        (mm.MatmulOp, "adir_cmsis_matmul_nt"): _M4_MATMUL_NT,
+        (act.ReluOp, "arm_clip_f32"): (
+            "slower than adir's on cortex-m4f: 27,640 against 41,467 instructions at 3456 elements"
+        ),
+        (dm.ReshapeOp, "arm_copy_f32"): _M4_COPY,
+        (dm.FlattenOp, "arm_copy_f32"): _M4_COPY,
+        (opt.SgdUpdateOp, "adir_cmsis_sgd_update"): (
+            "slower than adir's on cortex-m4f: 12,920 against 23,867 instructions at 2400 "
+            "elements (two passes, arm_scale_f32 and arm_sub_f32)"
+        ),
+        (opt.MatmulSgdUpdateOp, "adir_cmsis_matmul_sgd_update"): (
+            "slower than adir's on cortex-m4f: 159,893 against 363,627 instructions at 32x784, "
+            "k = 1 (the gradient in a buffer, then two passes)"
+        ),
+    },
+}
+
+
 def float32_only(*tensor_ops: type[TensorOp]) -> Callable[[FloatRule], Rule]:
-    """Register a CMSIS-DSP rule for these ops, refusing every op with a non-f32 operand."""
+    """Register a CMSIS-DSP rule for these ops, refusing every op with a non-f32 operand, and
+    every call that `ADIR_FASTER` says is slower than adir's kernel on the target."""
 
     def register(rule: FloatRule) -> Rule:
-        def checked(op: KernelOp, target: KernelTarget) -> Use | Refuse:
-            values = (*op.ins, *op.outs)
-            if not all(isinstance(v.type.element_type, Float32Type) for v in values):  # type: ignore[attr-defined]
-                return Refuse("not float32")
-            return rule(op, target)
+        def checked_for(tensor_op: type[TensorOp]) -> Rule:
+            def checked(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+                values = (*op.ins, *op.outs)
+                if not all(isinstance(v.type.element_type, Float32Type) for v in values):  # type: ignore[attr-defined]
+                    return Refuse("not float32")
+                verdict = rule(op, target)
+                if isinstance(verdict, Use):
+                    faster = ADIR_FASTER.get(target.name, {}).get((tensor_op, verdict.call))
+                    if faster is not None:
+                        return Refuse(f"{verdict.call}: {faster}")
+                return verdict
 
-        return judges("cmsis-dsp", *tensor_ops)(checked)
+            return checked
+
+        for tensor_op in tensor_ops:
+            judges("cmsis-dsp", tensor_op)(checked_for(tensor_op))
+        return rule
 
     return register
 
@@ -112,7 +168,7 @@ float32_only(ew.NegOp)(always("arm_negate_f32"))
 # arm_clip_f32 keeps x unless x > high or x < low: with [0, +inf], a nan and -0.0 pass as they
 # pass the reference `x < 0 ? 0 : x`, and everything else is the same too.
 float32_only(act.ReluOp)(always("arm_clip_f32"))
-float32_only(mm.ReshapeOp, mm.FlattenOp)(always("arm_copy_f32"))
+float32_only(dm.ReshapeOp, dm.FlattenOp)(always("arm_copy_f32"))
 
 
 @float32_only(red.SumOp)

@@ -17,6 +17,7 @@ arena like any other transient buffer, live only across its call.
     qmaxpool2d                     arm_max_pool_s8                   padding as TFLite's
     qavgpool2d                     arm_avgpool_s8                    padding as TFLite's
     qsoftmax                       arm_softmax_s8                    rows of 1 to 511 entries
+    qadd                           arm_elementwise_add_s8            always
 
 The dtype and zero-point checks are TVM's CMSIS-NN partitioner's (int8 data and weights, int32
 bias, weight zero point 0, which the quantized family guarantees) plus CMSIS-NN's own argument
@@ -27,7 +28,9 @@ the sizes, as TFLite's SAME and VALID padding are, so the bottom (right) padding
 TVM's partitioner) do not take it. Per-channel fully-connected layers stay too (CMSIS-NN's
 per-channel variant is recent). A softmax row longer than 511 entries stays too: its sum of
 exps may reach 2^28, where arm_softmax_s8 shifts an int32 by 32 bits or more (undefined in C;
-adir's kernel gives the exact quotient, 0). quantize, dequantize, qlookup, qreshape and
+adir's kernel gives the exact quotient, 0). arm_elementwise_add_s8 is TFLite's int8 ADD, as
+qadd: its offsets (-zero points) are in [-127, 128], its multipliers below 1, its shifts <= 0,
+which qadd's verifier guarantees. quantize, dequantize, qlookup, qreshape and
 qtranspose have no CMSIS-NN s8 counterpart with the same arithmetic and stay on the reference
 kernels. arm_softmax_s8 takes the softmax's integers as they are: num_rows = the product of the
 leading dims, row_size = the last, mult = multiplier, shift = the left shift, diff_min.
@@ -213,6 +216,11 @@ def softmax(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     if 0 in x:
         return Refuse("empty rows")
     return Use("arm_softmax_s8")
+
+
+@judges("cmsis-nn", q.QAddOp)
+def add(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    return Use("arm_elementwise_add_s8")
 
 
 def add_scratch(kernel: KernelOp, size: int) -> None:

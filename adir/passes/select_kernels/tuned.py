@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import IntegerAttr
 
 from adir.dialects.kernel import KernelOp
 from adir.dialects.tensor import conv_and_pool as cp
-from adir.dialects.tensor import matmul_and_shape as mm
+from adir.dialects.tensor import matmul as mm
 from adir.dialects.tensor import optimizers as opt
 from adir.passes.select_kernels.rules import Refuse, Use, in_shape, ints, judges, out_shape
 from adir.passes.select_kernels.targets import KernelTarget

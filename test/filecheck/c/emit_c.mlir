@@ -8,7 +8,7 @@
 // QUIET: {{^ *}}0{{$}}
 // CHECK: adir_init.h
 // CHECK: adir_kernels.h
-// CHECK: adir_matmul_and_shape.c
+// CHECK: adir_matmul.c
 // CHECK: net_main.c
 // CHECK: net_model.c
 // CHECK: net_model.h

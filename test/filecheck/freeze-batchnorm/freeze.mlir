@@ -7,6 +7,7 @@
 // RUN: adir-opt %s --split-input-file --autodiff | filecheck %s --check-prefix=SHORTCUT
 // RUN: adir-opt %s --split-input-file --autodiff --train-frozen-batchnorm | filecheck %s --check-prefix=TRAIN
 // RUN: not adir-opt %s --split-input-file --train-frozen-batchnorm 2>&1 | filecheck %s --check-prefix=FLAG
+// RUN: adir-opt %s --split-input-file -p 'freeze-batchnorm{trained_beta=false}' | filecheck %s --check-prefix=KEEP
 
 adir.param @w : tensor<2x1x1x1xf32> = #adir.fill<value = 0.5> {trainable = false}
 adir.param @b : tensor<2xf32> = #adir.fill<value = 0.25> {trainable = false}
@@ -65,6 +66,42 @@ adir.param @var : tensor<2xf32> = #adir.fill<value = 1.0> {trainable = false}
 // CHECK-NEXT:    adir.store %m2, @mean
 // CHECK-NEXT:    adir.store %v2, @var
 func.func @trainable_gamma(%x: tensor<4x2xf32>) -> tensor<f32> attributes {adir.loss} {
+  %gamma = adir.load @gamma : tensor<2xf32>
+  %beta = adir.load @beta : tensor<2xf32>
+  %mean = adir.load @mean : tensor<2xf32>
+  %var = adir.load @var : tensor<2xf32>
+  %y, %bm, %bi, %m2, %v2 = adir.batchnorm %x, %gamma, %beta, %mean, %var : tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32> -> (tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+  adir.store %m2, @mean : tensor<2xf32>
+  adir.store %v2, @var : tensor<2xf32>
+  %loss = adir.mse %y, %x : tensor<4x2xf32>, tensor<4x2xf32> -> tensor<f32>
+  func.return %loss : tensor<f32>
+}
+
+// -----
+
+// A frozen gamma and a trained beta (`--train=bias`): eval form, the beta a per-channel bias,
+// no running-statistic store; `trained_beta=false` keeps it in training mode.
+adir.param @gamma : tensor<2xf32> = #adir.fill<value = 2.0> {trainable = false}
+adir.param @beta : tensor<2xf32> = #adir.fill<value = 1.0>
+adir.param @mean : tensor<2xf32> = #adir.zeros {trainable = false}
+adir.param @var : tensor<2xf32> = #adir.fill<value = 1.0> {trainable = false}
+
+// CHECK-LABEL:  func.func @trained_beta
+// CHECK-NEXT:     %gamma = adir.load @gamma
+// CHECK-NEXT:     %beta = adir.load @beta
+// CHECK-NEXT:     %mean = adir.load @mean
+// CHECK-NEXT:     %var = adir.load @var
+// CHECK-NEXT:     %y = adir.batchnorm_eval %x, %gamma, %beta, %mean, %var
+// CHECK-NEXT:     %loss = adir.mse %y, %x
+// SHORTCUT-LABEL: func.func @trained_beta_grad
+// SHORTCUT-NOT:   adir.batchnorm_grad
+// SHORTCUT:       adir.batchnorm_eval
+// SHORTCUT-NOT:   adir.batchnorm_grad
+// SHORTCUT:       func.return
+// KEEP-LABEL:     func.func @trained_beta
+// KEEP:           adir.batchnorm %x, %gamma, %beta, %mean, %var
+// KEEP-NEXT:      adir.store %m2, @mean
+func.func @trained_beta(%x: tensor<4x2xf32>) -> tensor<f32> attributes {adir.loss} {
   %gamma = adir.load @gamma : tensor<2xf32>
   %beta = adir.load @beta : tensor<2xf32>
   %mean = adir.load @mean : tensor<2xf32>

@@ -160,10 +160,11 @@ def flag(value: object) -> int:
 from adir.backends.c.calls import (  # noqa: E402, F401
     activations,
     conv_and_pool,
+    data_movement,
     elementwise,
     embedding,
     losses,
-    matmul_and_shape,
+    matmul,
     normalization,
     optimizers,
     quantized,

@@ -103,6 +103,18 @@ def qpool2d(op: KernelOp, site: CallSite) -> str:
     )
 
 
+@emits(q.QAddOp)
+def qadd(op: KernelOp, site: CallSite) -> str:
+    names = ("lhs_zero_point", "rhs_zero_point", "output_zero_point", "lhs_multiplier")
+    names += ("lhs_shift", "rhs_multiplier", "rhs_shift", "multiplier", "shift", "left_shift")
+    return site.call(
+        "qadd",
+        *site.buffers(),
+        f"{site.out_size()}u",
+        *(scalar(op, name) for name in (*names, "act_min", "act_max")),
+    )
+
+
 @emits(q.QLookupOp)
 def qlookup(op: KernelOp, site: CallSite) -> str:
     return site.call("qlookup", *site.buffers(), f"{site.out_size()}u")

@@ -38,7 +38,8 @@
 #define ADIR_MAX_RANK 8
 
 #include "adir_elementwise.h"
-#include "adir_matmul_and_shape.h"
+#include "adir_matmul.h"
+#include "adir_data_movement.h"
 #include "adir_reductions.h"
 #include "adir_activations.h"
 #include "adir_losses.h"

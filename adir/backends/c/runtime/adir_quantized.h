@@ -82,6 +82,17 @@ void adir_qavgpool2d(const int8_t *x, int8_t *y, int32_t batch, int32_t height, 
 #define ADIR_QAVGPOOL2D adir_qavgpool2d
 #endif
 
+/* TFLite's int8 ADD of two tensors of `size` entries: each (x - zero point) * 2^left_shift
+ * brought to the common scale by its multiplier and shift (<= 0), the sum to the output's,
+ * plus the output zero point, clamped to [act_min, act_max]. */
+void adir_qadd(const int8_t *a, const int8_t *b, int8_t *y, size_t size, int32_t a_zero_point,
+               int32_t b_zero_point, int32_t output_zero_point, int32_t a_multiplier,
+               int32_t a_shift, int32_t b_multiplier, int32_t b_shift, int32_t multiplier,
+               int32_t shift, int32_t left_shift, int32_t act_min, int32_t act_max);
+#ifndef ADIR_QADD
+#define ADIR_QADD adir_qadd
+#endif
+
 /* y[k] = table[x[k] + 128]. */
 void adir_qlookup(const int8_t *x, const int8_t *table, int8_t *y, size_t size);
 #ifndef ADIR_QLOOKUP

@@ -4,10 +4,11 @@ Importing this package registers every rule in `VJP_RULES`."""
 from adir.passes.autodiff.rules import (  # noqa: F401  (importing registers the rules)
     activations,
     conv_and_pool,
+    data_movement,
     elementwise,
     embedding,
     losses,
-    matmul_and_shape,
+    matmul,
     normalization,
     reductions,
 )

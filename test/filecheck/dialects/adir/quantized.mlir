@@ -36,3 +36,10 @@ func.func @family(%x: tensor<1x4x4x2xf32>, %w: tensor<3x2x2x2xi8>, %dw: tensor<1
   %12 = adir.dequantize %11 {scale = 0.25 : f32, zero_point = 0 : i32} : tensor<1x5xi8> -> tensor<1x5xf32>
   func.return %12 : tensor<1x5xf32>
 }
+
+// CHECK-LABEL: func.func @sum
+func.func @sum(%a: tensor<1x4x4x2xi8>, %b: tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi8> {
+  // CHECK-NEXT: %0 = adir.qadd %a, %b {lhs_zero_point = -3 : i32, rhs_zero_point = 5 : i32, output_zero_point = -128 : i32, lhs_multiplier = 1073741824 : i32, lhs_shift = 0 : i32, rhs_multiplier = 1431655765 : i32, rhs_shift = -1 : i32, multiplier = 1288490189 : i32, shift = -18 : i32} : tensor<1x4x4x2xi8>
+  %0 = adir.qadd %a, %b {lhs_zero_point = -3 : i32, rhs_zero_point = 5 : i32, output_zero_point = -128 : i32, lhs_multiplier = 1073741824 : i32, lhs_shift = 0 : i32, rhs_multiplier = 1431655765 : i32, rhs_shift = -1 : i32, multiplier = 1288490189 : i32, shift = -18 : i32, act_min = -128 : i32} : tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8> -> tensor<1x4x4x2xi8>
+  func.return %0 : tensor<1x4x4x2xi8>
+}

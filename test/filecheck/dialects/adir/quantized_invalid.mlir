@@ -102,3 +102,19 @@ func.func @reshape_count(%x: tensor<2x3xi8>) {
   func.return
 }
 // CHECK: quantized_invalid.mlir:101:3: error: adir.qreshape: cannot reshape 2x3 to 5
+
+// -----
+
+func.func @qadd_shapes_differ(%a: tensor<4xi8>, %b: tensor<2x2xi8>) {
+  %0 = adir.qadd %a, %b {lhs_zero_point = 0 : i32, rhs_zero_point = 0 : i32, output_zero_point = 0 : i32, lhs_multiplier = 1073741824 : i32, lhs_shift = 0 : i32, rhs_multiplier = 1073741824 : i32, rhs_shift = 0 : i32, multiplier = 1073741824 : i32, shift = -19 : i32} : tensor<4xi8>, tensor<2x2xi8> -> tensor<4xi8>
+  func.return
+}
+// CHECK: quantized_invalid.mlir:109:3: error: adir.qadd: operands of shapes 4 and 2x2 differ (no broadcasting)
+
+// -----
+
+func.func @qadd_multiplier_above_one(%a: tensor<4xi8>, %b: tensor<4xi8>) {
+  %0 = adir.qadd %a, %b {lhs_zero_point = 0 : i32, rhs_zero_point = 0 : i32, output_zero_point = 0 : i32, lhs_multiplier = 1073741824 : i32, lhs_shift = 0 : i32, rhs_multiplier = 1073741824 : i32, rhs_shift = 0 : i32, multiplier = 1073741824 : i32, shift = 2 : i32} : tensor<4xi8>, tensor<4xi8> -> tensor<4xi8>
+  func.return
+}
+// CHECK: quantized_invalid.mlir:117:3: error: adir.qadd: shift 2 is not in [-31, 0]

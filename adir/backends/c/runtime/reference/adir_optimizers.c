@@ -50,9 +50,31 @@ void adir_cosine_lr(const float *lr, const float *t, float *out, int64_t t_max, 
     out[0] = (float)(low + above);
 }
 
+/* base^n for a whole number n, by squaring: about log2(n) double multiplies. pow() gives the
+ * same float after 1 - x is rounded (both are within a few units in the last place of a
+ * double, 2^-29 of a float's), but on a core with a single-precision FPU only (Cortex-M4F) its
+ * software double arithmetic costs about 4,000 instructions a call and this about 300
+ * (docs/cortex_m.md). Counts beyond 2^31 go to pow. */
+static double adir_whole_power(double base, double n)
+{
+    const double magnitude = fabs(n);
+    unsigned long e;
+    double power = 1.0;
+    if (!(magnitude < 2147483648.0)) {
+        return pow(base, n);
+    }
+    for (e = (unsigned long)magnitude; e != 0; e >>= 1) {
+        if (e & 1u) {
+            power *= base;
+        }
+        base *= base;
+    }
+    return n < 0.0 ? 1.0 / power : power;
+}
+
 void adir_bias_correction(const float *t, float *out, double beta)
 {
-    out[0] = (float)(1.0 - pow(beta, adir_step_count(t)));
+    out[0] = (float)(1.0 - adir_whole_power(beta, adir_step_count(t)));
 }
 
 /* -- parameter updates -------------------------------------------------------------------- */

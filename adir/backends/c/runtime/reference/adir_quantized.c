@@ -219,6 +219,24 @@ void adir_qavgpool2d(const int8_t *x, int8_t *y, int32_t batch, int32_t height, 
                  1);
 }
 
+void adir_qadd(const int8_t *a, const int8_t *b, int8_t *y, size_t size, int32_t a_zero_point,
+               int32_t b_zero_point, int32_t output_zero_point, int32_t a_multiplier,
+               int32_t a_shift, int32_t b_multiplier, int32_t b_shift, int32_t multiplier,
+               int32_t shift, int32_t left_shift, int32_t act_min, int32_t act_max)
+{
+    const int32_t unit = INT32_C(1) << left_shift;
+    size_t k;
+    for (k = 0; k < size; ++k) {
+        /* (x - zero point) is within [-255, 255]: times 2^left_shift (<= 22) fits in int32. */
+        const int32_t a_shifted = ((int32_t)a[k] - a_zero_point) * unit;
+        const int32_t b_shifted = ((int32_t)b[k] - b_zero_point) * unit;
+        const int32_t sum = adir_requantize(a_shifted, a_multiplier, a_shift)
+                            + adir_requantize(b_shifted, b_multiplier, b_shift);
+        y[k] = adir_clamp_int8(adir_requantize(sum, multiplier, shift) + output_zero_point,
+                               act_min, act_max);
+    }
+}
+
 void adir_qlookup(const int8_t *x, const int8_t *table, int8_t *y, size_t size)
 {
     size_t k;

@@ -19,7 +19,19 @@
 #define ADIR_DOT_COLS 4
 #define ADIR_DOT_LANES 4
 #define ADIR_DOT_ROW_UNROLL_TILE 1
+/* Two steps of 4 lanes per turn of a batch of one's loop over k: 13 fewer pointer increments
+ * and loop tests for every 32 multiply-adds (2.47 instructions a multiply-add, from 2.69;
+ * the same sums in the same order). */
+#define ADIR_DOT_ROW_STEPS 2
 
+/* A row of a plain-b product below the last GEMM tile (a batch of one's input gradient, dy W):
+ * 16 columns' sums in S registers while k runs (one load of a, 16 of b, 16 VFMA and two
+ * pointer steps a row of b), where the stream loaded and stored c at every multiply-add. */
+#define ADIR_STREAM_COLS 16
+
+/* The direct convolutions' tiles (adir_tuned_conv.c). The best of those tried on LeNet-5's
+ * step (docs/cortex_m.md); its weight-gradient tile (WB x TB x QB = 64 sums) still spills, which
+ * settings alone cannot mend: docs/cortex_m.md says what the kernel needs. */
 #define ADIR_CONV_OB 4
 #define ADIR_CONV_RB 1
 #define ADIR_CONV_QB 8
@@ -35,12 +47,13 @@
 #define ADIR_FMA(x, y, acc) __builtin_fmaf(x, y, acc)
 #endif
 
-/* A batch of one's weight-gradient updates in one pass (adir_tuned_updates.c): blocks of 8
+/* A batch of one's weight-gradient updates in one pass (adir_tuned_updates.c): blocks of 16
  * elements at constant offsets from one pointer per row and stream, SGD 4 rows at a time and
- * momentum and Adam 4 when in place, sharing each load of b (measured under QEMU: 6.5
- * instructions a weight for SGD, 20.8 for Adam, no spill; docs/cortex_m.md). */
+ * momentum and Adam 4 when in place, sharing each load of b (measured under QEMU: 6.4
+ * instructions a weight for SGD, 20.5 for Adam, no spill; with blocks of 8, 6.5 and 20.8:
+ * docs/cortex_m.md). The plain updates (no matmul) in one pass too, in the same blocks. */
 #define ADIR_OUTER_UPDATES 1
-#define ADIR_OUTER_BLOCK 8
+#define ADIR_OUTER_BLOCK 16
 #define ADIR_OUTER_ROWS 4
 #define ADIR_OUTER_STATE_ROWS 4
 

@@ -1,5 +1,5 @@
 /* adir_tuned_matmul.c: adir_tuned_matmul (reference: adir_matmul in
- * reference/adir_matmul_and_shape.c).
+ * reference/adir_matmul.c).
  *
  * Register-blocked loops in portable C99 that gcc and clang vectorize (at -O3, and with
  * -march=native for the widest vectors). No transpose is materialised: each layout gets the loop
@@ -98,6 +98,58 @@ static void adir_outer_stream(const float *restrict a, size_t a_col, const float
     }
 }
 
+/* A scalar core's settings header (the Cortex-M4F's) sets ADIR_STREAM_COLS: a row left below
+ * the last tile (all of a batch of one) is then computed ADIR_STREAM_COLS columns at a time,
+ * their sums in registers while p runs (one load of a and one pointer step a row of b, where
+ * the stream loads and stores c for every multiply-add). Each sum adds over p in the same
+ * order as the stream's, so the results are the same. Vector targets keep the stream, whose
+ * inner loop vectorizes. */
+#ifndef ADIR_STREAM_COLS
+#define ADIR_STREAM_COLS 0
+#endif
+
+#if ADIR_STREAM_COLS > 0
+/* c[j * c_col] = the sum over p of a[p * a_col] * b[p * b_row + j], j < ADIR_STREAM_COLS. */
+static void adir_outer_columns(const float *restrict a, size_t a_col, const float *restrict b,
+                               size_t b_row, float *restrict c, size_t c_col, int32_t k)
+{
+    float acc[ADIR_STREAM_COLS];
+    int32_t j, p;
+    ADIR_UNROLL
+    for (j = 0; j < ADIR_STREAM_COLS; ++j) {
+        acc[j] = 0.0f;
+    }
+    for (p = 0; p < k; ++p) {
+        const float x = *a;
+        ADIR_UNROLL
+        for (j = 0; j < ADIR_STREAM_COLS; ++j) {
+            acc[j] = ADIR_FMA(x, b[j], acc[j]);
+        }
+        a += a_col, b += b_row;
+    }
+    ADIR_UNROLL
+    for (j = 0; j < ADIR_STREAM_COLS; ++j) {
+        c[(size_t)j * c_col] = acc[j];
+    }
+}
+#endif
+
+/* One row of the product: ADIR_STREAM_COLS columns at a time where the target sets it, the
+ * rest (or all) by the stream. */
+static void adir_outer_row(const float *restrict a, size_t a_col, const float *restrict b,
+                           size_t b_row, float *restrict c, size_t c_col, int32_t n, int32_t k)
+{
+    int32_t j = 0;
+#if ADIR_STREAM_COLS > 0
+    for (; j + ADIR_STREAM_COLS <= n; j += ADIR_STREAM_COLS) {
+        adir_outer_columns(a, a_col, b + j, b_row, c + (size_t)j * c_col, c_col, k);
+    }
+#endif
+    if (j < n) {
+        adir_outer_stream(a, a_col, b + j, b_row, c + (size_t)j * c_col, c_col, n - j, k);
+    }
+}
+
 /* The m x n product of the outer-product form (see adir_gemm_tile for the strides). */
 static void adir_outer_product(const float *a, size_t a_row, size_t a_col, const float *b,
                                size_t b_row, float *c, size_t c_row, size_t c_col, int32_t m,
@@ -131,8 +183,8 @@ static void adir_outer_product(const float *a, size_t a_row, size_t a_col, const
         }
     }
     for (i = m - m % ADIR_GEMM_MR; i < m; ++i) {
-        adir_outer_stream(a + (size_t)i * a_row, a_col, b, b_row, c + (size_t)i * c_row, c_col,
-                          n, k);
+        adir_outer_row(a + (size_t)i * a_row, a_col, b, b_row, c + (size_t)i * c_row, c_col, n,
+                       k);
     }
 }
 
@@ -204,27 +256,51 @@ ADIR_NOINLINE static void adir_dot_tile(const float *restrict a, size_t a_row,
 #else
 #define ADIR_DOT_ROW_UNROLL
 #endif
+/* Steps of LANES elements per turn of the loop over k: more steps, fewer pointer increments
+ * and loop tests for each multiply-add (a scalar core's loads take constant offsets). Each
+ * partial sum still adds its elements in the order of k, so the result is the same. */
+#ifndef ADIR_DOT_ROW_STEPS
+#define ADIR_DOT_ROW_STEPS 1
+#endif
+
+/* acc[j][l] += a[p + l] * b_j[j][p + l] for each lane l of one step of LANES elements at p. */
+static ADIR_INLINE void adir_dot_row_step(const float *restrict a, const float *const *b_j,
+                                          int32_t p, float acc[ADIR_DOT_COLS][ADIR_DOT_LANES])
+{
+    int32_t j, l;
+    ADIR_DOT_ROW_UNROLL
+    for (l = 0; l < ADIR_DOT_LANES; ++l) {
+        const float x = a[p + l];
+        ADIR_DOT_ROW_UNROLL
+        for (j = 0; j < ADIR_DOT_COLS; ++j) {
+            acc[j][l] = ADIR_FMA(x, b_j[j][p + l], acc[j][l]);
+        }
+    }
+}
+
 static void adir_dot_row(const float *restrict a, const float *restrict b, size_t b_row,
                          float *restrict c, int32_t cols, int32_t k)
 {
     float acc[ADIR_DOT_COLS][ADIR_DOT_LANES];
     const float *b_j[ADIR_DOT_COLS];
-    int32_t j, l, p, q;
+    int32_t j, l, p = 0, q, s;
     for (j = 0; j < ADIR_DOT_COLS; ++j) {
         b_j[j] = b + (size_t)(j < cols ? j : cols - 1) * b_row;
         for (l = 0; l < ADIR_DOT_LANES; ++l) {
             acc[j][l] = 0.0f;
         }
     }
-    for (p = 0; p + ADIR_DOT_LANES <= k; p += ADIR_DOT_LANES) {
-        ADIR_DOT_ROW_UNROLL
-        for (l = 0; l < ADIR_DOT_LANES; ++l) {
-            const float x = a[p + l];
+    if (ADIR_DOT_ROW_STEPS > 1) {
+        for (; p + ADIR_DOT_ROW_STEPS * ADIR_DOT_LANES <= k;
+             p += ADIR_DOT_ROW_STEPS * ADIR_DOT_LANES) {
             ADIR_DOT_ROW_UNROLL
-            for (j = 0; j < ADIR_DOT_COLS; ++j) {
-                acc[j][l] = ADIR_FMA(x, b_j[j][p + l], acc[j][l]);
+            for (s = 0; s < ADIR_DOT_ROW_STEPS; ++s) {
+                adir_dot_row_step(a, b_j, p + s * ADIR_DOT_LANES, acc);
             }
         }
+    }
+    for (; p + ADIR_DOT_LANES <= k; p += ADIR_DOT_LANES) {
+        adir_dot_row_step(a, b_j, p, acc);
     }
     for (j = 0; j < cols; ++j) {
         float sum = 0.0f;

@@ -17,6 +17,18 @@
 
 #define ADIR_UPDATE_CHUNK 64
 
+/* A scalar core's settings header (the Cortex-M4F's) sets ADIR_OUTER_UPDATES: every update is
+ * one pass over its elements, in blocks of ADIR_OUTER_BLOCK elements at constant offsets from
+ * one pointer per stream (a batch of one's weight-gradient updates below, and the plain
+ * updates: adir_sgd_blocks, ...). */
+#ifndef ADIR_OUTER_UPDATES
+#define ADIR_OUTER_UPDATES 0
+#endif
+
+#ifndef ADIR_OUTER_BLOCK
+#define ADIR_OUTER_BLOCK 4
+#endif
+
 /* sqrtf may set errno (C99 7.12.1, for a negative argument), so gcc and clang vectorize no
  * loop that calls it unless told -fno-math-errno. Declared const here, it compiles to the
  * vector square root instruction; the value is IEEE's correctly rounded square root either
@@ -190,11 +202,106 @@ static void adir_adam_chunk(const struct adir_update *u, const float *param,
     }
 }
 
+/* One pass for a scalar core (ADIR_OUTER_UPDATES): each element read and then written, as the
+ * reference does (an output that is its input is the same buffer, so an element is read
+ * before it is written), a block of elements at constant offsets between pointer increments.
+ * Through locals and stack arrays (the chunks above) the stores and loads would cost as much as
+ * the update itself on a core that has no vectors. `regularized` is a constant in each call. */
+
+static ADIR_INLINE void adir_sgd_blocks(const struct adir_update *u, const float *param,
+                                        const float *grad, float *out, size_t n,
+                                        int regularized)
+{
+    size_t l;
+    for (; n >= ADIR_OUTER_BLOCK; n -= ADIR_OUTER_BLOCK) {
+        ADIR_UNROLL
+        for (l = 0; l < ADIR_OUTER_BLOCK; ++l) {
+            out[l] = adir_sgd_element(u, param[l], grad[l], regularized);
+        }
+        param += ADIR_OUTER_BLOCK, grad += ADIR_OUTER_BLOCK, out += ADIR_OUTER_BLOCK;
+    }
+    for (l = 0; l < n; ++l) {
+        out[l] = adir_sgd_element(u, param[l], grad[l], regularized);
+    }
+}
+
+static ADIR_INLINE void adir_momentum_blocks(const struct adir_update *u, const float *param,
+                                             const float *buf, const float *grad,
+                                             float *param_out, float *buf_out, size_t n,
+                                             int regularized)
+{
+    size_t l;
+    for (; n >= ADIR_OUTER_BLOCK; n -= ADIR_OUTER_BLOCK) {
+        ADIR_UNROLL
+        for (l = 0; l < ADIR_OUTER_BLOCK; ++l) {
+            float b;
+            const float p = adir_momentum_element(u, param[l], buf[l], grad[l], &b, regularized);
+            buf_out[l] = b;
+            param_out[l] = p;
+        }
+        param += ADIR_OUTER_BLOCK, buf += ADIR_OUTER_BLOCK, grad += ADIR_OUTER_BLOCK;
+        param_out += ADIR_OUTER_BLOCK, buf_out += ADIR_OUTER_BLOCK;
+    }
+    for (l = 0; l < n; ++l) {
+        float b;
+        const float p = adir_momentum_element(u, param[l], buf[l], grad[l], &b, regularized);
+        buf_out[l] = b;
+        param_out[l] = p;
+    }
+}
+
+/* Adam's state is read and written through the outputs' pointers when it is updated in place
+ * (one pointer fewer per stream: the core has 13 for addresses). */
+static ADIR_INLINE void adir_adam_blocks(const struct adir_update *u, const float *param,
+                                         const float *exp_avg, const float *exp_avg_sq,
+                                         const float *grad, float *param_out,
+                                         float *exp_avg_out, float *exp_avg_sq_out, size_t n,
+                                         int regularized)
+{
+    size_t l;
+    for (; n >= ADIR_OUTER_BLOCK; n -= ADIR_OUTER_BLOCK) {
+        ADIR_UNROLL
+        for (l = 0; l < ADIR_OUTER_BLOCK; ++l) {
+            float m, v;
+            const float p = adir_adam_element(u, param[l], exp_avg[l], exp_avg_sq[l], grad[l],
+                                              &m, &v, regularized);
+            exp_avg_out[l] = m;
+            exp_avg_sq_out[l] = v;
+            param_out[l] = p;
+        }
+        param += ADIR_OUTER_BLOCK, exp_avg += ADIR_OUTER_BLOCK, exp_avg_sq += ADIR_OUTER_BLOCK;
+        grad += ADIR_OUTER_BLOCK, param_out += ADIR_OUTER_BLOCK;
+        exp_avg_out += ADIR_OUTER_BLOCK, exp_avg_sq_out += ADIR_OUTER_BLOCK;
+    }
+    for (l = 0; l < n; ++l) {
+        float m, v;
+        const float p = adir_adam_element(u, param[l], exp_avg[l], exp_avg_sq[l], grad[l], &m,
+                                          &v, regularized);
+        exp_avg_out[l] = m;
+        exp_avg_sq_out[l] = v;
+        param_out[l] = p;
+    }
+}
+
+/* Whether an update has weight decay or clipping (else its loops test for neither). */
+static int adir_regularized(const struct adir_update *u)
+{
+    return u->weight_decay != 0.0f || u->clip_value > 0.0f;
+}
+
 void adir_tuned_sgd_update(const float *param, const float *grad, const float *lr, float *param_out,
                            size_t n, float weight_decay, float clip_value)
 {
     const struct adir_update u = adir_plain_update(lr, weight_decay, clip_value);
     size_t i;
+    if (ADIR_OUTER_UPDATES) {
+        if (adir_regularized(&u)) {
+            adir_sgd_blocks(&u, param, grad, param_out, n, 1);
+        } else {
+            adir_sgd_blocks(&u, param, grad, param_out, n, 0);
+        }
+        return;
+    }
     for (i = 0; i < n; i += ADIR_UPDATE_CHUNK) {
         const size_t count = n - i < ADIR_UPDATE_CHUNK ? n - i : ADIR_UPDATE_CHUNK;
         adir_sgd_chunk(&u, param + i, grad + i, param_out + i, count);
@@ -208,6 +315,14 @@ void adir_tuned_momentum_update(const float *param, const float *buf, const floa
 {
     const struct adir_update u = adir_momentum(lr, momentum, weight_decay, clip_value, nesterov);
     size_t i;
+    if (ADIR_OUTER_UPDATES) {
+        if (adir_regularized(&u)) {
+            adir_momentum_blocks(&u, param, buf, grad, param_out, buf_out, n, 1);
+        } else {
+            adir_momentum_blocks(&u, param, buf, grad, param_out, buf_out, n, 0);
+        }
+        return;
+    }
     for (i = 0; i < n; i += ADIR_UPDATE_CHUNK) {
         const size_t count = n - i < ADIR_UPDATE_CHUNK ? n - i : ADIR_UPDATE_CHUNK;
         adir_momentum_chunk(&u, param + i, buf + i, grad + i, param_out + i, buf_out + i, count);
@@ -225,6 +340,21 @@ void adir_tuned_adam_update(const float *param, const float *exp_avg, const floa
                                            beta2, eps, weight_decay, clip_value,
                                            decoupled_weight_decay);
     size_t i;
+    if (ADIR_OUTER_UPDATES) {
+        const int in_place =
+            param_out == param && exp_avg_out == exp_avg && exp_avg_sq_out == exp_avg_sq;
+        if (adir_regularized(&u)) {
+            adir_adam_blocks(&u, param, exp_avg, exp_avg_sq, grad, param_out, exp_avg_out,
+                             exp_avg_sq_out, n, 1);
+        } else if (in_place) {
+            adir_adam_blocks(&u, param_out, exp_avg_out, exp_avg_sq_out, grad, param_out,
+                             exp_avg_out, exp_avg_sq_out, n, 0);
+        } else {
+            adir_adam_blocks(&u, param, exp_avg, exp_avg_sq, grad, param_out, exp_avg_out,
+                             exp_avg_sq_out, n, 0);
+        }
+        return;
+    }
     for (i = 0; i < n; i += ADIR_UPDATE_CHUNK) {
         const size_t count = n - i < ADIR_UPDATE_CHUNK ? n - i : ADIR_UPDATE_CHUNK;
         adir_adam_chunk(&u, param + i, exp_avg + i, exp_avg_sq + i, grad + i, param_out + i,
@@ -417,15 +547,6 @@ static void adir_adam_panel(const struct adir_gradient_panel *panel, void *conte
  * stores and loads would cost as much as the update itself. Vector targets keep the panels,
  * whose chunks vectorize. Each element is rounded as the reference rounds it: the gradient is
  * its one-term sum 0 + a[i] * b[j], then the update's operations in their order. */
-
-#ifndef ADIR_OUTER_UPDATES
-#define ADIR_OUTER_UPDATES 0
-#endif
-
-/* Elements of a row updated at constant offsets from the same pointers (one block). */
-#ifndef ADIR_OUTER_BLOCK
-#define ADIR_OUTER_BLOCK 4
-#endif
 
 /* The reference's one-term sum: 0 + x * y (so a product of -0 gives +0, as there). */
 static ADIR_INLINE float adir_outer_gradient(float x, float y)
@@ -674,12 +795,6 @@ static ADIR_INLINE void adir_adam_outer(const struct adir_update *u, const float
     outs[0] = param_out, outs[1] = exp_avg_out, outs[2] = exp_avg_sq_out;
     adir_outer_update(ADIR_OUTER_ADAM, u, in, outs, a, b, m, n,
                       variant == ADIR_IN_PLACE ? ADIR_OUTER_STATE_ROWS : 1, variant);
-}
-
-/* Whether an update has weight decay or clipping (else its loops test for neither). */
-static int adir_regularized(const struct adir_update *u)
-{
-    return u->weight_decay != 0.0f || u->clip_value > 0.0f;
 }
 
 void adir_tuned_matmul_sgd_update_general(const float *param, const float *a, const float *b,

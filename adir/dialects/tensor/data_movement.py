@@ -1,7 +1,6 @@
-"""Matrix products and the ops that only move data: transpose, reshape, broadcast_to, constant,
-flatten, pad, concat, slice.
+"""The ops that only move data: transpose, reshape, broadcast_to, constant, flatten, pad,
+concat, slice (and slice_grad, its adjoint).
 
-    %y = adir.matmul %x, %w {transpose_b} : tensor<8x64xf32>, tensor<32x64xf32> -> tensor<8x32xf32>
     %t = adir.transpose %x {permutation = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
     %r = adir.reshape %x {shape = array<i64: -1, 784>} : tensor<1x28x28xf32> -> tensor<1x784xf32>
     %b = adir.broadcast_to %v {shape = array<i64: 4, 3>} : tensor<3xf32> -> tensor<4x3xf32>
@@ -32,7 +31,6 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     TensorType,
-    UnitAttr,
     f32,
     i8,
     i32,
@@ -63,91 +61,17 @@ from adir.dialects.tensor.shapes import (
     is_compatible,
     normalize_axis,
     num_elements,
-    require_equal_dims,
-    require_rank,
     shape_of,
     tensor_type,
 )
 from adir.dialects.tensor.traits import (
     BatchChange,
     HasBatchInProperties,
-    LayerWeight,
     NoKernel,
     NotDifferentiable,
     Recomputable,
     ResultsOutsideArena,
 )
-
-
-def _known(a: Dim, b: Dim) -> Dim:
-    """The known one of two dims already checked to agree."""
-    return a if a is not None else b
-
-
-def _matrix(shape: Dims, transposed: bool) -> tuple[Dim, Dim]:
-    """(rows, cols) of the matrices in the last two dims, swapped if `transposed`."""
-    rows, cols = shape[-2], shape[-1]
-    return (cols, rows) if transposed else (rows, cols)
-
-
-@irdl_op_definition
-class MatmulOp(TensorOp):
-    """`torch.matmul(A, B)` where A is `lhs` and B is `rhs`, each with its last two dims swapped
-    when `transpose_a` / `transpose_b` is set (the flags replace a materialised transpose).
-
-    Shapes, after the flags: (M, K) x (K, N) -> (M, N); batched (B, M, K) x (B, K, N) ->
-    (B, M, N); and (B, M, K) x (K, N) -> (B, M, N), one rhs shared by the whole batch. Batch
-    dims must be equal: a batch of 1 does not broadcast (write a shared rhs 2-D), so a kernel
-    is a loop of plain matrix products, and only a 2-D rhs has its gradient summed over the
-    batch.
-    """
-
-    name = "adir.matmul"
-    lhs = operand_def(FloatTensor)
-    rhs = operand_def(FloatTensor)
-    result = result_def(FloatTensor)
-    transpose_a = opt_prop_def(UnitAttr)
-    transpose_b = opt_prop_def(UnitAttr)
-    traits = traits_def(
-        Pure(),
-        LayerWeight("rhs", when="transpose_b", rank=2, output_axis=-1),
-    )
-
-    def __init__(
-        self,
-        lhs: SSAValue,
-        rhs: SSAValue,
-        transpose_a: bool = False,
-        transpose_b: bool = False,
-        result_type: Attribute | None = None,
-    ):
-        """Without `result_type`, the result gets the type the shape rule infers."""
-        flags = {"transpose_a": transpose_a, "transpose_b": transpose_b}
-        super().__init__(
-            [lhs, rhs],
-            {name: UnitAttr() for name, on in flags.items() if on},
-            None if result_type is None else [result_type],
-        )
-
-    def infer_result_types(self) -> Sequence[Attribute]:
-        lhs, rhs = self.operand_shape(0), self.operand_shape(1)
-        require_rank(self.name, "lhs", lhs, (2, 3))
-        require_rank(self.name, "rhs", rhs, (2, 3))
-        if lhs is None or rhs is None:
-            return [tensor_type(f32, None)]
-        if len(rhs) > len(lhs):
-            raise VerifyException(
-                f"{self.name}: operand rhs of rank 3 ({format_shape(rhs)}) needs an lhs of "
-                f"rank 3, got rank 2 ({format_shape(lhs)})"
-            )
-        m, k = _matrix(lhs, self.transpose_a is not None)
-        k_rhs, n = _matrix(rhs, self.transpose_b is not None)
-        require_equal_dims(self.name, "inner dimensions", k, k_rhs)
-        batch = lhs[:-2]
-        if len(rhs) == 3:
-            require_equal_dims(self.name, "batch dimensions", lhs[0], rhs[0])
-            batch = (_known(lhs[0], rhs[0]),)
-        return [tensor_type(f32, (*batch, m, n))]
 
 
 def _values(array: DenseArrayBase) -> list[int]:
@@ -513,7 +437,7 @@ class ConcatOp(TensorOp):
                         f"({format_shape(shape)}) differ in dimension {d} ({dims[d]} and "
                         f"{shape[d]}); only axis {axis} may differ"
                     )
-                dims[d] = _known(dims[d], shape[d])
+                dims[d] = dims[d] if dims[d] is not None else shape[d]
         along = [None if s is None else s[axis] for s in shapes]
         dims[axis] = None if None in along else sum(along)  # type: ignore[arg-type]
         return [tensor_type(f32, tuple(dims))]
@@ -651,8 +575,7 @@ class SliceGradOp(SlicingOp):
         return [tensor_type(f32, shape)]
 
 
-MATMUL_AND_SHAPE_OPS = [
-    MatmulOp,
+DATA_MOVEMENT_OPS = [
     TransposeOp,
     ReshapeOp,
     BroadcastToOp,

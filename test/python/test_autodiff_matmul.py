@@ -1,4 +1,4 @@
-"""VJP rules of the matmul_and_shape family against torch.autograd and finite differences."""
+"""VJP rules of the matmul family against torch.autograd and finite differences."""
 
 from __future__ import annotations
 
@@ -51,36 +51,3 @@ func.func @f(%x: tensor<2x3xf32>, %w: tensor<4x3xf32>, %r: tensor<2x4xf32>) -> t
     assert "adir.transpose" not in names
     # the forward matmul in @f and in @f_grad (which returns the loss), then dx and dW
     assert names.count("adir.matmul") == 4
-
-
-@pytest.mark.parametrize(
-    ("shape", "permutation"), [((2, 3), (1, 0)), ((2, 3, 4), (2, 0, 1)), ((2, 3, 4), (0, 2, 1))]
-)
-def test_transpose(shape, permutation) -> None:
-    check_op_gradients(
-        f"adir.transpose OPERANDS {{permutation = array<i64: {', '.join(map(str, permutation))}>}}",
-        [shape],
-        lambda x: x.permute(*permutation),
-    )
-
-
-@pytest.mark.parametrize(
-    ("shape", "target"), [((2, 6), (3, 4)), ((2, 3, 4), (-1,)), ((6,), (2, 1, 3))]
-)
-def test_reshape(shape, target) -> None:
-    check_op_gradients(
-        f"adir.reshape OPERANDS {{shape = array<i64: {', '.join(map(str, target))}>}}",
-        [shape],
-        lambda x: x.reshape(*target),
-    )
-
-
-@pytest.mark.parametrize(
-    ("shape", "target"), [((3,), (2, 3)), ((2, 1), (2, 5)), ((1, 3, 1), (4, 2, 3, 5))]
-)
-def test_broadcast_to(shape, target) -> None:
-    check_op_gradients(
-        f"adir.broadcast_to OPERANDS {{shape = array<i64: {', '.join(map(str, target))}>}}",
-        [shape],
-        lambda x: x.broadcast_to(target),
-    )

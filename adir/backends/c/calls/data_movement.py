@@ -1,4 +1,4 @@
-"""C calls of the matmul_and_shape family's kernels (runtime: adir_matmul_and_shape.c)."""
+"""C calls of the data movement family's kernels (runtime: adir_data_movement.c)."""
 
 from __future__ import annotations
 
@@ -6,33 +6,18 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from adir.backends.c.calls import CallSite, c_float, emits, flag, row_major_strides
+from adir.backends.c.calls import CallSite, c_float, emits, row_major_strides
 from adir.dialects.kernel import KernelOp
-from adir.dialects.tensor import matmul_and_shape as mm
-from adir.dialects.tensor.matmul_and_shape import slice_indices
+from adir.dialects.tensor import data_movement as dm
+from adir.dialects.tensor.data_movement import slice_indices
 from adir.dialects.tensor.shapes import normalize_axis
-
-
-@emits(mm.MatmulOp)
-def matmul(op: KernelOp, site: CallSite) -> str:
-    lhs, rhs, out = site.in_shape(0), site.in_shape(1), site.out_shape()
-    transpose_a, transpose_b = flag(op.transpose_a), flag(op.transpose_b)
-    m, n = out[-2], out[-1]
-    k = lhs[-2] if transpose_a else lhs[-1]
-    batch = out[0] if len(out) == 3 else 1
-    shared_b = int(len(rhs) == 2)
-    return site.call(
-        "matmul", site.input(0), site.input(1), site.output(), batch, m, n, k,
-        transpose_a, transpose_b, shared_b,
-    )  # fmt: skip
-
 
 # The widest walk the strided kernels take (ADIR_MAX_RANK of adir_kernels.h).
 MAX_RANK = 8
 INT32_MAX = 2**31 - 1
 
 
-@emits(mm.ReshapeOp, mm.FlattenOp)
+@emits(dm.ReshapeOp, dm.FlattenOp)
 def copy(op: KernelOp, site: CallSite) -> str:
     """Reshape and flatten keep the row-major order of the elements: a plain copy."""
     return site.call("copy", site.input(0), site.output(), f"{site.out_size()}u")
@@ -98,7 +83,7 @@ def scatter(site: CallSite, walk: StridedWalk, fill: float) -> str:
     return site.call("strided_scatter", site.input(0), y, size, c_float(fill), *arguments)
 
 
-@emits(mm.TransposeOp)
+@emits(dm.TransposeOp)
 def transpose(op: KernelOp, site: CallSite) -> str:
     """Result dim d walks input dim permutation[d]."""
     permutation = [int(p) for p in op.permutation.get_values()]
@@ -106,7 +91,7 @@ def transpose(op: KernelOp, site: CallSite) -> str:
     return gather(site, StridedWalk(list(site.out_shape()), [strides[p] for p in permutation]))
 
 
-@emits(mm.BroadcastToOp)
+@emits(dm.BroadcastToOp)
 def broadcast_to(op: KernelOp, site: CallSite) -> str:
     """Input dims aligned from the right; a new or size-1 input dim repeats (stride 0)."""
     source, target = site.in_shape(0), site.out_shape()
@@ -134,18 +119,18 @@ def sliced(shape: Sequence[int], op: KernelOp) -> StridedWalk:
     )
 
 
-@emits(mm.SliceOp)
+@emits(dm.SliceOp)
 def slice_(op: KernelOp, site: CallSite) -> str:
     return gather(site, sliced(site.in_shape(0), op))
 
 
-@emits(mm.SliceGradOp)
+@emits(dm.SliceGradOp)
 def slice_grad(op: KernelOp, site: CallSite) -> str:
     """The slice's positions in a zero tensor of the result's shape receive the gradient."""
     return scatter(site, sliced(site.out_shape(), op), 0.0)
 
 
-@emits(mm.PadOp)
+@emits(dm.PadOp)
 def pad(op: KernelOp, site: CallSite) -> str:
     """The input lands at offset `low` of a result filled with `value`."""
     strides = row_major_strides(site.out_shape())
@@ -155,7 +140,7 @@ def pad(op: KernelOp, site: CallSite) -> str:
     return scatter(site, walk, op.value.value.data)
 
 
-@emits(mm.ConcatOp)
+@emits(dm.ConcatOp)
 def concat(op: KernelOp, site: CallSite) -> str:
     """Per index of the dims before `axis`, one contiguous run of each input in turn."""
     out = site.out_shape()

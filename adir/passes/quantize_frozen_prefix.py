@@ -1,0 +1,185 @@
+"""`quantize-frozen-prefix`: the frozen backbone of a training step on int8 kernels.
+
+    adir-opt model.mlir -p 'infer-shapes,apply-update-scheme{scheme="last:1"},freeze-batchnorm,
+        autodiff,insert-optimizer{kind=sgd},quantize-frozen-prefix{samples=32 seed=0}'
+
+Level 1 of quantized training (TTE: Lin et al., "On-Device Training Under 256KB Memory",
+NeurIPS 2022): where a sparse update scheme freezes the first layers, their forward pass is
+post-training quantized exactly as `quantize-int8` quantizes `@predict` (its `Quantizer`, its
+calibration, its arithmetic: docs/int8.md), and its output is dequantized into the float tail,
+which trains as before. The frozen int8 weights and int32 biases are constants (`static const`,
+flash); the float copies that no function reads any more are removed from the module.
+
+- The frozen prefix of a function: the ops with no side effect whose operands are all
+  determined by the function's first argument (the input) and the frozen parameters (marked
+  `{trainable = false}` and written by no function, so constants). Nothing a trainable
+  parameter, the label or the step counter reaches (a dropout's mask, a batch norm in training
+  mode whose statistics are written) is in it; none of its values is read by the backward
+  pass except through the float value that enters the tail, so no int8 activation is kept for
+  backward.
+- Its ops become int8 where `quantize-int8` has a rule for them (conv2d with a folded batchnorm
+  and relu, matmul by a parameter, the pools, reshapes, table lookups such as relu6's clamp);
+  any other op of the prefix stays f32 between a dequantize and a quantize, and every op after
+  it is untouched.
+- Calibration: `func` (the training step) and every other function with the same first
+  argument type (its `@loss`, so that `loss()` evaluates the network the step trains) are each
+  run on the calibration inputs (a .npy stack of first arguments, or `samples` standard-normal
+  draws from `seed`), their other arguments zero (the prefix reads none of them); the same
+  computation gives the same ranges, scales and int8 weights in each, which the C then shares
+  (equal constants are one table). Functions with another first argument stay f32.
+
+Run it after `insert-optimizer` (the stores tell what trains) and before `bufferize`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType, f32
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.traits import is_side_effect_free
+
+from adir.diagnostics import OpError
+from adir.dialects.tensor.params import LoadOp, ParamOp
+from adir.interpreter import Session
+from adir.interpreter.arrays import to_numpy_dtype
+from adir.interpreter.params import initial_params
+from adir.param_storage import FROZEN, is_marked_frozen, param_kind, written_params
+from adir.passes.quantize_int8 import Quantizer, calibration_inputs
+
+
+def frozen_params(module: ModuleOp) -> set[str]:
+    """The parameters whose values are constants: marked frozen, written by no function, and
+    known at compile time (dense data or a seedless initializer)."""
+    written = written_params(module)
+    return {
+        op.sym_name.data
+        for op in module.ops
+        if isinstance(op, ParamOp) and is_marked_frozen(op) and param_kind(op, written) is FROZEN
+    }
+
+
+def frozen_prefix(function: func.FuncOp, frozen: set[str]) -> list[Operation]:
+    """The ops of `function` that its first argument and the frozen parameters determine,
+    loads excluded (the quantizer reads their data), in program order."""
+    determined: set[SSAValue] = {function.body.block.args[0]}
+    prefix = []
+    for op in function.body.block.ops:
+        if isinstance(op, LoadOp):
+            if op.param.root_reference.data in frozen:
+                determined.add(op.result)
+            continue
+        if not op.results or not is_side_effect_free(op) or isinstance(op, func.ReturnOp):
+            continue
+        if all(operand in determined for operand in op.operands):
+            prefix.append(op)
+            determined.update(op.results)
+    return prefix
+
+
+def prefix_ranges(
+    module: ModuleOp, function: func.FuncOp, prefix: list[Operation], inputs: np.ndarray
+) -> dict[SSAValue, tuple[float, float]]:
+    """(min, max) of the input and of every f32 value of the prefix over the calibration
+    inputs: the interpreter runs a copy of `function` cut down to the prefix (its loads kept)
+    that returns those values."""
+    ops = list(function.body.block.ops)
+    kept = {ops.index(op) for op in prefix} | {
+        i for i, op in enumerate(ops) if isinstance(op, LoadOp)
+    }
+    copy = module.clone()
+    probe = list(copy.ops)[list(module.ops).index(function)]
+    assert isinstance(probe, func.FuncOp)
+    copied = list(probe.body.block.ops)
+    for index in reversed(range(len(copied))):
+        if index not in kept:
+            Rewriter.erase_op(copied[index], safe_erase=False)
+
+    def is_f32(value: SSAValue) -> bool:
+        return isinstance(value.type, TensorType) and value.type.element_type == f32
+
+    values = [function.body.block.args[0]] + [r for op in prefix for r in op.results if is_f32(r)]
+    mapped = [probe.body.block.args[0]] + [
+        r
+        for i in sorted(kept)
+        if not isinstance(copied[i], LoadOp)
+        for r in copied[i].results
+        if is_f32(r)
+    ]
+    probe.body.block.add_op(func.ReturnOp(*mapped))
+    probe.function_type = probe.function_type.from_lists(
+        probe.function_type.inputs.data, [v.type for v in mapped]
+    )
+    others = [
+        np.zeros(t.get_shape(), to_numpy_dtype(t, np.float32))  # type: ignore[attr-defined]
+        for t in function.function_type.inputs.data[1:]
+    ]
+    session = Session(copy)
+    lows = [math.inf] * len(values)
+    highs = [-math.inf] * len(values)
+    for sample in inputs:
+        for i, result in enumerate(session.call(probe.sym_name.data, sample, *others)):
+            if result.size:
+                lows[i] = min(lows[i], float(np.nanmin(result)))
+                highs[i] = max(highs[i], float(np.nanmax(result)))
+    return {
+        v: (lo if lo <= hi else 0.0, hi if lo <= hi else 0.0)
+        for v, lo, hi in zip(values, lows, highs, strict=True)
+    }
+
+
+@dataclass(frozen=True)
+class QuantizeFrozenPrefixPass(ModulePass):
+    """Run the frozen prefix of the training step on int8 kernels (see the module docstring)."""
+
+    name = "quantize-frozen-prefix"
+
+    func: str = "train_step"  # the training step (insert-optimizer's)
+    calibration: str = ""  # a .npy of calibration inputs (first arguments) stacked on axis 0
+    samples: int = 32  # without a file: this many standard-normal inputs
+    seed: int = 0
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        functions = {f.sym_name.data: f for f in op.ops if isinstance(f, func.FuncOp)}
+        step = functions.get(self.func)
+        if step is None:
+            raise OpError(op, f"{self.name}: no function @{self.func} (run insert-optimizer first)")
+        args = step.function_type.inputs.data
+        if not args or not (
+            isinstance(args[0], TensorType)
+            and args[0].element_type == f32
+            and args[0].has_static_shape()
+        ):
+            raise OpError(
+                step,
+                f"{self.name}: @{self.func}'s first argument must be an f32 tensor of static "
+                "shape (the input the frozen prefix computes from)",
+            )
+        shape = tuple(args[0].get_shape())
+        inputs = calibration_inputs(
+            self.name, step, shape, self.calibration, self.samples, self.seed
+        )
+        frozen = frozen_params(op)
+        params = initial_params(op, np.dtype(np.float32))
+        for function in functions.values():
+            types = function.function_type.inputs.data
+            if "adir.quantized" in function.attributes or not types or types[0] != args[0]:
+                continue
+            prefix = frozen_prefix(function, frozen)
+            if not prefix:
+                continue
+            ranges = prefix_ranges(op, function, prefix, inputs)
+            block = Quantizer(function, params, ranges, int8_ops=set(prefix)).run()
+            function.body.detach_block(function.body.block)
+            function.body.add_block(block)
+            function.attributes["adir.quantized_prefix"] = StringAttr("int8")
+        loaded = {load.param.root_reference.data for load in op.walk() if isinstance(load, LoadOp)}
+        for param in [p for p in op.ops if isinstance(p, ParamOp)]:
+            if param.sym_name.data in frozen and param.sym_name.data not in loaded:
+                Rewriter.erase_op(param)

@@ -1,0 +1,230 @@
+"""quantize-frozen-prefix on MobileNetV2-w0.35 at 128x128 (examples/torch/mobilenet_v2.py, TTE's
+model), classifier trained (`train="last:1"`), batch 1, SGD: its backbone (the stem, 17
+inverted residual blocks, the 1280-channel 1x1 conv, the global average) on int8 kernels
+against the PyTorch reference of the same quantized forward, as test_quantize_frozen_prefix.py
+checks DS-CNN (its helpers and the same conventions: eval mode, batch-norm statistics drawn
+from a seeded generator, activation ranges of the same float values from the interpreter's
+float forward pass, TFLite's formulas in int8_reference.py).
+
+What MobileNetV2 adds: ReLU6 fused into the conv's clamp (act_max = zero point + round(6 /
+scale), TFLite's RELU6), projections with no activation (the full [-128, 127]), depthwise
+convs of stride 2, and the ten residual sums as `adir.qadd` (TFLite's int8 ADD).
+
+Checked for 3 steps (each a forward pass of a 128x128 image in the interpreter): every int8
+tensor (the input's quantization, the 52 conv outputs, the 10 sums, the pooled features)
+bit for bit, the loss to 1e-5 of the float64 reference and the classifier after each step to
+1e-5 of its tensors' largest magnitude.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+
+import int8_reference as ref
+import numpy as np
+import pytest
+import torch
+from c_testing import c_compilers, function, interpreter_run, run_pipeline
+from test_cmsis_nn import needs_cmsis_nn
+from test_quantize_frozen_prefix import (
+    ROOT,
+    assert_close_to_scale,
+    c_run,
+    fold,
+    randomize_batch_norms,
+    reference_training,
+    with_results,
+)
+from torch import nn
+
+from adir.frontends.torch_import import import_module
+from adir.interpreter import Session
+
+STEPS = 3
+LR = 0.0625
+SHAPE = (1, 3, 128, 128)
+CLASSES = 10
+
+
+def mobilenet_v2() -> nn.Module:
+    path = ROOT / "examples/torch/mobilenet_v2.py"
+    spec = importlib.util.spec_from_file_location("mobilenet_v2", path)
+    assert spec is not None and spec.loader is not None
+    file = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(file)
+    return randomize_batch_norms(file.model().eval())
+
+
+def data() -> list[tuple[np.ndarray, np.ndarray]]:
+    generator = torch.Generator().manual_seed(1)
+    return [
+        (
+            torch.randn(SHAPE, generator=generator).numpy(),
+            torch.randint(0, CLASSES, (1,), generator=generator).numpy().astype(np.int32),
+        )
+        for _ in range(STEPS)
+    ]
+
+
+def calibration_inputs() -> np.ndarray:
+    return np.random.default_rng(0).standard_normal((4, *SHAPE)).astype(np.float32)
+
+
+RANGED = ("adir.conv2d", "adir.clamp", "adir.add")
+
+
+def float_ranges(module, inputs: np.ndarray) -> list[tuple[float, float]]:
+    """(min, max) of the input and of each conv, clamp and add result of the float @loss, in
+    program order."""
+    probe, count = with_results(module, "loss", lambda op: op.name in RANGED)
+    session = Session(probe)
+    lows, highs = (
+        [float(inputs.min())] + [np.inf] * count,
+        [float(inputs.max())] + [-np.inf] * count,
+    )
+    for x in inputs:
+        for index, value in enumerate(session.call("loss", x, np.zeros(1, np.int32))):
+            lows[index + 1] = min(lows[index + 1], float(value.min()))
+            highs[index + 1] = max(highs[index + 1], float(value.max()))
+    return list(zip(lows, highs, strict=True))
+
+
+class Reference:
+    """The quantized backbone, layer by layer, consuming the ranges in the IR's order."""
+
+    def __init__(self, ranges: list[tuple[float, float]]) -> None:
+        self.ranges = iter(ranges)
+        self.tensors: list[torch.Tensor] = []
+
+    def conv(self, q, scale, zero_point, conv: nn.Conv2d, bn: nn.BatchNorm2d, relu6: bool):
+        conv_range = next(self.ranges)
+        out_scale, out_zero_point = ref.activation_params(
+            *(next(self.ranges) if relu6 else conv_range)
+        )
+        weight, bias = fold(conv, bn)
+        w_q, w_scales = ref.symmetric_per_channel(weight)
+        b_q = ref.round_half_away(bias.double() / (scale * w_scales.double()))
+        pairs = [ref.quantize_multiplier(scale * float(ws) / out_scale) for ws in w_scales]
+        act_min, act_max = -128, 127
+        if relu6:
+            act_min = max(-128, out_zero_point)
+            six = ref.round_half_away(torch.tensor(6.0) / torch.tensor(out_scale))
+            act_max = int(min(127, out_zero_point + int(six)))
+        pad = conv.padding[0]
+        q = ref.qconv2d(
+            q,
+            zero_point,
+            w_q,
+            b_q.clamp(-(2**31), 2**31 - 1).long(),
+            [m for m, _ in pairs],
+            [s for _, s in pairs],
+            out_zero_point,
+            act_min,
+            conv.stride,
+            (pad, pad, pad, pad),
+            conv.groups,
+            act_max,
+        )
+        self.tensors.append(q)
+        return q, out_scale, out_zero_point
+
+    def forward(self, net: nn.Module, x: np.ndarray) -> torch.Tensor:
+        scale, zero_point = ref.activation_params(*next(self.ranges))
+        q = ref.quantize(torch.from_numpy(x), scale, zero_point)
+        self.tensors.append(q)
+        for block in net.features:
+            layers = list(block.conv if hasattr(block, "residual") else block)
+            q_in, scale_in, zero_point_in = q, scale, zero_point
+            index = 0
+            while index < len(layers):
+                relu6 = index + 2 < len(layers) and isinstance(layers[index + 2], nn.ReLU6)
+                q, scale, zero_point = self.conv(
+                    q, scale, zero_point, layers[index], layers[index + 1], relu6
+                )
+                index += 3 if relu6 else 2
+            if getattr(block, "residual", False):
+                out_params = ref.activation_params(*next(self.ranges))
+                q = ref.qadd(q_in, (scale_in, zero_point_in), q, (scale, zero_point), out_params)
+                scale, zero_point = out_params
+                self.tensors.append(q)
+        q = ref.qavgpool(q)
+        self.tensors.append(q)
+        return ref.dequantize(q, scale, zero_point).reshape(1, -1)
+
+
+def int8_tensors(module, x: np.ndarray, label: np.ndarray) -> list[np.ndarray]:
+    picked = ("adir.quantize", "adir.qconv2d", "adir.qadd", "adir.qavgpool2d")
+    probe, _ = with_results(module, "loss", lambda op: op.name in picked)
+    names = [op.name for op in function(probe, "loss").body.block.ops if op.name in picked]
+    results = Session(probe).call("loss", x, label)
+    return [
+        r if name == "adir.quantize" else r.transpose(0, 3, 1, 2)
+        for name, r in zip(names, results, strict=True)
+    ]
+
+
+@pytest.fixture(scope="module")
+def case(tmp_path_factory) -> dict:
+    net = mobilenet_v2()
+    steps = data()
+    imported = import_module(
+        copy.deepcopy(net), (torch.from_numpy(steps[0][0]),), loss="cross_entropy", train="last:1"
+    )
+    calibration = tmp_path_factory.mktemp("calibration") / "inputs.npy"
+    np.save(calibration, calibration_inputs())
+    float_step = run_pipeline(
+        imported,
+        f"infer-shapes,freeze-batchnorm,autodiff,insert-optimizer{{kind=sgd lr={LR}}}",
+    )
+    quantized = run_pipeline(float_step, f'quantize-frozen-prefix{{calibration="{calibration}"}}')
+    return {"net": net, "steps": steps, "float_step": float_step, "quantized": quantized}
+
+
+@pytest.mark.slow
+def test_mobilenet_v2_level_1_is_the_quantized_reference(case: dict) -> None:
+    net, steps, float_step, quantized = (
+        case["net"],
+        case["steps"],
+        case["float_step"],
+        case["quantized"],
+    )
+    ops = [op.name for op in function(quantized, "train_step").body.block.ops]
+    assert ops.count("adir.qconv2d") == 52 and "adir.conv2d" not in ops
+    assert ops.count("adir.qadd") == 10  # the residual sums
+    assert ops.count("adir.add") == 1 and ops.count("adir.dequantize") == 1  # the classifier
+    ranges = float_ranges(float_step, calibration_inputs())
+    features = []
+    for x, label in steps:
+        reference = Reference(ranges)
+        features.append(reference.forward(net, x))
+        ours = int8_tensors(quantized, x, label)
+        assert len(ours) == len(reference.tensors) == 1 + 52 + 10 + 1
+        for index, (got, want) in enumerate(zip(ours, reference.tensors, strict=True)):
+            np.testing.assert_array_equal(got, want.numpy(), err_msg=f"int8 tensor #{index}")
+    losses, _, params = reference_training(
+        net.classifier, "classifier", features, [label for _, label in steps], LR
+    )
+    session = Session(quantized)
+    for k, (x, label) in enumerate(steps):
+        (loss,) = session.call("train_step", x, label)
+        np.testing.assert_allclose(float(loss), losses[k], rtol=1e-5, err_msg=f"loss, step {k}")
+        for name in ("classifier_weight", "classifier_bias"):
+            assert_close_to_scale(session.params[name], params[k][name], f"{name}, step {k}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kernels", ["reference", pytest.param("cmsis-nn", marks=needs_cmsis_nn)])
+def test_mobilenet_v2_level_1_in_c_is_the_interpreter(case: dict, kernels: str) -> None:
+    """The C with the reference int8 kernels, and with CMSIS-NN's (its convolutions,
+    depthwise convolutions, arm_elementwise_add_s8 for the sums, the average pool), under ASan
+    and UBSan: the 64 int8 tensors of one image bit for bit (@loss cut to return them; the
+    training step in C is test_quantize_frozen_prefix.py's, on DS-CNN)."""
+    picked = ("adir.quantize", "adir.qconv2d", "adir.qadd", "adir.qavgpool2d")
+    probe, _ = with_results(case["quantized"], "loss", lambda op: op.name in picked)
+    x, label = case["steps"][0]
+    expected = interpreter_run(probe, "loss", 0, [[x, label]])
+    actual = c_run(probe, "loss", [[x, label]], c_compilers()[0], kernels)
+    assert len(actual) == len(expected) == 64 + 2
+    for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
+        np.testing.assert_array_equal(got, want, err_msg=f"array {index}")
