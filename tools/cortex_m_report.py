@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""The seed MLP and LeNet-5 on a Cortex-M4F under QEMU (mps2-an386), with the reference kernels
-and with CMSIS-DSP: sizes, instructions per training step, and the losses against the host.
+"""The seed MLP and LeNet-5 on the boards QEMU emulates (a Cortex-M4F, mps2-an386, by default;
+`--board` another, or all), with the reference kernels and with CMSIS-DSP: sizes, instructions
+per training step, and the losses against the host.
 
     python tools/cortex_m_report.py                    both models, both kernel sets
     python tools/cortex_m_report.py --steps 20 --examples mnist_mlp
     python tools/cortex_m_report.py --examples lenet5 ds_cnn --kernels tuned --per-kernel
+    python tools/cortex_m_report.py --board all --kernels tuned --steps 10     every board
 
 `--per-kernel` also prints each kernel call's instructions per step (the model's calls between
 reads of the board's instruction counter, `test/python/cortex_m_profile.py`) from a second
@@ -38,7 +40,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from adir.backends.c.cortex_m import MPS2_AN386, parse_size
+from adir.backends.c.cortex_m import BOARDS, parse_size
 from adir.dialects.tensor.conv_and_pool import Conv2dOp
 from adir.dialects.tensor.matmul import MatmulOp
 from adir.passes import PLANNING_PIPELINE
@@ -110,51 +112,61 @@ def main() -> int:
         choices=["reference", "tuned", "cmsis-dsp"],
     )  # fmt: skip
     parser.add_argument("--per-kernel", action="store_true", help="instructions per kernel call")
+    parser.add_argument(
+        "--board", nargs="+", default=["mps2-an386"], choices=[*BOARDS, "all"],
+        help="the boards (QEMU's machines; all: every one --c-board takes)",
+    )  # fmt: skip
     args = parser.parse_args()
+    boards = [BOARDS[name] for name in (BOARDS if "all" in args.board else args.board)]
     header = (
-        f"{'model':<10} {'kernels':<10} {'image text/data/bss':>22} "
+        f"{'board':<15} {'model':<10} {'kernels':<10} {'image text/data/bss':>22} "
         f"{'model+kernels t/d/b':>22} {'instr/step':>11} {'instr/MAC':>9} {'stack':>6} "
         f"{'host diff':>10} {'bit-equal':>9}"
     )
     print(header)
     print("-" * len(header))
-    for example in args.examples:
-        batches = training_steps(example, args.steps)
-        macs = step_macs(parse_example(example))
-        for kernels in args.kernels:
-            # As `adir-opt --c-board=mps2-an386 --c-kernels=...` plans it: the kernels selected
-            # for the board's CPU before the memory plan (the scratch of the tuned convs).
-            select = f"select-kernels{{kernels={kernels} target={MPS2_AN386.kernel_target}}}"
-            pipeline = PLANNING_PIPELINE.replace("select-kernels", select)
-            planned = run_pipeline(
-                parse_example(example), f"infer-shapes,{OPTIMIZERS[args.optimizer]},{pipeline}"
-            )
-            with tempfile.TemporaryDirectory(prefix="adir-cortex-m-") as directory:
-                build = BoardBuild.write(
-                    planned,
-                    Path(directory) / "board",
-                    batches,
-                    kernels,
-                    parse_size(args.ram),
-                    select=False,
+    for board in boards:
+        for example in args.examples:
+            batches = training_steps(example, args.steps)
+            macs = step_macs(parse_example(example))
+            for kernels in args.kernels:
+                # As `adir-opt --c-board=<board> --c-kernels=...` plans it: the kernels selected
+                # for the board's CPU before the memory plan (the scratch of the tuned convs).
+                select = f"select-kernels{{kernels={kernels} target={board.kernel_target}}}"
+                pipeline = PLANNING_PIPELINE.replace("select-kernels", select)
+                planned = run_pipeline(
+                    parse_example(example), f"infer-shapes,{OPTIMIZERS[args.optimizer]},{pipeline}"
                 )
-                build.build()
-                device = build.run()
-                host = host_run(planned, Path(directory) / "host", batches, kernels, select=False)
-                image, model = build.image_sizes(), build.model_sizes()
-                if args.per_kernel:
-                    print(f"{example} {kernels}: instructions per step of each kernel call")
-                    profile(build, args.steps)
-            difference = np.max(np.abs(device.losses / host.losses - 1))
-            equal = sum(d.bits == h.bits for d, h in zip(device.steps, host.steps, strict=True))
-            print(
-                f"{example:<10} {kernels:<10} "
-                f"{f'{image.text}/{image.data}/{image.bss}':>22} "
-                f"{f'{model.text}/{model.data}/{model.bss}':>22} "
-                f"{device.instructions_per_step:>11.0f} "
-                f"{device.instructions_per_step / macs:>9.2f} {device.stack_bytes:>6} "
-                f"{difference:>10.1e} {f'{equal}/{len(device.steps)}':>9}"
-            )
+                with tempfile.TemporaryDirectory(prefix="adir-cortex-m-") as directory:
+                    build = BoardBuild.write(
+                        planned,
+                        Path(directory) / "board",
+                        batches,
+                        kernels,
+                        parse_size(args.ram),
+                        board,
+                        select=False,
+                    )
+                    build.build()
+                    device = build.run()
+                    host = host_run(
+                        planned, Path(directory) / "host", batches, kernels, select=False
+                    )
+                    image, model = build.image_sizes(), build.model_sizes()
+                    if args.per_kernel:
+                        print(f"{example} {kernels}: instructions per step of each kernel call")
+                        profile(build, args.steps)
+                difference = np.max(np.abs(device.losses / host.losses - 1))
+                equal = sum(d.bits == h.bits for d, h in zip(device.steps, host.steps, strict=True))
+                print(
+                    f"{board.name:<15} {example:<10} {kernels:<10} "
+                    f"{f'{image.text}/{image.data}/{image.bss}':>22} "
+                    f"{f'{model.text}/{model.data}/{model.bss}':>22} "
+                    f"{device.instructions_per_step:>11.0f} "
+                    f"{device.instructions_per_step / macs:>9.2f} {device.stack_bytes:>6} "
+                    f"{difference:>10.1e} {f'{equal}/{len(device.steps)}':>9}",
+                    flush=True,
+                )
     return 0
 
 

@@ -48,6 +48,7 @@ from adir.backends.c.files import c_files
 from adir.backends.c.harness import harness_source
 from adir.backends.c.model import IDENTIFIER as C_IDENTIFIER
 from adir.backends.c.model import print_model
+from adir.backends.c.names import default_prefix
 from adir.backends.c.packages import PACKAGES, package_files
 from adir.backends.c.size_limits import HOST
 from adir.backends.c.target import CTarget
@@ -227,7 +228,10 @@ class AdirOptMain(xDSLOptMain):
             "named on stderr",
         )
         c_group.add_argument(
-            "--c-prefix", default="", metavar="PREFIX", help="prefix of the C names and files"
+            "--c-prefix",
+            metavar="PREFIX",
+            help="prefix of the C names and files (default: the input file's name and `_`, "
+            "mnist_mlp_ for mnist_mlp.mlir; none for standard input; --c-prefix= for none)",
         )
         c_group.add_argument(
             "--c-kernels",
@@ -247,8 +251,8 @@ class AdirOptMain(xDSLOptMain):
             "--c-board",
             choices=sorted(BOARDS),
             help="with --emit-c: also write startup code, a linker script, a Makefile and a "
-            "CMake toolchain file for this Cortex-M board (QEMU's machine name; see "
-            "adir/backends/c/cortex_m.py)",
+            "CMake toolchain file for this board that QEMU emulates (a Cortex-M by QEMU's "
+            "machine name, or an RV32 core on QEMU's virt; see adir/backends/c/cortex_m.py)",
         )
         c_group.add_argument(
             "--c-ram",
@@ -480,6 +484,8 @@ class AdirOptMain(xDSLOptMain):
                 self.c_budget = static_budget(board, parse_size(ram), flash)
             except ValueError as error:
                 raise DiagnosticError("adir-opt", f"--c-ram {ram}: {error}") from error
+        if self.args.c_prefix is None:
+            self.args.c_prefix = default_prefix(self.args.input_file)
         if self.args.c_prefix and not C_IDENTIFIER.fullmatch(self.args.c_prefix):
             raise DiagnosticError(
                 "adir-opt", f"--c-prefix {self.args.c_prefix!r} is not the start of a C identifier"

@@ -39,13 +39,19 @@ INSTALL = (
     "apt-get install -y --no-install-recommends "
     "gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make"
 )
+RISCV_TOOLS = ("riscv64-unknown-elf-gcc", "riscv64-unknown-elf-size", "qemu-system-riscv32", "make")
+RISCV_INSTALL = (
+    "apt-get install -y --no-install-recommends "
+    "gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc make"
+)
 QEMU_TIMEOUT = 300
 
 
-def require_arm_tools() -> None:
-    missing = [tool for tool in ARM_TOOLS if shutil.which(tool) is None]
+def require_arm_tools(board: Board = MPS2_AN386) -> None:
+    tools, install = (ARM_TOOLS, INSTALL) if board.isa == "arm" else (RISCV_TOOLS, RISCV_INSTALL)
+    missing = [tool for tool in tools if shutil.which(tool) is None]
     if missing:
-        pytest.fail(f"{', '.join(missing)} not found: the Cortex-M tests need `{INSTALL}`")
+        pytest.fail(f"{', '.join(missing)} not found: the {board.name} tests need `{install}`")
 
 
 @dataclass
@@ -121,6 +127,11 @@ def sizes_by_object(map_text: str) -> dict[str, Sizes]:
     return {name: Sizes(**kinds) for name, kinds in totals.items()}
 
 
+def library_of(libraries: frozenset[str]) -> str:
+    """The kernel set whose sources a build of a model calling `libraries` needs."""
+    return next((name for name in ("cmsis-dsp", "cmsis-nn") if name in libraries), "tuned")
+
+
 @dataclass
 class BoardBuild:
     """A directory with the model, the embedded training program and the board's files."""
@@ -138,19 +149,22 @@ class BoardBuild:
         batches: Sequence[Sequence[np.ndarray]],
         kernels: str | None = "tuned",
         ram_bytes: int = 256 * 1024,
+        board: Board = MPS2_AN386,
         select: bool = True,
     ) -> BoardBuild:
-        """The build of `planned` with its kernels selected again from `kernels` (None: as
-        planned, e.g. with the scratch buffers of the tuned convolutions; `select=False`: as
-        planned too, `kernels` naming the set the plan selected, for the build's libraries)."""
-        require_arm_tools()
+        """The build of `planned` for `board` with its kernels selected again from `kernels`
+        (None: as planned, e.g. with the scratch buffers of the tuned convolutions;
+        `select=False`: as planned too, `kernels` naming the set the plan selected). The
+        build's libraries are those the model's calls use."""
+        require_arm_tools(board)
         model = print_model(selected(planned, kernels if select else None), PREFIX)
         files = c_files(model)
-        files.update(board_files(MPS2_AN386, ram_bytes, kernels))
-        files.update(cmake_files(model, board=MPS2_AN386))  # as --emit-c writes them
+        library = library_of(model.libraries)
+        files.update(board_files(board, ram_bytes, library))
+        files.update(cmake_files(model, board=board))  # as --emit-c writes them
         files[f"{PREFIX}train_embedded.c"] = embedded_training_source(planned, PREFIX, batches)
         write_directory(str(directory), files)
-        return cls(directory, len(batches), kernels)
+        return cls(directory, len(batches), library, board)
 
     def make(self, *targets: str) -> subprocess.CompletedProcess[str]:
         arguments = ["make", "-j2", "-C", str(self.directory), *targets]
@@ -171,7 +185,7 @@ class BoardBuild:
         """text, data and bss of train.elf, as arm-none-eabi-size counts them (bss includes
         the heap and stack that the linker script reserves)."""
         completed = subprocess.run(
-            ["arm-none-eabi-size", str(self.directory / "train.elf")],
+            [f"{self.board.toolchain}-size", str(self.directory / "train.elf")],
             capture_output=True, text=True, check=True,
         )  # fmt: skip
         text, data, bss = completed.stdout.splitlines()[1].split()[:3]
@@ -195,13 +209,15 @@ def host_run(
     planned: ModuleOp,
     directory: Path,
     batches: Sequence[Sequence[np.ndarray]],
-    kernels: str = "tuned",
+    kernels: str | None = "tuned",
     select: bool = True,
 ) -> Run:
-    """The same embedded training program, built for and run on the host (gcc -O2); `select`
-    as in `BoardBuild.write`."""
+    """The same embedded training program, built for and run on the host (gcc -O2); `kernels`
+    and `select` as in `BoardBuild.write`."""
     directory.mkdir(parents=True, exist_ok=True)
-    files = c_files(print_model(selected(planned, kernels if select else None), PREFIX))
+    model = print_model(selected(planned, kernels if select else None), PREFIX)
+    kernels = library_of(model.libraries)
+    files = c_files(model)
     files[f"{PREFIX}train_embedded.c"] = embedded_training_source(planned, PREFIX, batches)
     write_directory(str(directory), files)
     compiler = c_compilers()[0]

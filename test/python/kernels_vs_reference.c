@@ -30,8 +30,10 @@
 
 /* Whether this build may compute a * b + c with one rounding: ADIR_FMA is fmaf where
  * FP_FAST_FMAF says so, and clang contracts ADIR_FMA's a * b + c into one where the target has
- * the instruction (its -ffp-contract=on; gcc's -std=c99 turns contraction off). */
-#if defined(FP_FAST_FMAF) || defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+ * the instruction (its -ffp-contract=on; gcc's -std=c99 turns contraction off); an RV32 core
+ * with F has fmadd.s, which adir_target_rv32f.h's ADIR_FMA uses. */
+#if defined(FP_FAST_FMAF) || defined(__FMA__) || defined(__ARM_FEATURE_FMA) || \
+    (defined(__riscv) && defined(__riscv_flen))
 #define MAY_FUSE 1
 #else
 #define MAY_FUSE 0

@@ -154,7 +154,8 @@ def test_cmsis_dsp_build_names_its_cache_variable_and_builds_with_it(
     arguments = ["--predict", "--optimizer=sgd", "--lr=0.01", f"--emit-c={model}", "--c-main"]
     source = str(ROOT / "examples" / f"{example}.mlir")
     assert adir_opt([*arguments, "--c-kernels=cmsis-dsp", source]) == 0
-    assert "adir_cmsis_" in (model / "model.c").read_text()  # it does call CMSIS-DSP
+    # No --c-prefix: the names come from the file's, `mnist_mlp_` or `lenet5_`.
+    assert "adir_cmsis_" in (model / f"{example}_model.c").read_text()  # it calls CMSIS-DSP
     build = str(tmp_path / "build")
     configured = subprocess.run(
         ["cmake", "-S", str(model), "-B", build], capture_output=True, text=True
@@ -163,7 +164,7 @@ def test_cmsis_dsp_build_names_its_cache_variable_and_builds_with_it(
     assert "this model calls CMSIS-DSP: cmake -DADIR_CMSIS_DSP=" in configured.stderr
     cmake("-S", str(model), "-B", build, f"-DADIR_CMSIS_DSP={cmsis_dsp_root()}")
     cmake("--build", build, "-j2")
-    assert (tmp_path / "build" / "adir_model_main").is_file()
+    assert (tmp_path / "build" / f"{example}_main").is_file()
 
 
 @pytest.mark.skipif(
@@ -177,11 +178,11 @@ def test_cmsis_nn_build_takes_its_sources_from_the_cache_variable(tmp_path: Path
     pipeline = "derive-predict,quantize-int8{samples=4 seed=0}"
     assert adir_opt(["-p", pipeline, str(ROOT / "examples" / "lenet5.mlir"), "-o", quantized]) == 0
     assert adir_opt([f"--emit-c={model}", "--c-kernels=cmsis-nn", quantized]) == 0
-    assert "arm_convolve" in (model / "model.c").read_text()
+    assert "arm_convolve" in (model / "lenet5_int8_model.c").read_text()
     build = str(tmp_path / "build")
     cmake("-S", str(model), "-B", build, f"-DADIR_CMSIS_NN={os.environ['ADIR_CMSIS_NN']}")
     cmake("--build", build, "-j2")
-    assert (tmp_path / "build" / "libadir_model.a").is_file()
+    assert (tmp_path / "build" / "liblenet5_int8.a").is_file()
 
 
 # Zephyr's module functions, as plain CMake: enough to build the module's CMakeLists.txt.

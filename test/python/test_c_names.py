@@ -46,9 +46,13 @@ def two_functions(f: str, g: str) -> str:
 
 
 def emit_c(tmp_path: Path, text: str, *options: str) -> tuple[subprocess.CompletedProcess, Path]:
+    """`adir-opt --emit-c` on `text`; with no --c-prefix among `options`, with none at all (not
+    the default from the file's name, `model_`)."""
     source = tmp_path / "model.mlir"
     source.write_text(text)
     out = tmp_path / "out"
+    if not any(option.startswith("--c-prefix=") for option in options):
+        options = ("--c-prefix=", *options)
     completed = subprocess.run(
         [ADIR_OPT, "--plan-memory", "--emit-c", str(out), *options, str(source)],
         capture_output=True,

@@ -533,7 +533,8 @@ def test_emit_c_targets(target: str, tmp_path: Path) -> None:
         (out / "model.h").mkdir()
         (out / "model.c").write_text("mine\n")
     before = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
-    outcome = check_outcome(model_text().encode(), ["--optimizer=sgd", f"--emit-c={out}"])
+    arguments = ["--optimizer=sgd", f"--emit-c={out}", "--c-prefix="]
+    outcome = check_outcome(model_text().encode(), arguments)
     assert outcome.code == 1, outcome.output
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == before
     if target != "a-file":

@@ -240,7 +240,7 @@ def test_emit_c_refuses_to_replace_a_symlink(tmp_path: Path) -> None:
     out.mkdir()
     (tmp_path / "elsewhere.h").write_text("kept\n")
     (out / "model.h").symlink_to(tmp_path / "elsewhere.h")
-    run = adir_opt("--optimizer=sgd", f"--emit-c={out}", str(EXAMPLE))
+    run = adir_opt("--optimizer=sgd", f"--emit-c={out}", "--c-prefix=", str(EXAMPLE))
     assert run.returncode == 1
     assert run.stderr.startswith(f"{out}/model.h: error: cannot write the C output: not a regular")
     assert os.listdir(out) == ["model.h"] and (out / "model.h").is_symlink()
@@ -250,7 +250,7 @@ def test_emit_c_names_each_existing_file_it_replaced(tmp_path: Path) -> None:
     """A first run creates `out` (no note); a second, identical one replaces nothing (no note,
     the files keep their modification time); after the user edits model.c, one note names it."""
     out = tmp_path / "out"
-    command = ["--optimizer=sgd", f"--emit-c={out}", str(EXAMPLE)]
+    command = ["--optimizer=sgd", f"--emit-c={out}", "--c-prefix=", str(EXAMPLE)]
     first = adir_opt(*command)
     assert first.returncode == 0 and first.stderr == ""
     files = snapshot(out)

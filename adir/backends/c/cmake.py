@@ -10,8 +10,9 @@ or on its own: `cmake -S model -B build && cmake --build build`.
 
 - The library is named after the prefix without its trailing underscore (`mnist_` gives
   `mnist`; no prefix gives `adir_model`), so two models live in one build under two prefixes.
-  It holds the model's source and the runtime's kernel sources (the generated header and the
-  runtime's headers are found through its public include directory), C99, linked with libm
+  It holds the model's source (the generated header is found through its public include
+  directory) and links `adir_runtime`, the runtime's kernels, which the first model directory
+  a build adds defines and the others reuse (one definition of each kernel), C99, with libm
   (but with MSVC, whose C library holds the math functions) as `-lm`: a flag, not a library
   target, so a model whose target is named `m` does not link itself.
 - Calls into CMSIS libraries take their sources from cache variables: `ADIR_CMSIS_DSP` (the
@@ -37,10 +38,16 @@ from collections.abc import Iterable
 
 from adir.backends.c.cmsis_dsp import CMSIS_DSP_DEFINES, CMSIS_DSP_INCLUDES, CMSIS_DSP_SOURCES
 from adir.backends.c.cortex_m import BOARD_COMPILE_FLAGS, Board, board_link_flags
-from adir.backends.c.files import c_files
+from adir.backends.c.files import CMSIS_DSP_RUNTIME, c_files, runtime_files
 from adir.backends.c.model import CModel
 
 CMAKE_MINIMUM = "3.13"  # target_link_options
+
+# adir's own kernel sources, which every model's directory holds alike (the CMSIS-DSP wrappers
+# are built with the model that calls CMSIS-DSP, beside CMSIS-DSP's sources).
+RUNTIME_SOURCES = frozenset(
+    name for name in runtime_files() if name.endswith(".c") and name not in CMSIS_DSP_RUNTIME
+)
 
 
 def library_name(prefix: str) -> str:
@@ -58,7 +65,7 @@ def cmake_files(
         "CMakeLists.txt": cmake_lists(model.prefix, sources, model.libraries, main_source, board)
     }
     if board is not None:
-        files["arm-none-eabi.cmake"] = toolchain_file(board)
+        files[f"{board.toolchain}.cmake"] = toolchain_file(board)
     return files
 
 
@@ -73,7 +80,10 @@ def cmake_lists(
     directory), calls into `libraries` besides adir's, and optionally has a training program
     `main_source` and the files of `board`."""
     name = library_name(prefix)
-    files = "\n".join(f"    {source}" for source in sorted(sources))
+    shared = sorted(source for source in sources if source in RUNTIME_SOURCES)
+    own = sorted(source for source in sources if source not in RUNTIME_SOURCES)
+    files = "\n".join(f"    {source}" for source in own)
+    runtime = "\n".join(f"        {source}" for source in shared)
     sections = [
         f"""\
 # CMakeLists.txt: the generated model as the static library `{name}` (adir).
@@ -86,14 +96,27 @@ if(CMAKE_CURRENT_SOURCE_DIR STREQUAL CMAKE_SOURCE_DIR AND NOT CMAKE_BUILD_TYPE
     set(CMAKE_BUILD_TYPE Release CACHE STRING "Debug, Release, RelWithDebInfo or MinSizeRel" FORCE)
 endif()
 
+# adir's kernels, one library `adir_runtime` however many models a build adds: every model's
+# directory holds the same runtime, the first one added compiles it, so that two models link
+# into one program without two definitions of a kernel.
+if(NOT TARGET adir_runtime)
+    add_library(adir_runtime STATIC
+{runtime}
+    )
+    target_include_directories(adir_runtime PUBLIC ${{CMAKE_CURRENT_SOURCE_DIR}})
+    set_target_properties(adir_runtime PROPERTIES
+        C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+    if(NOT MSVC)
+        target_link_libraries(adir_runtime PUBLIC -lm)
+    endif()
+endif()
+
 add_library({name} STATIC
 {files}
 )
 target_include_directories({name} PUBLIC ${{CMAKE_CURRENT_SOURCE_DIR}})
 set_target_properties({name} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
-if(NOT MSVC)
-    target_link_libraries({name} PUBLIC -lm)
-endif()
+target_link_libraries({name} PUBLIC adir_runtime)
 """
     ]
     if "cmsis-dsp" in libraries:
@@ -148,9 +171,11 @@ target_include_directories({name} SYSTEM PUBLIC ${{ADIR_CMSIS_NN}}/Include)
 
 
 def board_section(name: str, board: Board) -> str:
-    options = " ".join(board_link_flags(f"${{CMAKE_CURRENT_SOURCE_DIR}}/{board.file_name}.ld"))
+    script = f"${{CMAKE_CURRENT_SOURCE_DIR}}/{board.file_name}.ld"
+    options = " ".join(board_link_flags(board, script))
     return f"""
-# {board.name}: link a firmware with `{name}_board` (and the toolchain file arm-none-eabi.cmake).
+# {board.name}: link a firmware with `{name}_board` (and the toolchain file
+# {board.toolchain}.cmake).
 add_library({name}_board INTERFACE)
 target_sources({name}_board INTERFACE ${{CMAKE_CURRENT_SOURCE_DIR}}/startup_{board.file_name}.c)
 target_compile_definitions({name}_board INTERFACE ADIR_BOARD)
@@ -160,14 +185,15 @@ target_link_options({name}_board INTERFACE {options})
 
 
 def toolchain_file(board: Board) -> str:
-    """A CMake toolchain file for arm-none-eabi-gcc with `board`'s CPU."""
+    """A CMake toolchain file for `board`'s cross compiler (arm-none-eabi-gcc or
+    riscv64-unknown-elf-gcc) with its CPU."""
     flags = " ".join((*board.cpu_flags, *BOARD_COMPILE_FLAGS))
     return f"""\
-# arm-none-eabi.cmake: arm-none-eabi-gcc for {board.name} (adir).
+# {board.toolchain}.cmake: {board.toolchain}-gcc for {board.name} (adir).
 #   cmake -S <app> -B build -DCMAKE_TOOLCHAIN_FILE=<this file>
 set(CMAKE_SYSTEM_NAME Generic)
-set(CMAKE_SYSTEM_PROCESSOR arm)
-set(CMAKE_C_COMPILER arm-none-eabi-gcc)
+set(CMAKE_SYSTEM_PROCESSOR {board.isa})
+set(CMAKE_C_COMPILER {board.toolchain}-gcc)
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 set(CMAKE_C_FLAGS_INIT "{flags}")
 """

@@ -1,5 +1,7 @@
-"""A Cortex-M build of the generated C: startup code, a linker script with a RAM budget, and a
-Makefile, for a board that QEMU emulates.
+"""A board build of the generated C: startup code, a linker script with a RAM budget, and a
+Makefile, for a board that QEMU emulates (`BOARDS`): Cortex-M4F, M7, M3 (no FPU) and M55 on
+QEMU's MPS2/MPS3 machines, and RV32 cores without and with the F extension on QEMU's virt
+(their startup code and linker script are `riscv.py`'s; picolibc instead of newlib).
 
     adir-opt --optimizer=sgd --emit-c=out --c-board=mps2-an386 --c-ram=256K model.mlir
     cp my_main.c out/ && make -C out          # arm-none-eabi-gcc; prints the image's sizes
@@ -28,8 +30,10 @@ instructions, so counts are good to 40 instructions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from adir.backends.c.cmsis_dsp import CMSIS_DSP_DEFINES, CMSIS_DSP_INCLUDES, CMSIS_DSP_SOURCES
+from adir.backends.c.riscv import riscv_linker_script, riscv_startup_source
 from adir.backends.c.size_limits import Limit, StaticBudget
 from adir.limits import parse_size  # noqa: F401  (re-exported: --c-ram reads sizes here)
 
@@ -38,35 +42,117 @@ KIB = 1024
 
 @dataclass(frozen=True)
 class Board:
-    """A Cortex-M board that QEMU emulates: its CPU, memory map and instruction clock."""
+    """A board that QEMU emulates: its CPU, memory map and instruction clock."""
 
-    name: str  # as --c-board takes it, and QEMU's -M
+    name: str  # as --c-board takes it (for Arm boards also QEMU's -M)
     kernel_target: str  # its CPU as select-kernels{target=...} names it
     cpu_flags: tuple[str, ...]
     flash_origin: int
     flash_bytes: int
     ram_origin: int
     ram_bytes: int  # the board's own RAM: the most a budget may ask for
-    instructions_per_tick: int  # SysTick on the CPU clock under -icount shift=0
+    clock_hz: int  # the CPU clock, which SysTick counts (one instruction per ns under -icount)
+    has_fpu: bool = True  # the reset handler turns it on; without, every float is a library call
+    isa: str = "arm"  # "arm": a Cortex-M, arm-none-eabi-gcc; "riscv": riscv64-unknown-elf-gcc
+    machine: str = ""  # QEMU's -M where it is not the name
+    qemu_cpu: str = ""  # QEMU's -cpu where the machine's default is not the core
 
     @property
     def file_name(self) -> str:
         return self.name.replace("-", "_")
 
+    @property
+    def instructions_per_tick(self) -> Fraction:
+        """Instructions per SysTick count under `-icount shift=0` (one per virtual ns)."""
+        return Fraction(10**9, self.clock_hz)
 
-# QEMU's mps2-an386: a Cortex-M4F on the MPS2 FPGA board; code in ZBT SSRAM1 at 0 (4 MiB, the
+    @property
+    def toolchain(self) -> str:
+        return "arm-none-eabi" if self.isa == "arm" else "riscv64-unknown-elf"
+
+    @property
+    def qemu(self) -> str:
+        return "qemu-system-arm" if self.isa == "arm" else "qemu-system-riscv32"
+
+
+# The MPS2 boards (AN385, AN386, AN500) share a memory map: code in ZBT SSRAM1 at 0 (4 MiB, the
 # "flash" here), data in ZBT SSRAM2/3 at 0x20000000 (4 MiB); SYSCLK 25 MHz.
+MPS2_MEMORY = {
+    "flash_origin": 0x00000000,
+    "flash_bytes": 4 * KIB * KIB,
+    "ram_origin": 0x20000000,
+    "ram_bytes": 4 * KIB * KIB,
+    "clock_hz": 25_000_000,
+}
+# QEMU's mps2-an386: a Cortex-M4F (FPv4, single precision, 32 S registers).
 MPS2_AN386 = Board(
     name="mps2-an386",
     kernel_target="cortex-m4f",
     cpu_flags=("-mcpu=cortex-m4", "-mthumb", "-mfpu=fpv4-sp-d16", "-mfloat-abi=hard"),
-    flash_origin=0x00000000,
-    flash_bytes=4 * KIB * KIB,
-    ram_origin=0x20000000,
-    ram_bytes=4 * KIB * KIB,
-    instructions_per_tick=40,
+    **MPS2_MEMORY,
 )
-BOARDS = {board.name: board for board in (MPS2_AN386,)}
+# mps2-an500: a Cortex-M7 with FPv5 double precision (QEMU's M7 has it); the model is float32,
+# so the double-precision half only serves the printf of each loss.
+MPS2_AN500 = Board(
+    name="mps2-an500",
+    kernel_target="cortex-m7",
+    cpu_flags=("-mcpu=cortex-m7", "-mthumb", "-mfpu=fpv5-d16", "-mfloat-abi=hard"),
+    **MPS2_MEMORY,
+)
+# mps2-an385: a Cortex-M3, no FPU: every float operation is a call into libgcc's soft-float
+# routines (__aeabi_fadd, __aeabi_fmul, ...), which round as IEEE 754 does.
+MPS2_AN385 = Board(
+    name="mps2-an385",
+    kernel_target="cortex-m3",
+    cpu_flags=("-mcpu=cortex-m3", "-mthumb", "-mfloat-abi=soft"),
+    has_fpu=False,
+    **MPS2_MEMORY,
+)
+# mps3-an547: a Cortex-M55 (Armv8.1-M, Helium with floating point) on the SSE-300; code in the
+# ITCM at 0 (512 KiB, where the secure vector table is at reset), data in the DTCM at 0x20000000
+# (512 KiB); SYSCLK 32 MHz (31.25 instructions per SysTick count).
+MPS3_AN547 = Board(
+    name="mps3-an547",
+    kernel_target="cortex-m55",
+    cpu_flags=("-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"),
+    flash_origin=0x00000000,
+    flash_bytes=512 * KIB,
+    ram_origin=0x20000000,
+    ram_bytes=512 * KIB,
+    clock_hz=32_000_000,
+)
+# QEMU's RISC-V virt machine with an RV32 core, without and with the F extension (the RV32IMC
+# cores of the ESP32-C3 class, and those with a single-precision FPU). virt has no flash: the
+# image's code and constants take the first 4 MiB of its DRAM at 0x80000000, the RAM budget
+# starts after them. Instructions are the core's instret counter (exact under -icount).
+RISCV_MEMORY = {
+    "flash_origin": 0x80000000,
+    "flash_bytes": 4 * KIB * KIB,
+    "ram_origin": 0x80400000,
+    "ram_bytes": 4 * KIB * KIB,
+    "clock_hz": 1_000_000_000,
+    "isa": "riscv",
+    "machine": "virt",
+}
+VIRT_RV32IMAC = Board(
+    name="virt-rv32imac",
+    kernel_target="rv32imac",
+    cpu_flags=("-march=rv32imac", "-mabi=ilp32", "-mcmodel=medany", "--specs=picolibc.specs"),
+    has_fpu=False,
+    qemu_cpu="rv32,f=false,d=false",  # an F or D instruction would trap: the build has none
+    **RISCV_MEMORY,
+)
+VIRT_RV32IMAFC = Board(
+    name="virt-rv32imafc",
+    kernel_target="rv32imafc",
+    cpu_flags=("-march=rv32imafc", "-mabi=ilp32f", "-mcmodel=medany", "--specs=picolibc.specs"),
+    qemu_cpu="rv32,d=false",
+    **RISCV_MEMORY,
+)
+BOARDS = {
+    board.name: board
+    for board in (MPS2_AN386, MPS2_AN500, MPS2_AN385, MPS3_AN547, VIRT_RV32IMAC, VIRT_RV32IMAFC)
+}
 
 STACK_BYTES = 16 * KIB  # the fused weight-gradient kernels keep a row of the gradient on it
 HEAP_BYTES = 4 * KIB  # newlib's stdio buffers
@@ -79,9 +165,13 @@ HEAP_BYTES = 4 * KIB  # newlib's stdio buffers
 BOARD_COMPILE_FLAGS = ("-ffp-contract=off", "-ffunction-sections", "-fdata-sections")
 
 
-def board_link_flags(linker_script: str) -> tuple[str, ...]:
-    """newlib-nano with rdimon semihosting (printf and exit reach the host), the board's own
-    startup code and `linker_script`."""
+def board_link_flags(board: Board, linker_script: str) -> tuple[str, ...]:
+    """The board's own startup code and `linker_script`, with a C library whose printf and exit
+    reach the host through semihosting: on Arm newlib-nano with rdimon, on RISC-V picolibc
+    (whose crt0 starts the program: it copies .data, zeroes .bss, sets up TLS and the FPU, and
+    its "hosted" variant calls exit with what main returns)."""
+    if board.isa == "riscv":
+        return ("--crt0=hosted", "--oslib=semihost", f"-T{linker_script}", "-Wl,--gc-sections")
     return (
         "-nostartfiles",
         "--specs=nano.specs",
@@ -93,12 +183,24 @@ def board_link_flags(linker_script: str) -> tuple[str, ...]:
 
 
 def qemu_flags(board: Board) -> tuple[str, ...]:
-    """How `qemu-system-arm` runs a program for `board`: no display or serial port,
+    """How QEMU runs a program for `board` (`-kernel` the ELF): no display or serial port,
     semihosting (the program's printf and exit reach the host), one instruction per virtual
-    nanosecond (`-icount shift=0`, so SysTick counts instructions)."""
+    nanosecond (`-icount shift=0`, so SysTick and instret count instructions)."""
+    machine = ("-M", board.machine or board.name)
+    if board.qemu_cpu:
+        machine += ("-cpu", board.qemu_cpu)
+    semihosting = ("-semihosting-config", "enable=on,target=native")
+    if board.isa == "riscv":
+        machine += ("-bios", "none")  # no firmware: the ELF's entry runs at reset, in M mode
+        # picolibc writes to the semihosting console (SYS_WRITEC), which QEMU sends to its
+        # stderr unless it has a character device; newlib's rdimon writes to a host file.
+        semihosting = (
+            "-chardev", "stdio,id=semihosting",
+            "-semihosting-config", "enable=on,target=native,chardev=semihosting",
+        )  # fmt: skip
     return (
-        "-M", board.name, "-nographic", "-monitor", "none", "-serial", "none",
-        "-semihosting-config", "enable=on,target=native", "-icount", "shift=0",
+        *machine, "-nographic", "-monitor", "none", "-serial", "none", *semihosting,
+        "-icount", "shift=0",
     )  # fmt: skip
 
 
@@ -142,10 +244,18 @@ def board_files(
             f"a RAM budget of {ram_bytes} bytes does not hold the stack and heap "
             f"({stack_bytes} + {heap_bytes} bytes)"
         )
+    if board.isa == "riscv":
+        startup = riscv_startup_source(board.file_name, board.name)
+        script = riscv_linker_script(
+            board.name, board.flash_origin, flash, board.ram_origin, ram_bytes, stack_bytes
+        )
+    else:
+        startup = startup_source(board)
+        script = linker_script(board, ram_bytes, stack_bytes, heap_bytes, flash)
     return {
         "adir_board.h": BOARD_HEADER,
-        f"startup_{board.file_name}.c": startup_source(board),
-        f"{board.file_name}.ld": linker_script(board, ram_bytes, stack_bytes, heap_bytes, flash),
+        f"startup_{board.file_name}.c": startup,
+        f"{board.file_name}.ld": script,
         "Makefile": makefile(board, ram_bytes, kernels),
     }
 
@@ -170,6 +280,12 @@ size_t adir_board_stack_used(void);
 
 
 def startup_source(board: Board) -> str:
+    ticks = board.instructions_per_tick
+    fpu = (
+        "CPACR |= 0xFu << 20; /* CP10 and CP11 (the FPU): full access, before any float code */"
+        if board.has_fpu
+        else "/* no FPU: floats are libgcc's soft-float calls */"
+    )
     return f"""\
 /* startup_{board.file_name}.c: reset, vector table and board services for {board.name}
  * (generated by adir). Symbols come from {board.file_name}.ld. */
@@ -179,7 +295,7 @@ def startup_source(board: Board) -> str:
 
 #include "adir_board.h"
 
-#define ADIR_BOARD_INSTRUCTIONS_PER_TICK {board.instructions_per_tick}u
+#define ADIR_BOARD_INSTRUCTIONS_PER_TICK {ticks.numerator}u / {ticks.denominator}u
 #define STACK_PATTERN 0x5afe57acu
 
 extern uint32_t __data_load__[], __data_start__[], __data_end__[];
@@ -239,7 +355,7 @@ void Reset_Handler(void)
     for (word = __stack_bottom__; word < (uint32_t *)__builtin_frame_address(0) - 64; ++word) {{
         *word = STACK_PATTERN;
     }}
-    CPACR |= 0xFu << 20; /* CP10 and CP11 (the FPU): full access, before any float code */
+    {fpu}
     __asm__ volatile("dsb\\n\\tisb" ::: "memory");
     SYST_RVR = SYST_MAX;
     SYST_CVR = 0u;
@@ -371,14 +487,14 @@ build/cmsis/%.o: $(CMSIS_DSP)/Source/%.c
 # Makefile: the generated model for {board.name}, RAM budget {ram_bytes} bytes (adir).
 #   make            build train.elf and print its sizes
 #   make run        run it under QEMU (semihosting: printf and exit reach the host)
-CC = arm-none-eabi-gcc
-SIZE = arm-none-eabi-size
-QEMU = qemu-system-arm
+CC = {board.toolchain}-gcc
+SIZE = {board.toolchain}-size
+QEMU = {board.qemu}
 CPU = {" ".join(board.cpu_flags)}
 OPT = -O2 {" ".join(BOARD_COMPILE_FLAGS)}
 CFLAGS = -std=c99 -Wall -Wextra -Wpedantic -Werror
 CPPFLAGS = -I. -DADIR_BOARD
-LDFLAGS = {" ".join(board_link_flags(f"{name}.ld"))} -Wl,-Map=build/train.map
+LDFLAGS = {" ".join(board_link_flags(board, f"{name}.ld"))} -Wl,-Map=build/train.map
 QEMU_FLAGS = {" ".join(qemu_flags(board))}
 
 SOURCES = $(sort $(wildcard *.c))

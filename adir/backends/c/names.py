@@ -44,6 +44,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FileLineColLoc, ModuleOp
@@ -86,6 +87,19 @@ _RESERVED_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r".*_t\Z"), "POSIX reserves names that end in `_t`"),
     (re.compile(r"arg[0-9]+\Z"), "the embedded training program names its tables so"),
 ]
+
+
+def default_prefix(input_file: str | None) -> str:
+    """`--c-prefix`'s default: the input file's name up to its first dot, spelt as C allows,
+    and `_` (`examples/mnist_mlp.mlir` -> `mnist_mlp_`), so that two models' C links into one
+    program; `model_` before it where the name cannot begin a C name (`1net.mlir` ->
+    `model_1net_`, `adir.mlir` -> `model_adir_`). No prefix for standard input."""
+    if input_file is None or input_file == "-":
+        return ""
+    prefix = f"{spelling(Path(input_file).name.split('.')[0])}_"
+    if reserved(f"{prefix}init") is not None or prefix == "_":
+        prefix = f"model_{prefix}".replace("__", "_")
+    return prefix
 
 
 def spelling(symbol: str) -> str:

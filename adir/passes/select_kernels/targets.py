@@ -30,9 +30,16 @@ TARGETS = {
         KernelTarget("host", "scalar", "adir_target_host.h"),
         KernelTarget("x86-avx2", "scalar", "adir_target_x86_avx2.h"),
         KernelTarget("x86-avx512", "scalar", "adir_target_x86_avx512.h"),
+        # No FPU (Cortex-M3, mps2-an385; RV32IMAC): every float operation a library call.
+        KernelTarget("cortex-m3", "scalar", "adir_target_soft_float.h"),
         KernelTarget("cortex-m4f", "dsp", "adir_target_cortex_m4f.h"),
-        # Helium: CMSIS-NN's MVE kernels and scratch sizes; adir's own tiles are host-generic's
-        # there until a settings header is measured on one.
-        KernelTarget("cortex-m55", "mve", "adir_target_host.h"),
+        # The Cortex-M7's FPv5 has the M4F's 32 single-precision registers and VFMA: its tiles.
+        KernelTarget("cortex-m7", "dsp", "adir_target_cortex_m4f.h"),
+        # Helium: CMSIS-NN's MVE kernels and scratch sizes; adir's float kernels are scalar
+        # there, and the M4F's tiles beat the host's (runtime/targets/adir_target.h).
+        KernelTarget("cortex-m55", "mve", "adir_target_cortex_m4f.h"),
+        KernelTarget("rv32imac", "scalar", "adir_target_soft_float.h"),
+        # The F extension: 32 single-precision registers and fmadd.s, as the M4F has.
+        KernelTarget("rv32imafc", "scalar", "adir_target_rv32f.h"),
     )
 }

@@ -104,12 +104,13 @@ def conv1d_grad_weight(op: KernelOp, target: KernelTarget) -> Use | Refuse:
 PANEL_PIXELS = 64
 """Output pixels per im2col panel of the `_gemm` kernels: four of the widest micro-kernel tile
 (NR = 16), so that a panel's rows feed whole tiles (`ADIR_CONV_CHUNK` in the C)."""
-SCRATCH_BUDGET = {"cortex-m4f": 8 * 1024, "cortex-m55": 8 * 1024}
+SMALL_SRAM_TARGETS = ("cortex-m3", "cortex-m4f", "cortex-m7", "cortex-m55", "rv32imac", "rv32imafc")
+SCRATCH_BUDGET = dict.fromkeys(SMALL_SRAM_TARGETS, 8 * 1024)
 """Bytes a `_gemm` kernel's panel may ask for on a target with a few hundred KB of SRAM
 (elsewhere every tap of `PANEL_PIXELS` pixels); panels over it have fewer taps."""
-MIN_PANEL_TAPS = {"cortex-m4f": 4, "cortex-m55": 4}
+MIN_PANEL_TAPS = dict.fromkeys(SMALL_SRAM_TARGETS, 4)
 """Taps of the smallest panel a `_gemm` kernel's scratch is shrunk to (of `PANEL_PIXELS`
-pixels): a micro-kernel tile's width, the target's ADIR_GEMM_NR (4 on the Cortex-M, up to 16
+pixels): a micro-kernel tile's width, the target's ADIR_GEMM_NR (4 on these cores, up to 16
 elsewhere), so that the weight gradient's GEMM over a block of taps still runs whole tiles."""
 FLOAT_BYTES = 4
 

@@ -3,7 +3,8 @@
 // and toolchain file; with --c-kernels=cmsis-dsp the CMSIS-DSP
 // wrappers come along and the Makefile compiles CMSIS-DSP's sources (the model's add is
 // CMSIS-DSP's on the board's Cortex-M4F; its matmul stays adir's, which is faster there). Bad budgets and flag
-// combinations are diagnostics.
+// combinations are diagnostics. The C names and the CMake library take the input file's name
+// (`cortex_m_`, `cortex_m`) when no --c-prefix is given.
 // RUN: rm -rf %t && adir-opt --optimizer=sgd --emit-c=%t --c-board=mps2-an386 --c-ram=192K %s
 // RUN: ls %t | filecheck %s --check-prefix=FILES
 // RUN: filecheck %s --check-prefix=LD < %t/mps2_an386.ld
@@ -36,12 +37,15 @@
 // MAKE:     -Tmps2_an386.ld
 // MAKE:     QEMU_FLAGS = -M mps2-an386
 
-// CMAKE:      add_library(adir_model STATIC
-// CMAKE-NOT:  startup_mps2_an386.c
-// CMAKE:      model.c
-// CMAKE:      add_library(adir_model_board INTERFACE)
-// CMAKE-NEXT: target_sources(adir_model_board INTERFACE ${CMAKE_CURRENT_SOURCE_DIR}/startup_mps2_an386.c)
-// CMAKE:      target_link_options(adir_model_board INTERFACE {{.*}} -T${CMAKE_CURRENT_SOURCE_DIR}/mps2_an386.ld
+// CMAKE:      add_library(adir_runtime STATIC
+// CMAKE-NOT:  cortex_m_model.c
+// CMAKE:      add_library(cortex_m STATIC
+// CMAKE-NEXT: cortex_m_model.c
+// CMAKE-NEXT: )
+// CMAKE:      target_link_libraries(cortex_m PUBLIC adir_runtime)
+// CMAKE:      add_library(cortex_m_board INTERFACE)
+// CMAKE-NEXT: target_sources(cortex_m_board INTERFACE ${CMAKE_CURRENT_SOURCE_DIR}/startup_mps2_an386.c)
+// CMAKE:      target_link_options(cortex_m_board INTERFACE {{.*}} -T${CMAKE_CURRENT_SOURCE_DIR}/mps2_an386.ld
 
 // TOOLCHAIN: set(CMAKE_C_COMPILER arm-none-eabi-gcc)
 // TOOLCHAIN: set(CMAKE_C_FLAGS_INIT "-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard -ffp-contract=off

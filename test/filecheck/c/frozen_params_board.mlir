@@ -1,7 +1,7 @@
 // The board's RAM budget (--c-ram) counts what the functions write, not the frozen parameters,
 // which are constants in flash: @w1 (256 KB, frozen) and a trainable @w2 fit 64K of RAM; with
 // @set_w1 writing @w1 (the SETTER lines), @w1 is in RAM and the model does not fit.
-// RUN: rm -rf %t && adir-opt --optimizer=sgd --emit-c=%t --c-board=mps2-an386 --c-ram=64K %s
+// RUN: rm -rf %t && adir-opt --optimizer=sgd --emit-c=%t --c-prefix= --c-board=mps2-an386 --c-ram=64K %s
 // RUN: filecheck %s < %t/model.c
 // RUN: sed 's|// SETTER: ||' %s | not adir-opt --optimizer=sgd --emit-c=%t.ram --c-board=mps2-an386 --c-ram=64K 2>&1 | filecheck %s --check-prefix=RAM
 

@@ -6,7 +6,7 @@
 // RUN: not adir-opt %s -p 'bufferize,plan-memory,select-kernels{kernels=cmsis-nn target=cortex-m55}' 2>&1 | filecheck %s --check-prefix=PLANNED
 // RUN: not adir-opt %s --plan-memory --c-target=host --c-board=mps2-an386 --emit-c=%t 2>&1 | filecheck %s --check-prefix=BOARD
 // RUN: not adir-opt %s --c-kernels=cmsis-nn 2>&1 | filecheck %s --check-prefix=UNPLANNED
-// TARGET: error: select-kernels: target='m55' is not one of host, x86-avx2, x86-avx512, cortex-m4f, cortex-m55
+// TARGET: error: select-kernels: target='m55' is not one of host, x86-avx2, x86-avx512, cortex-m3, cortex-m4f, cortex-m7, cortex-m55, rv32imac, rv32imafc
 // KERNELS: error: select-kernels: kernels='cmsis' is not one of reference, tuned, cmsis-dsp, cmsis-nn
 // TWICE: error: select-kernels: the kernels were selected already, with scratch buffers
 // PLANNED: errors.mlir:16:3: error: select-kernels: arm_fully_connected_s8 needs 8 bytes of scratch, which only a plan made after this pass has: run select-kernels before plan-memory
