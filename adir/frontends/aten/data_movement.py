@@ -114,8 +114,8 @@ def full(lo: Lowering, node: fx.Node, a: Args) -> Any:
     dtype = node.meta["val"].dtype
     require(
         dtype != torch.bool,
-        "a torch.bool constant (attention's is_causal=True builds its mask from one: pass "
-        "attn_mask, a float buffer of 0.0 and -inf, instead)",
+        "a torch.bool constant that does not fold into a float one at import (an attention "
+        "mask does: adir/frontends/constant_folding.py); pass a float mask of 0.0 and -inf",
     )
     require(dtype == torch.float32, f"a {dtype} constant")
     value = a.get("s", a.get("fill_value"))
