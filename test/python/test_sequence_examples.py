@@ -1,5 +1,5 @@
 """The sequence models of examples/torch/ (gru.py, lstm.py, transformer.py), as they are
-written: each imports with no edits, compiles with SGD (and GRU and the transformer with Adam) to
+written: each imports with no edits, compiles with SGD and with Adam to
 C built with -Wall -Wextra -Wpedantic -Werror and run under ASan and UBSan, and 20 training steps
 of the C, at batch 1 and at batch 8, give the loss of every step and every parameter after them
 to 1e-4 relative, against `torch.optim.SGD` / `torch.optim.Adam` on the same module and data
