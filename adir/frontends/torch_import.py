@@ -60,6 +60,7 @@ from xdsl.transforms.dead_code_elimination import region_dce
 from adir.frontends.aten import ATEN_OPS, Lowering, Unsupported, arguments, static_shape
 from adir.frontends.aten.normalization import is_training_dropout
 from adir.frontends.builder import ModelBuilder, Param
+from adir.frontends.constant_folding import fold, reads_non_float_constant
 from adir.frontends.sites import BuildError, SourceSite
 from adir.frontends.torch_errors import (
     TorchImportError,
@@ -243,6 +244,7 @@ def lower_program(
     params_by_target: dict[str, Param] = {}
     user_inputs: list[tuple[fx.Node, tuple[str, tuple[int, ...], str]]] = []
     constants: list[fx.Node] = []
+    folded: dict[fx.Node, torch.Tensor] = {}
     for node in graph.nodes:
         if node.op != "placeholder":
             continue
@@ -251,11 +253,17 @@ def lower_program(
             user_inputs.append((node, _input_spec(node, names[len(user_inputs)])))
         elif node not in needed and spec.target not in mutated:
             continue
+        elif _is_state(node, specs) and _is_boolean_constant(program, spec, mutated):
+            folded[node] = _state_tensor(program, spec.target)  # a mask: constant_folding.py
         elif _is_state(node, specs):
             name = _state_name(spec.target, prefix)
             values[node] = params_by_target[spec.target] = _declare(
                 builder, program, spec, symbols[name], prefix
             )
+        elif spec.kind == InputKind.CONSTANT_TENSOR and program.constants[spec.target].dtype == (
+            torch.bool
+        ):
+            folded[node] = program.constants[spec.target]  # a mask: constant_folding.py
         elif spec.kind == InputKind.CONSTANT_TENSOR:
             constants.append(node)
         else:
@@ -277,7 +285,7 @@ def lower_program(
         step = function.args[len(user_inputs)] if len(inputs) > len(user_inputs) else None
         for node in constants:
             values[node] = builder.constant(_constant_value(program, specs[node.name].target))
-        _lower_nodes(builder, graph, needed, values, prefix, step)
+        _lower_nodes(builder, graph, needed, values, prefix, step, folded)
         for node, target in mutations:
             builder.store(values[node], params_by_target[target])
         builder.ret(*(values[node] for node in returned))
@@ -292,10 +300,13 @@ def _lower_nodes(
     values: dict[fx.Node, Any],
     prefix: str,
     step: Any = None,
+    folded: dict[fx.Node, torch.Tensor] | None = None,
 ) -> None:
     """Lower every needed call in order; raise one error listing all that cannot be. `step`:
-    the function's step counter, which training-mode dropouts read."""
+    the function's step counter, which training-mode dropouts read; `folded`: the constants
+    computed so far at import (constant_folding.py), which this extends."""
     lowering = Lowering(builder, values, step)
+    folded = {} if folded is None else folded
     unsupported: dict[tuple[str, SourceSite | None, str], UnsupportedOp] = {}
     for node in graph.nodes:
         if node.op != "call_function" or node not in needed:
@@ -313,6 +324,19 @@ def _lower_nodes(
                 unsupported.setdefault((target, site, op.reason), op)
             continue
         target = str(node.target)
+        if (constant := fold(node, folded)) is not None:
+            folded[node] = constant
+            if not constant.is_floating_point():
+                continue  # a boolean mask: only what it becomes enters the IR
+            if reads_non_float_constant(node, folded):
+                values[node] = builder.constant(constant.detach().numpy())
+                values[node].name_hint = node.name
+                continue
+        elif reads_non_float_constant(node, folded):
+            reason = "a boolean or integer constant (adir computes in float32)"
+            op = UnsupportedOp(target, site, node_module(node, prefix), reason)
+            unsupported.setdefault((target, site, reason), op)
+            continue
         handler = ATEN_OPS.get(node.target)
         if handler is None:
             op = UnsupportedOp(target, site, node_module(node, prefix))
@@ -375,6 +399,11 @@ def _constant_value(program: ExportedProgram, target: str):
     if tensor.dtype != torch.float32:
         raise TorchImportError(f"the model's constant {target} is {tensor.dtype}, not float32")
     return tensor.detach().cpu().numpy()
+
+
+def _is_boolean_constant(program: ExportedProgram, spec: InputSpec, mutated: set[str]) -> bool:
+    """A boolean buffer that the model never writes (an attention mask): folded, not a param."""
+    return spec.target not in mutated and _state_tensor(program, spec.target).dtype == torch.bool
 
 
 def _is_state(node: fx.Node, specs: dict[str, Any]) -> bool:

@@ -153,6 +153,7 @@ class CBuild:
     directory: Path
     executable: Path
     state_each_step: bool = False
+    timeout: float = 120  # seconds; a big model under ASan at batch 8 needs more
 
     def run(self, seed: int, steps: Sequence[Sequence[np.ndarray]]) -> list[np.ndarray]:
         """The results of every step, then every parameter, as float32/int arrays (with
@@ -170,7 +171,7 @@ class CBuild:
             [str(self.executable), str(self.directory / "in.bin"), str(self.directory / "out.bin")],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=self.timeout,
         )
         assert completed.returncode == 0, f"the C failed:\n{completed.stdout}{completed.stderr}"
         assert completed.stderr == "", completed.stderr  # sanitizer reports, warnings

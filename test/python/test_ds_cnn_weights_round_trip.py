@@ -13,7 +13,6 @@ ASan/UBSan.
 
 from __future__ import annotations
 
-import importlib.util
 import struct
 import subprocess
 from pathlib import Path
@@ -22,6 +21,7 @@ import numpy as np
 import pytest
 import torch
 from c_testing import SANITIZERS, WARNINGS
+from examples_testing import load_example
 
 from adir.frontends.builder import module_to_text
 from adir.frontends.torch_import import import_module, load_state_dict
@@ -29,14 +29,6 @@ from adir.tools.adir_opt import main as adir_opt
 
 ROOT = Path(__file__).parents[2]
 BATCH, STEPS, TESTS = 4, 20, 3
-
-
-def ds_cnn():
-    spec = importlib.util.spec_from_file_location("ds_cnn", ROOT / "examples/torch/ds_cnn.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def adirdata(x: np.ndarray, labels: np.ndarray) -> bytes:
@@ -76,7 +68,7 @@ int main(int argc, char **argv)
 
 @pytest.mark.slow
 def test_ds_cnn_trained_in_c_predicts_in_torch_as_in_c(tmp_path: Path) -> None:
-    example = ds_cnn()
+    example = load_example("ds_cnn")
     x, _ = example.example_input(BATCH)
     torch_model = example.model()
     module = import_module(torch_model, (x,), loss=example.LOSS)

@@ -15,7 +15,6 @@ tensor's largest magnitude, for entries that a step carries through zero.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import os
 import tempfile
 from pathlib import Path
@@ -25,13 +24,11 @@ import numpy as np
 import pytest
 import torch
 from c_testing import build_c, c_compilers, run_pipeline
-from torch import nn
+from examples_testing import STEPS, batches, load_example, torch_training, training_matrix
 
-from adir.frontends.torch_import import import_module, symbol_names
+from adir.frontends.torch_import import import_module
 from adir.passes import PLANNING_PIPELINE
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "torch" / "har_cnn.py"
-STEPS = 20
 RTOL = 1e-4
 OPTIMIZERS = {
     "sgd": ("sgd lr=0.01", lambda params: torch.optim.SGD(params, lr=0.01)),
@@ -39,54 +36,9 @@ OPTIMIZERS = {
 }
 
 
-def load_example() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("har_cnn", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
-    return example
-
-
 @pytest.fixture(scope="module")
 def example() -> ModuleType:
-    return load_example()
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """PyTorch's own threads only slow these small convolutions on a loaded machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-def batches(example: ModuleType, batch: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The example's own batch first, then random windows and labels."""
-    x, label = example_input = example.example_input(batch)
-    assert len(example_input) == 2
-    rng = np.random.default_rng(batch)
-    data = [(x.numpy(), label.numpy())]
-    for _ in range(STEPS - 1):
-        window = rng.standard_normal(x.shape).astype(np.float32)
-        data.append((window, rng.integers(0, example.CLASSES, label.shape)))
-    return data
-
-
-def torch_training(
-    model: nn.Module, optimizer: torch.optim.Optimizer, data
-) -> tuple[list[float], dict[str, np.ndarray]]:
-    """The loss of each step, and every float parameter and buffer after them by adir symbol."""
-    losses = []
-    for x, label in data:
-        optimizer.zero_grad()
-        loss = model(torch.from_numpy(x), torch.from_numpy(label))
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    state = {k: v for k, v in model.state_dict().items() if v.dtype == torch.float32}
-    symbols = symbol_names(list(state))
-    return losses, {symbols[name]: tensor.numpy() for name, tensor in state.items()}
+    return load_example("har_cnn")
 
 
 def test_imports_with_no_edits(example: ModuleType) -> None:
@@ -105,9 +57,12 @@ def test_imports_with_no_edits(example: ModuleType) -> None:
     assert "adir.global_avgpool2d" in text and "adir.cross_entropy" in text
 
 
+# CI: SGD at batch 1 (gcc and clang); ADIR_EXAMPLES_MATRIX=1: SGD and Adam at batch 1 and 8.
+RUNS = training_matrix([("sgd", 1)], [("sgd", 8), ("adam", 1), ("adam", 8)])
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("batch", [1, 8])
-@pytest.mark.parametrize("optimizer", sorted(OPTIMIZERS))
+@pytest.mark.parametrize(("optimizer", "batch"), RUNS)
 def test_trains_in_c_like_pytorch(example: ModuleType, optimizer: str, batch: int) -> None:
     options, make_optimizer = OPTIMIZERS[optimizer]
     model = example.model()

@@ -127,3 +127,52 @@ def test_padding_that_crops_is_a_located_error_saying_what_to_use() -> None:
     assert op.reason == "negative padding [-1, 0, 0, 0] (a crop): slice the tensor instead"
     _, start = inspect.getsourcelines(TfSameConv.forward)
     assert op.site.line == start + 1
+
+
+class PaddedConv1d(nn.Module):
+    """A constant padding of L (`F.pad(x, pad, value)`, none if `pad` is None) before a conv1d,
+    then a classifier."""
+
+    def __init__(self, pad: tuple[int, int] | None, value: float = 0.0, **conv):
+        super().__init__()
+        self.pad, self.value = pad, value
+        self.conv = nn.Conv1d(3, 4, 4, **conv)
+        self.fc = nn.LazyLinear(5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.pad is not None:
+            x = F.pad(x, self.pad, value=self.value)
+        return self.fc(torch.flatten(torch.relu(self.conv(x)), 1))
+
+
+def conv1d_line(text: str) -> str:
+    (line,) = [line for line in text.splitlines() if "adir.conv1d" in line]
+    return line
+
+
+@pytest.mark.parametrize(
+    ("pad", "conv", "expected"),
+    [
+        ((2, 1), {}, "padding = array<i64: 2, 1>"),  # asymmetric
+        ((0, 1), {"padding": 1, "stride": 2}, "padding = array<i64: 1, 2>"),  # added to its own
+        # An even kernel's "same" reaches the importer as a constant_pad_nd before the conv.
+        (None, {"padding": "same"}, "padding = array<i64: 1, 2>"),
+    ],
+)
+def test_zero_padding_of_l_is_folded_into_the_conv1d(pad, conv, expected) -> None:
+    torch.manual_seed(2)
+    model, x = PaddedConv1d(pad, **conv), torch.randn(2, 3, 16)
+    text = module_to_text(module := imported(model, x))
+    assert expected in conv1d_line(text)
+    assert "adir.pad" not in text
+    assert_trains_like_torch(model, module, x, np.array([1, 4], np.int32))
+
+
+def test_nonzero_padding_before_a_conv1d_is_adir_pad() -> None:
+    torch.manual_seed(3)
+    model, x = PaddedConv1d((2, 1), 0.5), torch.randn(2, 3, 16)
+    text = module_to_text(module := imported(model, x))
+    (pad_line,) = [line for line in text.splitlines() if "adir.pad" in line]
+    assert "low = array<i64: 0, 0, 2>, high = array<i64: 0, 0, 1>, value = 5" in pad_line
+    assert "padding" not in conv1d_line(text)
+    assert_trains_like_torch(model, module, x, np.array([0, 3], np.int32))

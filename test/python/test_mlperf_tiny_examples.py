@@ -26,13 +26,10 @@ batch norm's running mean. Under Adam those are compared to STEPS * lr (`NOISE_D
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import re
-import sys
 import tempfile
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
@@ -41,6 +38,7 @@ import torch.nn.functional as F
 from adir_dropout_masks import with_adir_masks
 from adir_testing import parse_example
 from c_testing import build_c, c_compilers, run_pipeline
+from examples_testing import STEPS, load_example, training_matrix
 from torch import nn
 
 from adir.context import adir_context
@@ -51,7 +49,6 @@ from adir.passes.derive_predict import DerivePredictPass
 from adir.tools.adir_import import main as adir_import_main
 
 ROOT = Path(__file__).resolve().parents[2]
-STEPS = 20
 RTOL = 1e-4
 OPTIMIZERS = {"sgd": 0.01, "adam": 0.001}
 # Parameters whose gradient is 0 in real arithmetic (see the docstring), by model.
@@ -62,16 +59,6 @@ NOISE_DRIVEN = {
     # Each linear layer's bias and the running mean of the batch norm after it.
     "autoencoder": r"layers_(0|3|6|9|12|15|18|21|24)_bias|layers_\d+_running_mean",
 }
-
-
-def model_file(name: str) -> ModuleType:
-    path = ROOT / "examples" / "torch" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"mlperf_tiny_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def training_data(name: str, batch: int) -> list[tuple[np.ndarray, ...]]:
@@ -107,7 +94,7 @@ def torch_training(
     """PyTorch's losses and final state (by adir symbol), its dropouts drawing adir's masks;
     in float64, with the batch norms' momentum and eps rounded to float32 as adir's are."""
     torch.manual_seed(0)
-    model = model_file(name).model()
+    model = load_example(name).model()
     dropouts, counter = with_adir_masks(model)
     if dtype == torch.float64:
         model = torch_model_in_float64(model)
@@ -133,18 +120,10 @@ def torch_training(
     }
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def c_training(name: str, optimizer: str, data) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The C's loss of each step and its final parameters by symbol: the model imported as
     tools/generate_examples.py imports it (at the batch of `data`), built under ASan/UBSan."""
-    source = model_file(name)
+    source = load_example(name)
     x, label = data[0][0], data[0][1]
     module = import_module(
         source.model(),
@@ -165,8 +144,15 @@ def c_training(name: str, optimizer: str, data) -> tuple[np.ndarray, dict[str, n
     )
 
 
+# CI: DS-CNN with SGD at batch 1, the autoencoder with Adam at batch 8 (and with SGD at batch 2,
+# test_autoencoder_at_batch_2_...); ADIR_EXAMPLES_MATRIX=1: both with both at batch 1 (the
+# autoencoder 2) and 8.
+SGD_RUNS = training_matrix([("ds_cnn", 1)], [("ds_cnn", 8), ("autoencoder", 8)])
+ADAM_RUNS = training_matrix([("autoencoder", 8)], [("ds_cnn", 1), ("ds_cnn", 8)])
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "batch"), [("ds_cnn", 1), ("ds_cnn", 8), ("autoencoder", 8)])
+@pytest.mark.parametrize(("name", "batch"), SGD_RUNS)
 def test_example_trains_in_c_like_pytorch_with_sgd(name: str, batch: int) -> None:
     """Losses and every parameter and running statistic to 1e-4 of PyTorch's in float64, the
     referee: float32 PyTorch is the less accurate of the two float32 runs at batch 8 (DS-CNN:
@@ -184,7 +170,7 @@ def test_example_trains_in_c_like_pytorch_with_sgd(name: str, batch: int) -> Non
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "batch"), [("ds_cnn", 1), ("autoencoder", 8)])
+@pytest.mark.parametrize(("name", "batch"), ADAM_RUNS)
 def test_example_trains_in_c_like_pytorch_with_adam(name: str, batch: int) -> None:
     """Adam amplifies rounding noise where a gradient entry is near zero: its first step is
     lr * g / (|g| + eps) whatever g's size, so two float32 computations of a gradient entry of
@@ -205,21 +191,28 @@ def test_example_trains_in_c_like_pytorch_with_adam(name: str, batch: int) -> No
     np.testing.assert_allclose(c_losses, reference, rtol=max(RTOL, 2 * spread), err_msg="losses")
     for symbol, expected in float64_state.items():
         spread = np.abs(float32_state[symbol] - expected).max()
-        atol = STEPS * lr if re.fullmatch(NOISE_DRIVEN[name], symbol) else max(lr, 2 * spread)
+        # Noise-driven entries move by up to lr a step; an entry of an ill-conditioned run (the
+        # autoencoder at batch 2) may be as far as float32 PyTorch is, either way.
+        steps = STEPS if re.fullmatch(NOISE_DRIVEN[name], symbol) else 1
+        atol = max(steps * lr, 2 * spread)
         np.testing.assert_allclose(c_params[symbol], expected, rtol=0, atol=atol, err_msg=symbol)
 
 
 @pytest.mark.slow
-def test_autoencoder_at_batch_2_is_as_close_to_float64_as_pytorch_float32() -> None:
+@pytest.mark.parametrize("optimizer", training_matrix(["sgd"], ["adam"]))
+def test_autoencoder_at_batch_2_is_as_close_to_float64_as_pytorch_float32(optimizer: str) -> None:
     """At batch 2, each BatchNorm1d normalises 2 values per channel to about +-1 whatever
     their distance, so the loss barely depends on the weights and float32 rounding dominates
     the gradient: PyTorch's own float32 and float64 SGD runs part by several percent within
     20 steps (measured here). The C must be as close to float64 PyTorch as float32 PyTorch
-    is: within twice that spread, step by step."""
+    is: its largest loss difference over the steps within twice PyTorch's. Parameters are not
+    compared: in so chaotic a run which tensor strays most differs from run to run (under
+    Adam, a bottleneck batch norm's gamma: 9.9e-3 from float64 in the C, 3.7e-3 in PyTorch
+    float32, while the running mean before it is 4.9e-2 and 7.1e-2 away)."""
     data = training_data("autoencoder", 2)
-    c_losses, _ = c_training("autoencoder", "sgd", data)
-    float32_losses, _ = torch_training("autoencoder", "sgd", data)
-    float64_losses, _ = torch_training("autoencoder", "sgd", data, torch.float64)
+    c_losses, _ = c_training("autoencoder", optimizer, data)
+    float32_losses, _ = torch_training("autoencoder", optimizer, data)
+    float64_losses, _ = torch_training("autoencoder", optimizer, data, torch.float64)
     spread = np.abs(np.array(float32_losses) / float64_losses - 1)
     assert spread.max() > 1e-3  # ill-conditioned indeed, or this test should be strict
     c_error = np.abs(c_losses / np.array(float64_losses) - 1)
@@ -234,7 +227,7 @@ def test_ds_cnn_predict_of_the_example_equals_eval_mode() -> None:
     module = parse_example("ds_cnn_torch")
     DerivePredictPass().apply(adir_context(), module)
     session = Session(module, np.float64)
-    model = torch_model_in_float64(model_file("ds_cnn").model())
+    model = torch_model_in_float64(load_example("ds_cnn").model())
     rng = np.random.default_rng(3)
     with torch.no_grad():
         for name, tensor in model.state_dict().items():
@@ -252,7 +245,7 @@ def test_autoencoder_at_batch_1_is_pytorchs_error_at_the_models_line(capsys) -> 
     path = ROOT / "examples" / "torch" / "autoencoder.py"
     arguments = [f"{path}:model", "--input-shape", "1,640", "--loss", "mse"]
     assert adir_import_main(arguments) == 1
-    _, start = inspect.getsourcelines(model_file("autoencoder").Autoencoder.forward)
+    _, start = inspect.getsourcelines(load_example("autoencoder").Autoencoder.forward)
     assert capsys.readouterr().err.startswith(
         f"{path}:{start + 1}: error: the model fails on the example inputs: Expected more than 1 "
         "value per channel when training, got input size torch.Size([1, 128]) (PyTorch's batch "

@@ -1,5 +1,5 @@
 """The sequence models of examples/torch/ (gru.py, lstm.py, transformer.py), as they are
-written: each imports with no edits, compiles with SGD (and GRU and the transformer with Adam) to
+written: each imports with no edits, compiles with SGD and with Adam to
 C built with -Wall -Wextra -Wpedantic -Werror and run under ASan and UBSan, and 20 training steps
 of the C, at batch 1 and at batch 8, give the loss of every step and every parameter after them
 to 1e-4 relative, against `torch.optim.SGD` / `torch.optim.Adam` on the same module and data
@@ -25,25 +25,20 @@ SGD moves them by lr times the noise, and is compared like every other entry.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import os
-import sys
 import tempfile
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
 import torch
 from c_testing import build_c, c_compilers, run_pipeline
-from test_har_cnn_example import batches, torch_training  # the same data and PyTorch loop
+from examples_testing import STEPS, batches, load_example, torch_training, training_matrix
 
 from adir.frontends.builder import module_to_text
 from adir.frontends.torch_import import import_module
 from adir.passes import PLANNING_PIPELINE
 
-MODELS = Path(__file__).resolve().parents[2] / "examples" / "torch"
-STEPS = 20
 RTOL = 1e-4
 OPTIMIZERS = {
     "sgd": ("sgd lr=0.05", lambda params: torch.optim.SGD(params, lr=0.05)),
@@ -55,34 +50,19 @@ NOISE_DRIVEN = {
         f"encoder_layers_{layer}_self_attn_in_proj_bias": slice(64, 128) for layer in range(2)
     }
 }
-RUNS = [
-    ("gru", "sgd", 1),
-    ("gru", "sgd", 8),
-    ("gru", "adam", 8),
-    ("lstm", "sgd", 1),
-    ("lstm", "sgd", 8),
-    ("transformer", "sgd", 1),
-    ("transformer", "sgd", 8),
-    ("transformer", "adam", 1),
-]
-
-
-def load_example(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"sequence_{name}", MODELS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    example = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = example
-    spec.loader.exec_module(example)
-    return example
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """PyTorch's own threads only slow these small models on a loaded machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+# CI: each model at batch 1, GRU and LSTM with SGD, the transformer with Adam (gcc and clang for
+# SGD); ADIR_EXAMPLES_MATRIX=1: every model at batch 1 and 8 with both (examples_testing.py).
+CI_RUNS = [("gru", "sgd", 1), ("lstm", "sgd", 1), ("transformer", "adam", 1)]
+RUNS = training_matrix(
+    CI_RUNS,
+    [
+        (name, optimizer, batch)
+        for name in ("gru", "lstm", "transformer")
+        for optimizer in ("sgd", "adam")
+        for batch in (1, 8)
+        if (name, optimizer, batch) not in CI_RUNS
+    ],
+)
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,9 @@ max is -inf; the cases below include such a row, and a row partly masked. With
 plain softmax. The heads are 16 wide: attention scales q and k each by head_dim^-1/4, which the
 importer holds as an f32 constant, exact for 16 (0.5) and rounded for most other widths, which
 the 1e-12 comparison with float64 PyTorch would see. Also here: the views between them are one
-reshape of their source, and an expand to a tensor's own shape is the tensor.
+reshape of their source, and an expand to a tensor's own shape is the tensor. Boolean masks
+(`is_causal=True`, a boolean `attn_mask`) are computed at import into the additive float mask
+PyTorch adds (adir/frontends/constant_folding.py).
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ import torch.nn.functional as F
 from test_torch_import_shape_ops import check
 from torch import nn
 
-from adir.frontends.torch_errors import TorchImportError
 from adir.frontends.torch_import import UnsupportedOpsError, import_module
 
 
@@ -81,32 +82,70 @@ def test_a_chain_of_views_is_one_reshape_and_an_expand_to_its_own_shape_is_nothi
     assert text.count("adir.reshape ") == 1 and "adir.broadcast_to" not in text
 
 
-def test_a_boolean_mask_buffer_says_to_use_a_float_mask() -> None:
-    class Masked(nn.Module):
+class BooleanMasked(nn.Module):
+    """Attention under a boolean mask buffer (True: attend), as `F.scaled_dot_product_attention`
+    takes it: causal, and query 2 hidden from every key."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        mask = torch.tril(torch.ones(4, 4, dtype=torch.bool))
+        mask[2] = False
+        self.register_buffer("mask", mask)
+
+
+def test_a_boolean_mask_buffer_is_folded_into_an_additive_mask() -> None:
+    """The buffer is no parameter: `torch.where(mask, 0, -inf)` is computed at import
+    (adir/frontends/constant_folding.py) and added to the scores as one constant."""
+    masked = BooleanMasked()
+    text = check(
+        lambda t, _: F.scaled_dot_product_attention(t, t * 0.5, t * -1.5, attn_mask=masked.mask),
+        (2, 2, 4, 16),
+    )
+    assert "mask" not in text.split("func.func")[0]  # no adir.param for the buffer
+    constants = [line for line in text.splitlines() if "adir.constant" in line]
+    assert sum(line.endswith(": tensor<4x4xf32>") for line in constants) == 1  # the mask
+
+
+def test_a_boolean_mask_buffer_of_multihead_attention_is_folded() -> None:
+    class Masked(BooleanMasked):
         def __init__(self) -> None:
             super().__init__()
             self.attention = nn.MultiheadAttention(32, 2, batch_first=True)
-            self.register_buffer("mask", torch.triu(torch.ones(4, 4, dtype=torch.bool), 1))
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return self.attention(x, x, x, attn_mask=self.mask, need_weights=False)[0]
+            # nn.MultiheadAttention's boolean mask is the other way round: True hides a key.
+            return self.attention(x, x, x, attn_mask=~self.mask, need_weights=False)[0]
 
-    with pytest.raises(TorchImportError) as error:
-        import_module(Masked(), (torch.randn(2, 4, 32),), loss="mse")
-    assert "mask is torch.bool" in str(error.value) and "-inf where masked" in str(error.value)
+    torch.manual_seed(2)
+    model = Masked()
+    module = import_module(model, (torch.randn(2, 4, 32),), loss="mse")
+    assert "adir.param @mask" not in str(module)
 
 
-def test_a_causal_attention_says_to_pass_a_float_mask() -> None:
-    """`is_causal=True` builds its mask in the graph from `arange` and a boolean `full`, which
-    adir does not import: the error, at the model's line, says what to write instead."""
+def test_causal_attention_is_a_constant_mask() -> None:
+    """`is_causal=True`: the lower-triangular mask PyTorch builds from `arange`s and a boolean
+    `full` is computed at import, and the scores get it as one additive constant."""
+    text = check(
+        lambda t, _: F.scaled_dot_product_attention(t, t * 0.5, t * -1.5, is_causal=True),
+        (2, 2, 4, 16),
+    )
+    assert text.count("adir.softmax ") == 1 and "adir.constant" in text
 
-    class Causal(nn.Module):
+
+def test_a_boolean_constant_that_reaches_arithmetic_is_a_located_error() -> None:
+    """A boolean constant is folded only into what it becomes; one that an op adir computes
+    reads as a boolean (here a multiplication) is an error at the model's line."""
+
+    class Gated(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("gate", torch.tensor([True, False, True]))
+
         def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return F.scaled_dot_product_attention(x, x, x, is_causal=True)
+            return x * self.gate
 
     with pytest.raises(UnsupportedOpsError) as error:
-        import_module(Causal(), (torch.randn(1, 2, 4, 16),), loss="mse")
+        import_module(Gated(), (torch.randn(2, 3),), loss="mse")
     message = str(error.value)
-    assert "aten.full.default (a torch.bool constant (attention's is_causal=True" in message
-    assert "pass attn_mask, a float buffer of 0.0 and -inf, instead" in message
+    assert "aten.mul.Tensor" in message and "a boolean or integer constant" in message
     assert "test_torch_import_attention.py" in message  # the model's line

@@ -34,12 +34,23 @@ def _zero_padding_of_hw(arg: Any) -> tuple[fx.Node, tuple[int, int, int, int]] |
     return source, (top, bottom, left, right)
 
 
+def _zero_padding_of_length(arg: Any) -> tuple[fx.Node, tuple[int, int]] | None:
+    """(source, [left, right]) if `arg` is a `constant_pad_nd` with value 0 that pads only the
+    last dim (`nn.ZeroPad1d`, `F.pad(x, (l, r))`, an even kernel's `padding="same"`), else None."""
+    folded = _zero_padding_of_hw(arg)
+    if folded is None or len(arg.args[1]) != 2:
+        return None
+    source, (_, _, left, right) = folded
+    return source, (left, right)
+
+
 @aten(aten_.convolution.default)
 def convolution(lo: Lowering, node: fx.Node, a: Args) -> Any:
     """`F.conv2d` (torch's symmetric padding [ph, pw] is adir's [ph, ph, pw, pw]), and
     `F.conv1d` (a 3-D weight). A zero padding of H and W right before a 2-D conv
-    (`nn.ZeroPad2d`, `F.pad`) is added to the conv's own padding, which is asymmetric in adir,
-    so the padded input is never materialised (a conv1d keeps its pad op)."""
+    (`nn.ZeroPad2d`, `F.pad`), and a zero padding of L right before a 1-D conv, is added to
+    the conv's own padding, which is asymmetric in adir, so the padded input is never
+    materialised."""
     rank = len(Lowering.shape(a["weight"]))
     require(rank in (3, 4), f"a {rank - 2}-D convolution (adir has conv2d and conv1d)")
     require(not a["transposed"], "a transposed convolution")
@@ -63,10 +74,16 @@ def convolution(lo: Lowering, node: fx.Node, a: Args) -> Any:
 
 
 def conv1d(lo: Lowering, node: fx.Node, a: Args) -> Any:
-    """`F.conv1d` on [N, C, L]: `adir.conv1d` (symmetric padding p is [p, p])."""
-    stride, padding, dilation = (_single(a[key]) for key in ("stride", "padding", "dilation"))
+    """`F.conv1d` on [N, C, L]: `adir.conv1d` (symmetric padding p is [p, p]), a zero padding
+    of L before it folded in."""
+    stride, dilation = _single(a["stride"]), _single(a["dilation"])
+    padding = (_single(a["padding"]),) * 2
+    source = a["input"]
+    if (folded := _zero_padding_of_length(source)) is not None:
+        source, extra = folded
+        padding = (padding[0] + extra[0], padding[1] + extra[1])
     return lo.b.conv1d(
-        lo.value(a["input"]),
+        lo.value(source),
         lo.value(a["weight"]),
         lo.value(a["bias"]),
         stride=stride,

@@ -114,8 +114,8 @@ def full(lo: Lowering, node: fx.Node, a: Args) -> Any:
     dtype = node.meta["val"].dtype
     require(
         dtype != torch.bool,
-        "a torch.bool constant (attention's is_causal=True builds its mask from one: pass "
-        "attn_mask, a float buffer of 0.0 and -inf, instead)",
+        "a torch.bool constant that does not fold into a float one at import (an attention "
+        "mask does: adir/frontends/constant_folding.py); pass a float mask of 0.0 and -inf",
     )
     require(dtype == torch.float32, f"a {dtype} constant")
     value = a.get("s", a.get("fill_value"))
@@ -135,8 +135,9 @@ def pad_sides(pad: list[int], rank: int) -> tuple[list[int], list[int]]:
 @aten(aten_.constant_pad_nd.default)
 def constant_pad_nd(lo: Lowering, node: fx.Node, a: Args) -> Any:
     """`F.pad(x, pad, value=v)` and `nn.ZeroPad2d`/`ConstantPad*d` are `adir.pad`. A zero
-    padding of H and W that a 2-D convolution reads is folded into the convolution's padding
-    instead (`conv_and_pool.convolution`), and this op is then left without uses and removed."""
+    padding of H and W that a 2-D convolution reads, or of L that a 1-D one reads, is folded into
+    the convolution's padding instead (`conv_and_pool.convolution`), and this op is then left
+    without uses and removed."""
     pad = [int(p) for p in a["pad"]]
     require(len(pad) % 2 == 0, f"pad {pad} with an odd number of entries")
     require(min(pad, default=0) >= 0, f"negative padding {pad} (a crop): slice the tensor instead")
