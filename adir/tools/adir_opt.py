@@ -43,7 +43,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from adir import __version__
 from adir.backends.c.cmake import cmake_files
-from adir.backends.c.cortex_m import BOARDS, Board, board_files, static_budget
+from adir.backends.c.cortex_m import BOARDS, Board, board_files, model_ram, static_budget
 from adir.backends.c.files import c_files
 from adir.backends.c.harness import harness_source
 from adir.backends.c.model import IDENTIFIER as C_IDENTIFIER
@@ -162,7 +162,8 @@ class AdirOptMain(xDSLOptMain):
         group.add_argument(
             "--suggest-update-scheme",
             action="store_true",
-            help="with --sram and --optimizer: train the sparse scheme that fits the budget, "
+            help="with --optimizer and --sram (or --c-board: what its --c-ram leaves the model "
+            "after the stack, heap and C library): train the sparse scheme that fits the budget, "
             "chosen greedily by trained values per byte (--train=suggested does the same), and "
             "print it (suggest-update-scheme; docs/sparse_updates.md)",
         )
@@ -399,12 +400,15 @@ class AdirOptMain(xDSLOptMain):
             raise DiagnosticError(
                 "adir-opt", f"{flag}: --train={args.train} names a scheme already"
             )
-        if args.optimizer is None or args.sram is None:
-            raise DiagnosticError("adir-opt", f"{flag} needs --optimizer and --sram")
+        if args.optimizer is None or (args.sram is None and args.c_board is None):
+            raise DiagnosticError("adir-opt", f"{flag} needs --optimizer and --sram (or --c-board)")
+        # Without --sram, the budget is what the board's RAM (--c-ram) leaves the model.
+        flag_name, size = ("--sram", args.sram) if args.sram else ("--c-ram", args.c_ram or "256K")
         try:
-            options = [f"sram={parse_size(args.sram)}", f"kind={args.optimizer}"]
+            sram = parse_size(size) if args.sram else model_ram(parse_size(size))
+            options = [f"sram={sram}", f"kind={args.optimizer}"]
         except ValueError as error:
-            raise DiagnosticError("adir-opt", f"--sram {args.sram}: {error}") from error
+            raise DiagnosticError("adir-opt", f"{flag_name} {size}: {error}") from error
         if args.lr is not None:
             options.append(f"lr={pipeline_float(args.lr)}")
         selection = self.select_kernels_spec().removeprefix("select-kernels")

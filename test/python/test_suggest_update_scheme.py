@@ -18,6 +18,7 @@ import pytest
 import torch
 from sparse_update_testing import SmallCnn, batches
 
+from adir.backends.c.cortex_m import model_ram
 from adir.frontends.builder import ModelBuilder, xavier_uniform
 from adir.frontends.torch_import import import_module
 from adir.passes.suggest_update_scheme import SuggestUpdateSchemePass
@@ -133,12 +134,33 @@ def test_adir_opt_prints_the_scheme_and_pasting_it_compiles_the_same_step():
     assert flagged.stdout == suggested.stdout
 
 
+def test_on_a_board_the_budget_is_what_its_ram_leaves_the_model(tmp_path):
+    """With --c-board and no --sram, the suggester's budget is --c-ram less the board's stack,
+    heap and C library data (cortex_m.model_ram: 128 KB - 16 KB - 4 KB - 1 KB = 109,568 bytes),
+    so the scheme is the one `--sram=109568` suggests on the same target."""
+    assert model_ram(128 * 1024) == 109_568
+    model = str(ROOT / "examples" / "ds_cnn_torch.mlir")
+    common = ["--train=suggested", "--optimizer=sgd", "--lr=0.01"]
+    board = adir_opt(
+        model, *common, "--c-board=mps2-an386", "--c-ram=128K", f"--emit-c={tmp_path / 'c'}"
+    )
+    assert board.returncode == 0, board.stderr
+    by_sram = adir_opt(model, *common, "--sram=109568", "--c-target=cortex-m4f", "--plan-memory")
+    assert by_sram.returncode == 0, by_sram.stderr
+
+    def scheme(result):
+        line = next(s for s in result.stderr.splitlines() if s.startswith("suggest-update"))
+        return line.split("--train=", 1)[1]
+
+    assert scheme(board) == scheme(by_sram)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (
             ["--train=suggested", "--optimizer=sgd"],
-            "--train=suggested needs --optimizer and --sram",
+            "--train=suggested needs --optimizer and --sram (or --c-board)",
         ),
         (
             ["--suggest-update-scheme", "--train=bias", "--optimizer=sgd", "--sram=1M"],

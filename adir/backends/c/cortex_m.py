@@ -156,6 +156,14 @@ BOARDS = {
 
 STACK_BYTES = 16 * KIB  # the fused weight-gradient kernels keep a row of the gradient on it
 HEAP_BYTES = 4 * KIB  # newlib's stdio buffers
+LIBC_DATA_BYTES = 1 * KIB  # the C library's own .data and .bss (newlib here: 672 bytes)
+
+
+def model_ram(ram_bytes: int) -> int:
+    """The bytes of a board's RAM budget the model's static data (arena, trainable parameters,
+    optimizer state) may take: what the stack, the heap and the C library's own data leave.
+    `--train=suggested` with `--c-board` and no `--sram` suggests a scheme for this much."""
+    return ram_bytes - STACK_BYTES - HEAP_BYTES - LIBC_DATA_BYTES
 
 
 # How every object of a board build is compiled besides the CPU flags, and how it is linked:
