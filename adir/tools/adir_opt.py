@@ -87,6 +87,7 @@ SHORTCUT_ORDER = [
     "derive-predict",
     "autodiff",
     "insert-optimizer",
+    "quantize-frozen-prefix",  # after insert-optimizer: its stores say what trains
     "fuse-weight-updates",
     "recompute-activations",
     "reorder-updates",
@@ -180,6 +181,15 @@ class AdirOptMain(xDSLOptMain):
             "{trainable = false} (its beta frozen or trained, as --train=bias does) in training "
             "mode (by default it runs with its running statistics and, if all of it is frozen, "
             "is folded into a frozen conv: freeze-batchnorm)",
+        )
+        group.add_argument(
+            "--quantize-frozen",
+            nargs="?",
+            const="",
+            metavar="CALIBRATION.npy",
+            help="with --optimizer: run the frozen first layers of the training step on int8 "
+            "kernels, weights in flash, calibrated on the given inputs (stacked on axis 0) or on "
+            "32 standard-normal ones (quantize-frozen-prefix; docs/quantized_training.md)",
         )
         group.add_argument(
             "--recompute",
@@ -346,6 +356,15 @@ class AdirOptMain(xDSLOptMain):
         if args.suggest_update_scheme or args.train == SUGGESTED_SCHEME:
             flag = "--suggest-update-scheme" if args.suggest_update_scheme else "--train=suggested"
             wanted["apply-update-scheme"] = (self.suggest_spec(flag), flag)
+        if args.quantize_frozen is not None:
+            if "insert-optimizer" not in wanted:
+                raise DiagnosticError("adir-opt", "--quantize-frozen needs --optimizer")
+            calibration = args.quantize_frozen
+            options = f"{{calibration={pipeline_string(calibration)}}}" if calibration else ""
+            wanted["quantize-frozen-prefix"] = (
+                f"quantize-frozen-prefix{options}",
+                "--quantize-frozen",
+            )
         if args.predict_batch is not None and not args.predict:
             raise DiagnosticError("adir-opt", "--predict-batch needs --predict")
         if args.predict:

@@ -8,6 +8,10 @@
 // RUN: adir-opt %s -p 'infer-shapes,autodiff,insert-optimizer{kind=sgd lr=0.125},quantize-frozen-prefix{samples=4}' > %t.1
 // RUN: adir-opt %s -p 'infer-shapes,autodiff,insert-optimizer{kind=sgd lr=0.125},quantize-frozen-prefix{samples=4}' > %t.2
 // RUN: diff %t.1 %t.2
+// The shortcut flag: --quantize-frozen runs the pass after insert-optimizer, and the rest of
+// the pipeline plans the int8 prefix's kernels (32 calibration inputs by default).
+// RUN: adir-opt %s --optimizer=sgd --lr=0.125 --quantize-frozen --plan-memory | filecheck %s --check-prefix=FLAG
+// RUN: not adir-opt %s --quantize-frozen 2>&1 | filecheck %s --check-prefix=NEEDS
 // Without a training step: a located error.
 // RUN: not adir-opt %s -p 'quantize-frozen-prefix' 2>&1 | filecheck %s --check-prefix=NOSTEP
 
@@ -62,3 +66,10 @@ func.func @loss(%x: tensor<1x1x6x6xf32>, %label: tensor<1xi32>) -> tensor<f32> a
 // CHECK:          func.return %loss : tensor<f32>
 
 // NOSTEP: small_cnn.mlir: error: quantize-frozen-prefix: no function @train_step (run insert-optimizer first)
+
+// FLAG:      func.func @train_step({{.*}} attributes {{{.*}}adir.quantized_prefix = "int8"{{.*}}} {
+// FLAG:        adir_kernel.qconv2d
+// FLAG:        adir_kernel.dequantize
+// FLAG-NOT:    adir_kernel.conv2d
+// FLAG:        func.return
+// NEEDS: adir-opt: error: --quantize-frozen needs --optimizer
