@@ -33,7 +33,6 @@ Run it after `insert-optimizer` (the stores tell what trains) and before `buffer
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,7 +50,7 @@ from adir.interpreter import Session
 from adir.interpreter.arrays import to_numpy_dtype
 from adir.interpreter.params import initial_params
 from adir.param_storage import FROZEN, is_marked_frozen, param_kind, written_params
-from adir.passes.quantize_int8 import Quantizer, calibration_inputs
+from adir.passes.quantize_int8 import Quantizer, calibration_inputs, observed_ranges
 
 
 def frozen_params(module: ModuleOp) -> set[str]:
@@ -120,18 +119,7 @@ def prefix_ranges(
         np.zeros(t.get_shape(), to_numpy_dtype(t, np.float32))  # type: ignore[attr-defined]
         for t in function.function_type.inputs.data[1:]
     ]
-    session = Session(copy)
-    lows = [math.inf] * len(values)
-    highs = [-math.inf] * len(values)
-    for sample in inputs:
-        for i, result in enumerate(session.call(probe.sym_name.data, sample, *others)):
-            if result.size:
-                lows[i] = min(lows[i], float(np.nanmin(result)))
-                highs[i] = max(highs[i], float(np.nanmax(result)))
-    return {
-        v: (lo if lo <= hi else 0.0, hi if lo <= hi else 0.0)
-        for v, lo, hi in zip(values, lows, highs, strict=True)
-    }
+    return observed_ranges(Session(copy), probe.sym_name.data, inputs, values, others)
 
 
 @dataclass(frozen=True)

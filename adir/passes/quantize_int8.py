@@ -39,7 +39,7 @@ input is quantized on entry, its outputs dequantized on exit.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -543,12 +543,23 @@ def calibration_ranges(
     probe.function_type = FunctionType.from_lists(
         probe.function_type.inputs.data, [v.type for v in mapped]
     )
-    session = Session(copy)
+    return observed_ranges(Session(copy), probe.sym_name.data, inputs, values)
+
+
+def observed_ranges(
+    session: Session,
+    probe: str,
+    inputs: np.ndarray,
+    values: list[SSAValue],
+    other_args: Sequence[np.ndarray] = (),
+) -> dict[SSAValue, tuple[float, float]]:
+    """(min, max) of each of `values` over the calibration `inputs`, read from the results of
+    `probe` (a copy of their function that returns them, in order), called with each input and
+    `other_args`; (0, 0) for a value that is always empty."""
     lows = [math.inf] * len(values)
     highs = [-math.inf] * len(values)
     for sample in inputs:
-        results = session.call(probe.sym_name.data, sample)
-        for i, result in enumerate(results):
+        for i, result in enumerate(session.call(probe, sample, *other_args)):
             if result.size:
                 lows[i] = min(lows[i], float(np.nanmin(result)))
                 highs[i] = max(highs[i], float(np.nanmax(result)))
