@@ -185,8 +185,9 @@ def test_resnet8_adam_batch_1_puts_a_relu_on_its_kink() -> None:
     weight gradient is 6.9% of its largest element from float64's, against 1.6e-6 on 1
     thread), and Adam, which divides each step by the gradient's own running magnitude, turns
     that into full-size steps of lr. Measured on the 20 steps, no draw of ResNet-8's data keeps
-    every ReLU one spread away (seeds 100-111 at batch 1: the first step below 1 is the 2nd to
-    7th); at batch 8 the example batch itself, shared by every draw, is 0.26 spreads away."""
+    every ReLU one spread away (32 draws of all 20 batches, seeds 100-131 at batch 1: the first
+    step below 1 is the 1st to 9th); at batch 8 the example batch itself, shared by every
+    draw, is 0.26 spreads away."""
     example = load_example("resnet8")
     data = batches_of_20(example, 1)[:2]
     threads = torch.get_num_threads()
