@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 import torch
 from c_testing import run_pipeline
-from test_mlperf_tiny_ic_vww import TRAIN, assert_params_close, model_file, torch_training
+from examples_testing import load_example
+from test_mlperf_tiny_ic_vww import TRAIN, assert_params_close, torch_training
 
 from adir.frontends.torch_import import import_module
 from adir.interpreter import Session
@@ -31,7 +32,7 @@ def test_the_architecture_is_mobilenet_v2_at_width_035() -> None:
     """408,938 parameters: the backbone's 1x1 and depthwise convolutions and batch norms at
     width 0.35 (stem 16, stages 8 ... 112, the 1280-channel last conv) and the head's 1280 x 10
     + 10; the 64x64x48 expansion of the second block that the issue names."""
-    file = model_file("mobilenet_v2")
+    file = load_example("mobilenet_v2")
     net = file.model()
     assert sum(p.numel() for p in net.parameters()) == 408_938
     x, _ = file.example_input(1)
@@ -47,7 +48,7 @@ def test_the_architecture_is_mobilenet_v2_at_width_035() -> None:
 
 @pytest.mark.slow
 def test_mobilenet_v2_trains_a_step_like_pytorch() -> None:
-    file = model_file("mobilenet_v2")
+    file = load_example("mobilenet_v2")
     net = file.model()
     x, label = file.example_input(1)
     data = [(x.numpy(), label.numpy())]
