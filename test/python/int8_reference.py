@@ -177,9 +177,18 @@ def fake_quantized_conv2d(
     `w` and `bias`: float64 tensors holding the integers x_q, W_bar and b_bar). NCHW, groups
     1; padded taps are the input's zero point, 0 once it is subtracted."""
     exact = qconv2d(
-        x.detach().round().long(), x_zero_point, w.detach().round().long(),
-        bias.detach().round().long(), multipliers, shifts, out_zero_point, act_min, stride,
-        padding, 1, act_max,
+        x.detach().round().long(),
+        x_zero_point,
+        w.detach().round().long(),
+        bias.detach().round().long(),
+        multipliers,
+        shifts,
+        out_zero_point,
+        act_min,
+        stride,
+        padding,
+        1,
+        act_max,
     )
     top, bottom, left, right = padding
     shifted = F.pad(x.double() - x_zero_point, (left, right, top, bottom))

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from c_testing import c_compilers, check_c_against_interpreter
 from int8_reference import (
     activation_params,
     fake_quantized_conv2d,
@@ -26,7 +27,7 @@ from int8_reference import (
 from adir.context import parse_module
 from adir.interpreter import Session
 
-N, C, H, W, O, CLASSES = 1, 8, 5, 4, 6, 12
+N, C, H, W, OUT, CLASSES = 1, 8, 5, 4, 6, 12
 X_SCALE, X_ZERO_POINT = 0.05, -10
 LR = 0.002
 STEPS = 20
@@ -48,21 +49,21 @@ def step_ir(
         f"multiplier = array<i32: {', '.join(map(str, multipliers))}>, "
         f"shift = array<i32: {', '.join(map(str, shifts))}>, act_min = {y_zero_point} : i32"
     )
-    pixels = H * W * O
+    pixels = H * W * OUT
     return f"""
-func.func @step(%x: tensor<1x{H}x{W}x{C}xi8>, %w: tensor<{O}x3x3x{C}xi8>, %b: tensor<{O}xi32>,
+func.func @step(%x: tensor<1x{H}x{W}x{C}xi8>, %w: tensor<{OUT}x3x3x{C}xi8>, %b: tensor<{OUT}xi32>,
                 %label: tensor<1xi32>, %fc: tensor<{CLASSES}x{pixels}xf32>)
-    -> (tensor<f32>, tensor<{O}x3x3x{C}xi8>, tensor<{O}xi32>, tensor<1x{H}x{W}x{O}xi8>,
-        tensor<{O}x3x3x{C}xf32>, tensor<{O}xf32>, tensor<1x{H}x{W}x{C}xf32>) {{
+    -> (tensor<f32>, tensor<{OUT}x3x3x{C}xi8>, tensor<{OUT}xi32>, tensor<1x{H}x{W}x{OUT}xi8>,
+        tensor<{OUT}x3x3x{C}xf32>, tensor<{OUT}xf32>, tensor<1x{H}x{W}x{C}xf32>) {{
   %y = adir.qconv2d %x, %w, %b {{input_zero_point = {X_ZERO_POINT} : i32,
          output_zero_point = {y_zero_point} : i32, {requant},
          padding = array<i64: 1, 1, 1, 1>}}
-         : tensor<1x{H}x{W}x{C}xi8>, tensor<{O}x3x3x{C}xi8>, tensor<{O}xi32>
-         -> tensor<1x{H}x{W}x{O}xi8>
+         : tensor<1x{H}x{W}x{C}xi8>, tensor<{OUT}x3x3x{C}xi8>, tensor<{OUT}xi32>
+         -> tensor<1x{H}x{W}x{OUT}xi8>
   %yf = adir.dequantize %y {{scale = {y_scale:.9e} : f32, zero_point = {y_zero_point} : i32}}
-         : tensor<1x{H}x{W}x{O}xi8> -> tensor<1x{H}x{W}x{O}xf32>
+         : tensor<1x{H}x{W}x{OUT}xi8> -> tensor<1x{H}x{W}x{OUT}xf32>
   %flat = adir.reshape %yf {{shape = array<i64: 1, {pixels}>}}
-         : tensor<1x{H}x{W}x{O}xf32> -> tensor<1x{pixels}xf32>
+         : tensor<1x{H}x{W}x{OUT}xf32> -> tensor<1x{pixels}xf32>
   %logits = adir.matmul %flat, %fc {{transpose_b}}
          : tensor<1x{pixels}xf32>, tensor<{CLASSES}x{pixels}xf32> -> tensor<1x{CLASSES}xf32>
   %loss = adir.cross_entropy %logits, %label : tensor<1x{CLASSES}xf32>, tensor<1xi32> -> tensor<f32>
@@ -71,42 +72,43 @@ func.func @step(%x: tensor<1x{H}x{W}x{C}xi8>, %w: tensor<{O}x3x3x{C}xi8>, %b: te
          : tensor<1x{CLASSES}xf32>, tensor<1xi32>, tensor<f32> -> tensor<1x{CLASSES}xf32>
   %gflat = adir.matmul %glogits, %fc
          : tensor<1x{CLASSES}xf32>, tensor<{CLASSES}x{pixels}xf32> -> tensor<1x{pixels}xf32>
-  %gyf = adir.reshape %gflat {{shape = array<i64: 1, {H}, {W}, {O}>}}
-         : tensor<1x{pixels}xf32> -> tensor<1x{H}x{W}x{O}xf32>
+  %gyf = adir.reshape %gflat {{shape = array<i64: 1, {H}, {W}, {OUT}>}}
+         : tensor<1x{pixels}xf32> -> tensor<1x{H}x{W}x{OUT}xf32>
   %sy = adir.constant dense<{y_scale:.9e}> : tensor<f32>
-  %gy = adir.mul %gyf, %sy : tensor<1x{H}x{W}x{O}xf32>, tensor<f32> -> tensor<1x{H}x{W}x{O}xf32>
+  %gy = adir.mul %gyf, %sy : tensor<1x{H}x{W}x{OUT}xf32>, tensor<f32> -> tensor<1x{H}x{W}x{OUT}xf32>
   %gacc = adir.qrequantize_grad %y, %gy {{{requant}}}
-         : tensor<1x{H}x{W}x{O}xi8>, tensor<1x{H}x{W}x{O}xf32> -> tensor<1x{H}x{W}x{O}xf32>
+         : tensor<1x{H}x{W}x{OUT}xi8>, tensor<1x{H}x{W}x{OUT}xf32> -> tensor<1x{H}x{W}x{OUT}xf32>
   %gacc_nchw = adir.transpose %gacc {{permutation = array<i64: 0, 3, 1, 2>}}
-         : tensor<1x{H}x{W}x{O}xf32> -> tensor<1x{O}x{H}x{W}xf32>
+         : tensor<1x{H}x{W}x{OUT}xf32> -> tensor<1x{OUT}x{H}x{W}xf32>
   %xt = adir.qtranspose %x {{permutation = array<i64: 0, 3, 1, 2>}}
          : tensor<1x{H}x{W}x{C}xi8> -> tensor<1x{C}x{H}x{W}xi8>
   %xbar = adir.dequantize %xt {{scale = 1.0 : f32, zero_point = {X_ZERO_POINT} : i32}}
          : tensor<1x{C}x{H}x{W}xi8> -> tensor<1x{C}x{H}x{W}xf32>
   %gw_oihw = adir.conv2d_grad_weight %xbar, %gacc_nchw {{kernel_size = array<i64: 3, 3>,
          padding = array<i64: 1, 1, 1, 1>}}
-         : tensor<1x{C}x{H}x{W}xf32>, tensor<1x{O}x{H}x{W}xf32> -> tensor<{O}x{C}x3x3xf32>
+         : tensor<1x{C}x{H}x{W}xf32>, tensor<1x{OUT}x{H}x{W}xf32> -> tensor<{OUT}x{C}x3x3xf32>
   %gw = adir.transpose %gw_oihw {{permutation = array<i64: 0, 2, 3, 1>}}
-         : tensor<{O}x{C}x3x3xf32> -> tensor<{O}x3x3x{C}xf32>
+         : tensor<{OUT}x{C}x3x3xf32> -> tensor<{OUT}x3x3x{C}xf32>
   %gb = adir.sum %gacc {{axes = array<i64: 0, 1, 2>}}
-         : tensor<1x{H}x{W}x{O}xf32> -> tensor<{O}xf32>
+         : tensor<1x{H}x{W}x{OUT}xf32> -> tensor<{OUT}xf32>
   %wt = adir.qtranspose %w {{permutation = array<i64: 0, 3, 1, 2>}}
-         : tensor<{O}x3x3x{C}xi8> -> tensor<{O}x{C}x3x3xi8>
+         : tensor<{OUT}x3x3x{C}xi8> -> tensor<{OUT}x{C}x3x3xi8>
   %wbar = adir.dequantize %wt {{scale = 1.0 : f32, zero_point = 0 : i32}}
-         : tensor<{O}x{C}x3x3xi8> -> tensor<{O}x{C}x3x3xf32>
+         : tensor<{OUT}x{C}x3x3xi8> -> tensor<{OUT}x{C}x3x3xf32>
   %gx_nchw = adir.conv2d_grad_input %gacc_nchw, %wbar {{padding = array<i64: 1, 1, 1, 1>,
          input_size = array<i64: {H}, {W}>}}
-         : tensor<1x{O}x{H}x{W}xf32>, tensor<{O}x{C}x3x3xf32> -> tensor<1x{C}x{H}x{W}xf32>
+         : tensor<1x{OUT}x{H}x{W}xf32>, tensor<{OUT}x{C}x3x3xf32> -> tensor<1x{C}x{H}x{W}xf32>
   %gx = adir.transpose %gx_nchw {{permutation = array<i64: 0, 2, 3, 1>}}
          : tensor<1x{C}x{H}x{W}xf32> -> tensor<1x{H}x{W}x{C}xf32>
   %lr = adir.constant dense<{LR}> : tensor<f32>
   %w1 = adir.qsgd_update %w, %gw, %lr {{step_scale = array<f32: {f32_array(w_step)}>}}
-         : tensor<{O}x3x3x{C}xi8>, tensor<{O}x3x3x{C}xf32>, tensor<f32> -> tensor<{O}x3x3x{C}xi8>
+         : tensor<{OUT}x3x3x{C}xi8>, tensor<{OUT}x3x3x{C}xf32>, tensor<f32>
+         -> tensor<{OUT}x3x3x{C}xi8>
   %b1 = adir.qsgd_update %b, %gb, %lr {{step_scale = array<f32: {f32_array(b_step)}>}}
-         : tensor<{O}xi32>, tensor<{O}xf32>, tensor<f32> -> tensor<{O}xi32>
-  func.return %loss, %w1, %b1, %y, %gw, %gb, %gx : tensor<f32>, tensor<{O}x3x3x{C}xi8>,
-         tensor<{O}xi32>, tensor<1x{H}x{W}x{O}xi8>, tensor<{O}x3x3x{C}xf32>, tensor<{O}xf32>,
-         tensor<1x{H}x{W}x{C}xf32>
+         : tensor<{OUT}xi32>, tensor<{OUT}xf32>, tensor<f32> -> tensor<{OUT}xi32>
+  func.return %loss, %w1, %b1, %y, %gw, %gb, %gx : tensor<f32>, tensor<{OUT}x3x3x{C}xi8>,
+         tensor<{OUT}xi32>, tensor<1x{H}x{W}x{OUT}xi8>, tensor<{OUT}x3x3x{C}xf32>,
+         tensor<{OUT}xf32>, tensor<1x{H}x{W}x{C}xf32>
 }}
 """
 
@@ -127,8 +129,17 @@ def reference_step(
     b = b_q.double().requires_grad_(True)
     y_scale, y_zero_point = quant["y"]
     exact, y = fake_quantized_conv2d(
-        x, X_ZERO_POINT, w, b, quant["multipliers"], quant["shifts"], y_zero_point,
-        y_zero_point, 127, (1, 1), (1, 1, 1, 1),
+        x,
+        X_ZERO_POINT,
+        w,
+        b,
+        quant["multipliers"],
+        quant["shifts"],
+        y_zero_point,
+        y_zero_point,
+        127,
+        (1, 1),
+        (1, 1, 1, 1),
     )
     real = (y - y_zero_point) * y_scale
     logits = real.permute(0, 2, 3, 1).reshape(1, -1) @ fc.double().T  # the tail reads NHWC
@@ -140,16 +151,14 @@ def reference_step(
     return loss.item(), w1, b1, exact, w.grad, b.grad, x.grad
 
 
-@pytest.mark.parametrize("qas", [True, False])
-def test_level2_conv_trains_as_the_pytorch_reference(qas: bool) -> None:
-    """With QAS the steps lr * g * s^-2 are of the order of one integer, so most updates move
-    weights (checked: some entries change); without QAS they are lr * g, far below one half,
-    and round to nothing: the int8 weight never moves (TTE's argument for QAS)."""
+def setup(qas: bool) -> tuple[str, dict, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The step's IR, the quantization (a choice: weights from a seeded draw, symmetric per
+    channel; the output range [0, 40]), the int8 weight and int32 bias, the frozen classifier."""
     torch.manual_seed(0)
-    rng = np.random.default_rng(0)
-    w_float = torch.randn(O, C, 3, 3) * 0.3
+    rng = np.random.default_rng(1)
+    w_float = torch.randn(OUT, C, 3, 3) * 0.3
     w_q, w_scales = symmetric_per_channel(w_float)
-    b_q = torch.from_numpy(rng.integers(-2000, 2000, O))
+    b_q = torch.from_numpy(rng.integers(-2000, 2000, OUT))
     y_params = activation_params(0.0, 40.0)
     pairs = [quantize_multiplier(X_SCALE * float(s) / y_params[0]) for s in w_scales]
     w_step, b_step = qas_step_scales(X_SCALE, w_scales, qas)
@@ -163,46 +172,78 @@ def test_level2_conv_trains_as_the_pytorch_reference(qas: bool) -> None:
         "w_step": w_step,
         "b_step": b_step,
     }
-    module = parse_module(
-        step_ir(quant["multipliers"], quant["shifts"], y_params, w_step.numpy(), b_step.numpy()),
-        "level2.mlir",
-    )
-    session = Session(module)
-    fc = torch.randn(CLASSES, H * W * O) * 0.05
+    text = step_ir(quant["multipliers"], quant["shifts"], y_params, w_step.numpy(), b_step.numpy())
+    fc = torch.randn(CLASSES, H * W * OUT) * 0.05
+    return text, quant, w_q, b_q, fc
+
+
+def train(qas: bool) -> tuple[str, list[list[np.ndarray]], int]:
+    """20 steps in adir's interpreter, each checked against the reference (module docstring);
+    returns the IR, each step's arguments (the state before it) and how many weight entries
+    the updates moved."""
+    text, quant, w_q, b_q, fc = setup(qas)
+    session = Session(parse_module(text, "level2.mlir"))
+    rng = np.random.default_rng(0)
     adir_w = w_q.permute(0, 2, 3, 1).numpy().astype(np.int8)  # OIHW -> OHWI
     adir_b = b_q.numpy().astype(np.int32)
     ref_w, ref_b = w_q, b_q
-    moved = 0
+    moved, steps = 0, []
     for step in range(STEPS):
         x_q = torch.from_numpy(rng.integers(-128, 128, (N, C, H, W)))
         label = torch.tensor([step % CLASSES])
-        loss, new_w, new_b, y, gw, gb, gx = session.call(
-            "step",
+        args = [
             x_q.permute(0, 2, 3, 1).numpy().astype(np.int8),
             adir_w,
             adir_b,
             label.numpy().astype(np.int32),
             fc.numpy(),
-        )
+        ]
+        steps.append(args)
+        loss, new_w, new_b, y, gw, gb, gx = session.call("step", *args)
         ref_loss, ref_w1, ref_b1, ref_y, ref_gw, ref_gb, ref_gx = reference_step(
             x_q, ref_w, ref_b, label, fc, quant
         )
         where = f"step {step}"
         np.testing.assert_array_equal(y, ref_y.permute(0, 2, 3, 1).numpy(), err_msg=where)
         np.testing.assert_allclose(float(loss), ref_loss, rtol=1e-5, err_msg=where)
-        ref_gw_ohwi = ref_gw.permute(0, 2, 3, 1).numpy()
-        scale = float(np.abs(ref_gw_ohwi).max())
-        np.testing.assert_allclose(gw, ref_gw_ohwi, rtol=0, atol=1e-5 * scale, err_msg=where)
-        scale = float(np.abs(ref_gb.numpy()).max())
-        np.testing.assert_allclose(gb, ref_gb.numpy(), rtol=0, atol=1e-5 * scale, err_msg=where)
-        ref_gx_nhwc = ref_gx.permute(0, 2, 3, 1).numpy()
-        scale = float(np.abs(ref_gx_nhwc).max())
-        np.testing.assert_allclose(gx, ref_gx_nhwc, rtol=0, atol=1e-5 * scale, err_msg=where)
+        for got, want in [
+            (gw, ref_gw.permute(0, 2, 3, 1)),
+            (gb, ref_gb),
+            (gx, ref_gx.permute(0, 2, 3, 1)),
+        ]:
+            scale = float(want.abs().max())
+            np.testing.assert_allclose(got, want.numpy(), rtol=0, atol=1e-5 * scale, err_msg=where)
         np.testing.assert_array_equal(new_w, ref_w1.permute(0, 2, 3, 1).numpy(), err_msg=where)
         np.testing.assert_array_equal(new_b, ref_b1.numpy(), err_msg=where)
         moved += int((new_w != adir_w).sum())
         adir_w, adir_b, ref_w, ref_b = new_w, new_b, ref_w1, ref_b1
+    return text, steps, moved
+
+
+@pytest.mark.parametrize("qas", [True, False])
+def test_level2_conv_trains_as_the_pytorch_reference(qas: bool) -> None:
+    """With QAS the steps lr * g * s^-2 are of the order of one integer, so updates move
+    weights (checked: some entries change); without QAS they are lr * g, far below one half,
+    and round to nothing: the int8 weight never moves (TTE's argument for QAS)."""
+    _, _, moved = train(qas)
     if qas:
         assert moved > 0
     else:
         assert moved == 0
+
+
+@pytest.mark.parametrize("compiler", c_compilers())
+def test_level2_step_in_c_is_the_interpreter_s(compiler: str) -> None:
+    """The step in C with the reference kernels (ASan, UBSan) from each of the 20 states of the
+    interpreter's run: the int8 output and the updated int8 weight and int32 bias bit for bit,
+    the loss and the float gradients to 1e-5 (a sum's order differs between the kernels)."""
+    text, steps, _ = train(qas=True)
+    actual = check_c_against_interpreter(
+        text, "step", steps, rtol=1e-5, atol=1e-5, compiler=compiler
+    )
+    session = Session(parse_module(text, "level2.mlir"))
+    for index, args in enumerate(steps):
+        expected = session.call("step", *args)
+        got = actual[index * len(expected) : (index + 1) * len(expected)]
+        for position in (1, 2, 3):  # new weight, new bias, int8 output
+            np.testing.assert_array_equal(got[position], expected[position], err_msg=f"{index}")

@@ -44,7 +44,6 @@ from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, tra
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-
 from adir.dialects.tensor.base import TensorOp
 from adir.dialects.tensor.shapes import (
     AnyTensor,
@@ -178,7 +177,6 @@ class RequantizingOp(QuantizedOp):
         self.int_prop("output_zero_point")
         check_multipliers(self, out_channels)
 
-
     def check_bias(self, index: int, out_channels: Dim) -> None:
         self.require_element(index, 32, "bias")
         shape = self.operand_shape(index)
@@ -195,14 +193,11 @@ def check_multipliers(op: QuantizedOp, out_channels: Dim) -> None:
     pair per output channel or one for all, each TFLite's QuantizeMultiplier range."""
     if op.int_prop("act_min") > op.int_prop("act_max"):
         raise VerifyException(
-            f"{op.name}: act_min {op.act_min.value.data} exceeds act_max "
-            f"{op.act_max.value.data}"
+            f"{op.name}: act_min {op.act_min.value.data} exceeds act_max {op.act_max.value.data}"
         )
     multiplier, shift = int_values(op.multiplier), int_values(op.shift)
     if len(multiplier) != len(shift):
-        raise VerifyException(
-            f"{op.name}: {len(multiplier)} multipliers but {len(shift)} shifts"
-        )
+        raise VerifyException(f"{op.name}: {len(multiplier)} multipliers but {len(shift)} shifts")
     if len(multiplier) != 1 and out_channels is not None and len(multiplier) != out_channels:
         raise VerifyException(
             f"{op.name}: {len(multiplier)} multipliers for {out_channels} output channels "
@@ -210,9 +205,7 @@ def check_multipliers(op: QuantizedOp, out_channels: Dim) -> None:
         )
     for m in multiplier:
         if m and not MULTIPLIER_MIN <= m <= MULTIPLIER_MAX:
-            raise VerifyException(
-                f"{op.name}: multiplier {m} is not 0 or in [2^30, 2^31 - 1]"
-            )
+            raise VerifyException(f"{op.name}: multiplier {m} is not 0 or in [2^30, 2^31 - 1]")
     for s in shift:
         if not SHIFT_MIN <= s <= SHIFT_MAX:
             raise VerifyException(f"{op.name}: shift {s} is not in [-31, 30]")
