@@ -10,11 +10,14 @@ gradients to 1e-5 (of the gradient tensor's largest magnitude: float32 against f
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from c_testing import c_compilers, check_c_against_interpreter
+from c_testing import build_c, c_compilers, check_c_against_interpreter, run_pipeline
 from int8_reference import (
     activation_params,
     fake_quantized_conv2d,
@@ -23,6 +26,8 @@ from int8_reference import (
     quantize_multiplier,
     symmetric_per_channel,
 )
+from test_cmsis_nn import cmsis_nn_objects, needs_cmsis_nn
+from xdsl.dialects.builtin import StringAttr
 
 from adir.context import parse_module
 from adir.interpreter import Session
@@ -247,3 +252,41 @@ def test_level2_step_in_c_is_the_interpreter_s(compiler: str) -> None:
         got = actual[index * len(expected) : (index + 1) * len(expected)]
         for position in (1, 2, 3):  # new weight, new bias, int8 output
             np.testing.assert_array_equal(got[position], expected[position], err_msg=f"{index}")
+
+
+CMSIS_NN_PLAN = "infer-shapes,bufferize,select-kernels{kernels=cmsis-nn},plan-memory"
+
+
+@needs_cmsis_nn
+def test_level2_step_with_a_cmsis_nn_forward_is_the_interpreter_s() -> None:
+    """The forward qconv2d on CMSIS-NN (arm_convolve_wrapper_s8; the backward and the update
+    on adir's reference kernels) from each of the 20 states: the int8 output and the updated
+    integers bit for bit."""
+    text, steps, _ = train(qas=True)
+    planned = run_pipeline(parse_module(text, "level2.mlir"), CMSIS_NN_PLAN)
+    lowered = [
+        op.attributes["adir.kernel_call"].data  # type: ignore[attr-defined]
+        for op in planned.walk()
+        if op.attributes.get("adir.kernel") == StringAttr("cmsis-nn")
+    ]
+    assert lowered == ["arm_convolve_wrapper_s8"]
+    compiler = c_compilers()[0]
+    with tempfile.TemporaryDirectory(prefix="adir-level2-") as directory:
+        built = build_c(
+            planned,
+            "step",
+            len(steps),
+            Path(directory),
+            compiler,
+            sanitize=True,
+            kernels="cmsis-nn",
+            library=cmsis_nn_objects,
+        )
+        actual = built.run(0, steps)
+    session = Session(parse_module(text, "level2.mlir"))
+    for index, args in enumerate(steps):
+        expected = session.call("step", *args)
+        got = actual[index * len(expected) : (index + 1) * len(expected)]
+        for position in (1, 2, 3):  # new weight, new bias, int8 output
+            np.testing.assert_array_equal(got[position], expected[position], err_msg=f"{index}")
+        np.testing.assert_allclose(got[0], expected[0], rtol=1e-5, err_msg=f"loss {index}")
