@@ -27,6 +27,7 @@ Level 2 of quantized training (a conv whose int8 weight and int32 bias train; TT
   b_bar, rounding passed straight through (its derivative the real multiplier M = s_x s_W /
   s_y), the clamp passing gradient where the int8 output lies strictly inside it, the value
   that of `qconv2d` exactly.
+- `fake_quantized_linear`: the same for a fully-connected layer.
 - `qas_step_scales`: QAS, the gradient of W_bar scaled by s_W^-2 (per output channel) and that
   of b_bar by (s_x s_W)^-2; without QAS, 1.
 - `integer_sgd`: W_bar - round(lr * grad * scale), halves away from zero, clamped to [-127,
@@ -196,6 +197,29 @@ def fake_quantized_conv2d(
     m = torch.tensor([real_multiplier(a, b) for a, b in zip(multipliers, shifts, strict=True)])
     linear = acc * m.double().reshape(1, -1, 1, 1)
     through = linear + (exact.double() - linear).detach()  # the value exact, the slope M
+    inside = (exact > act_min) & (exact < act_max)
+    return exact, torch.where(inside, through, exact.double())
+
+
+def fake_quantized_linear(
+    x: torch.Tensor,
+    x_zero_point: int,
+    w: torch.Tensor,
+    bias: torch.Tensor,
+    multiplier: int,
+    shift: int,
+    out_zero_point: int,
+    act_min: int,
+    act_max: int,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """`fake_quantized_conv2d` for a fully-connected layer (TFLite's FULLY_CONNECTED: one
+    multiplier for all outputs): x [N, K], w [M, K], bias [M], all holding integers."""
+    acc_exact = (x.detach().round().long() - x_zero_point) @ w.detach().round().long().T
+    acc_exact = acc_exact + bias.detach().round().long()
+    exact = (requantize(acc_exact, [multiplier], [shift]) + out_zero_point).clamp(act_min, act_max)
+    acc = (x.double() - x_zero_point) @ w.T + bias
+    linear = acc * real_multiplier(multiplier, shift)
+    through = linear + (exact.double() - linear).detach()
     inside = (exact > act_min) & (exact < act_max)
     return exact, torch.where(inside, through, exact.double())
 
