@@ -173,10 +173,12 @@ def fake_quantized_conv2d(
     act_max: int,
     stride: tuple[int, int],
     padding: tuple[int, int, int, int],
+    groups: int = 1,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """(the int8 output as int64, the same values as a float64 tensor differentiable in `x`,
-    `w` and `bias`: float64 tensors holding the integers x_q, W_bar and b_bar). NCHW, groups
-    1; padded taps are the input's zero point, 0 once it is subtracted."""
+    `w` and `bias`: float64 tensors holding the integers x_q, W_bar and b_bar). NCHW, weights
+    OIHW (depthwise: groups = channels); padded taps are the input's zero point, 0 once it is
+    subtracted."""
     exact = qconv2d(
         x.detach().round().long(),
         x_zero_point,
@@ -188,12 +190,12 @@ def fake_quantized_conv2d(
         act_min,
         stride,
         padding,
-        1,
+        groups,
         act_max,
     )
     top, bottom, left, right = padding
     shifted = F.pad(x.double() - x_zero_point, (left, right, top, bottom))
-    acc = F.conv2d(shifted, w, stride=stride) + bias.reshape(1, -1, 1, 1)
+    acc = F.conv2d(shifted, w, stride=stride, groups=groups) + bias.reshape(1, -1, 1, 1)
     m = torch.tensor([real_multiplier(a, b) for a, b in zip(multipliers, shifts, strict=True)])
     linear = acc * m.double().reshape(1, -1, 1, 1)
     through = linear + (exact.double() - linear).detach()  # the value exact, the slope M

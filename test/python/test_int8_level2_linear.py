@@ -11,6 +11,8 @@ gradient."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import torch
@@ -75,6 +77,7 @@ func.func @step(%x: tensor<1x{K}xi8>, %w: tensor<{M}x{K}xi8>, %b: tensor<{M}xi32
 """
 
 
+@functools.cache
 def train() -> tuple[str, list[list[np.ndarray]], int]:
     """20 steps checked against the reference; the IR, each step's arguments, and how many
     weight entries the updates moved."""
@@ -131,6 +134,7 @@ def test_level2_linear_trains_as_the_pytorch_reference() -> None:
     assert moved > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compiler", c_compilers())
 def test_level2_linear_step_in_c_is_the_interpreter_s(compiler: str) -> None:
     text, steps, _ = train()
