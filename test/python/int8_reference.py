@@ -27,7 +27,8 @@ Level 2 of quantized training (a conv whose int8 weight and int32 bias train; TT
   b_bar, rounding passed straight through (its derivative the real multiplier M = s_x s_W /
   s_y), the clamp passing gradient where the int8 output lies strictly inside it, the value
   that of `qconv2d` exactly.
-- `fake_quantized_linear`: the same for a fully-connected layer.
+- `fake_quantized_linear`: the same for a fully-connected layer; `fake_quantize`: quantize with
+  the rounding passed straight through where its clamp is not active.
 - `qas_step_scales`: QAS, the gradient of W_bar scaled by s_W^-2 (per output channel) and that
   of b_bar by (s_x s_W)^-2; without QAS, 1.
 - `integer_sgd`: W_bar - round(lr * grad * scale), halves away from zero, clamped to [-127,
@@ -200,6 +201,18 @@ def fake_quantized_conv2d(
     linear = acc * m.double().reshape(1, -1, 1, 1)
     through = linear + (exact.double() - linear).detach()  # the value exact, the slope M
     inside = (exact > act_min) & (exact < act_max)
+    return exact, torch.where(inside, through, exact.double())
+
+
+def fake_quantize(
+    x: torch.Tensor, scale: float, zero_point: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(`quantize`'s int8 values, the same values differentiable in `x`: straight through the
+    rounding, slope 1 / scale, where the clamp to [-128, 127] is not active)."""
+    exact = quantize(x.detach(), scale, zero_point)
+    t = x.double() / scale
+    through = t + (exact.double() - t).detach()
+    inside = (t > -128.5 - zero_point) & (t < 127.5 - zero_point)
     return exact, torch.where(inside, through, exact.double())
 
 

@@ -55,7 +55,7 @@ from adir.dialects.tensor.shapes import (
     require_rank,
     tensor_type,
 )
-from adir.dialects.tensor.traits import InPlaceOperands, NotDifferentiable
+from adir.dialects.tensor.traits import InPlaceOperands, IntegerAdjoints, NotDifferentiable
 
 INT8_MIN, INT8_MAX = -128, 127
 MULTIPLIER_MIN, MULTIPLIER_MAX = 2**30, 2**31 - 1  # QuantizeMultiplier's range (or 0)
@@ -76,9 +76,11 @@ def int_values(array: Attribute) -> tuple[int, ...]:
 
 
 class QuantizedOp(TensorOp):
-    """An op of the family: checks that its int operands are i8 (or i32 where named)."""
+    """An op of the family: checks that its int operands are i8 (or i32 where named). Each op
+    says whether it is differentiable: a VJP rule and `IntegerAdjoints` (level 2 of quantized
+    training), or `NotDifferentiable`."""
 
-    traits = traits_def(Pure(), NotDifferentiable("integer arithmetic, for inference"))
+    traits = traits_def(Pure())
 
     def require_element(self, index: int, width: int, what: str) -> None:
         elem = self.operand_element_type(index)
@@ -121,6 +123,7 @@ class QuantizeOp(ScaleOp):
     name = "adir.quantize"
     input = operand_def(FloatTensor)
     result = result_def(AnyTensor)
+    traits = traits_def(Pure(), IntegerAdjoints())
 
     def infer_result_types(self) -> Sequence[Attribute]:
         self.check_scale()
@@ -134,6 +137,7 @@ class DequantizeOp(ScaleOp):
     name = "adir.dequantize"
     input = operand_def(AnyTensor)
     result = result_def(FloatTensor)
+    traits = traits_def(Pure(), IntegerAdjoints())
 
     def infer_result_types(self) -> Sequence[Attribute]:
         self.check_scale()
@@ -216,6 +220,7 @@ class QFullyConnectedOp(RequantizingOp):
     """input [N, K] i8, weight [M, K] i8, bias [M] i32 -> [N, M] i8 (TFLite FULLY_CONNECTED)."""
 
     name = "adir.qfully_connected"
+    traits = traits_def(Pure(), IntegerAdjoints())
     input = operand_def(AnyTensor)
     weight = operand_def(AnyTensor)
     bias = operand_def(AnyTensor)
@@ -249,6 +254,7 @@ class QConv2dOp(RequantizingOp):
     bottom, left, right); padded taps add nothing (they hold the input's zero point)."""
 
     name = "adir.qconv2d"
+    traits = traits_def(Pure(), IntegerAdjoints())
     input = operand_def(AnyTensor)
     weight = operand_def(AnyTensor)
     bias = operand_def(AnyTensor)
@@ -362,6 +368,7 @@ class QPoolOp(QuantizedOp):
     window (padding is never read), clamped to [act_min, act_max]. Input and output share a
     scale and zero point, as TFLite requires of its int8 pools."""
 
+    traits = traits_def(Pure(), NotDifferentiable("integer arithmetic, for inference"))
     input = operand_def(AnyTensor)
     result = result_def(AnyTensor)
     kernel_size = prop_def(DenseArrayBase[I64])
@@ -447,6 +454,7 @@ class QAddOp(QuantizedOp):
     `multiplier` and `shift`; plus the output zero point, clamped to [act_min, act_max]. Each
     product is MultiplyByQuantizedMultiplier's (the qconv2d's rounding)."""
 
+    traits = traits_def(Pure(), NotDifferentiable("integer arithmetic, for inference"))
     name = "adir.qadd"
     lhs = operand_def(AnyTensor)
     rhs = operand_def(AnyTensor)
@@ -502,6 +510,7 @@ class QLookupOp(QuantizedOp):
     """`y = table[x + 128]`: any function of one int8, tabulated by the quantizer (TFLite's
     int8 LOGISTIC and TANH are such tables)."""
 
+    traits = traits_def(Pure(), NotDifferentiable("integer arithmetic, for inference"))
     name = "adir.qlookup"
     input = operand_def(AnyTensor)
     table = operand_def(AnyTensor)
@@ -526,6 +535,7 @@ class QReshapeOp(QuantizedOp):
     """The same int8 elements in row-major order, in `shape`."""
 
     name = "adir.qreshape"
+    traits = traits_def(Pure(), IntegerAdjoints())
     input = operand_def(AnyTensor)
     result = result_def(AnyTensor)
     shape = prop_def(DenseArrayBase[I64])
@@ -551,6 +561,7 @@ class QTransposeOp(QuantizedOp):
     between NCHW and NHWC)."""
 
     name = "adir.qtranspose"
+    traits = traits_def(Pure(), IntegerAdjoints())
     input = operand_def(AnyTensor)
     result = result_def(AnyTensor)
     permutation = prop_def(DenseArrayBase[I64])
@@ -591,6 +602,7 @@ class QSoftmaxOp(QuantizedOp):
     `diff_min` (-CalculateInputRadius) counts as exp = 0. adir/interpreter/quantized.py works
     the fixed-point exp and reciprocal through."""
 
+    traits = traits_def(Pure(), NotDifferentiable("integer arithmetic, for inference"))
     name = "adir.qsoftmax"
     input = operand_def(AnyTensor)
     result = result_def(AnyTensor)
