@@ -27,9 +27,9 @@ func.func @level2(%yf: tensor<1x2x2x3xf32>, %g: tensor<1x2x2x3xf32>, %wf: tensor
   %a = adir.qrequantize_grad %y, %g {multiplier = array<i32: 1073741824, 1610612736, 1073741824>,
          shift = array<i32: -3, 0, 1>, act_min = -5 : i32}
          : tensor<1x2x2x3xi8>, tensor<1x2x2x3xf32> -> tensor<1x2x2x3xf32>
-  %w1 = adir.qsgd_update %w, %gw, %lr {step_scale = array<f32: 1.0, 0.5, 4.0>}
+  %w1 = adir.qsgd_update %w, %gw, %lr {step_scale = [1.0 : f32, 0.5 : f32, 4.0 : f32]}
          : tensor<3x1x1x2xi8>, tensor<3x1x1x2xf32>, tensor<f32> -> tensor<3x1x1x2xi8>
-  %b1 = adir.qsgd_update %b, %gb, %lr {step_scale = array<f32: 1.0e+04>}
+  %b1 = adir.qsgd_update %b, %gb, %lr {step_scale = [1.0e+04 : f32]}
          : tensor<3xi32>, tensor<3xf32>, tensor<f32> -> tensor<3xi32>
   func.return %a, %w1, %b1 : tensor<1x2x2x3xf32>, tensor<3x1x1x2xi8>, tensor<3xi32>
 }

@@ -38,7 +38,7 @@ STEPS = 20
 def step_ir(multiplier: int, shift: int, y_params: tuple[float, int], w_step: float, b_step):
     y_scale, y_zero_point = y_params
     requant = f"multiplier = array<i32: {multiplier}>, shift = array<i32: {shift}>"
-    b_steps = ", ".join(f"{float(v):.9e}" for v in b_step)
+    b_steps = ", ".join(f"{float(v):.9e} : f32" for v in b_step)
     return f"""
 func.func @step(%x: tensor<1x{K}xi8>, %w: tensor<{M}x{K}xi8>, %b: tensor<{M}xi32>,
                 %label: tensor<1xi32>)
@@ -66,9 +66,9 @@ func.func @step(%x: tensor<1x{K}xi8>, %w: tensor<{M}x{K}xi8>, %b: tensor<{M}xi32
          : tensor<{M}x{K}xi8> -> tensor<{M}x{K}xf32>
   %gx = adir.matmul %gacc, %wbar : tensor<1x{M}xf32>, tensor<{M}x{K}xf32> -> tensor<1x{K}xf32>
   %lr = adir.constant dense<{LR}> : tensor<f32>
-  %w1 = adir.qsgd_update %w, %gw, %lr {{step_scale = array<f32: {w_step:.9e}>}}
+  %w1 = adir.qsgd_update %w, %gw, %lr {{step_scale = [{w_step:.9e} : f32]}}
          : tensor<{M}x{K}xi8>, tensor<{M}x{K}xf32>, tensor<f32> -> tensor<{M}x{K}xi8>
-  %b1 = adir.qsgd_update %b, %gb, %lr {{step_scale = array<f32: {b_steps}>}}
+  %b1 = adir.qsgd_update %b, %gb, %lr {{step_scale = [{b_steps}]}}
          : tensor<{M}xi32>, tensor<{M}xf32>, tensor<f32> -> tensor<{M}xi32>
   func.return %loss, %w1, %b1, %y, %gw, %gb, %gx : tensor<f32>, tensor<{M}x{K}xi8>,
          tensor<{M}xi32>, tensor<1x{M}xi8>, tensor<{M}x{K}xf32>, tensor<{M}xf32>,

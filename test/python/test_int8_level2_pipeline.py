@@ -42,15 +42,19 @@ def floats(values: np.ndarray) -> str:
     return ", ".join(f"{float(v):.9e}" for v in np.asarray(values, np.float32).reshape(-1))
 
 
+def f32_attrs(values: np.ndarray) -> str:
+    return ", ".join(f"{v} : f32" for v in floats(values).split(", "))
+
+
 def module_text(w_ohwi, bias, pairs, fc, w_step, b_step) -> str:
     pixels = H * W * OUT
     y_scale, y_zero_point = Y_PARAMS
     fc_rows = "[" + "], [".join(floats(row) for row in fc) + "]"
     return f"""
 adir.param @w : tensor<{OUT}x3x3x{C}xi8> = dense<{w_ohwi.tolist()}> : tensor<{OUT}x3x3x{C}xi8>
-    {{adir.step_scale = array<f32: {floats(w_step)}>}}
+    {{adir.step_scale = [{f32_attrs(w_step)}]}}
 adir.param @b : tensor<{OUT}xi32> = dense<{bias.tolist()}> : tensor<{OUT}xi32>
-    {{adir.step_scale = array<f32: {floats(b_step)}>}}
+    {{adir.step_scale = [{f32_attrs(b_step)}]}}
 adir.param @fc : tensor<{CLASSES}x{pixels}xf32> = dense<[{fc_rows}]>
     : tensor<{CLASSES}x{pixels}xf32> {{trainable = false}}
 func.func @loss(%x: tensor<1x{H}x{W}x{C}xf32>, %label: tensor<1xi32>) -> tensor<f32>

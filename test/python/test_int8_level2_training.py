@@ -83,7 +83,7 @@ STEPS = 20
 
 
 def f32_array(values: np.ndarray) -> str:
-    return ", ".join(f"{float(v):.9e}" for v in np.asarray(values, np.float32).reshape(-1))
+    return ", ".join(f"{float(v):.9e} : f32" for v in np.asarray(values, np.float32).reshape(-1))
 
 
 def step_ir(
@@ -155,10 +155,10 @@ func.func @step(%x: tensor<1x{H}x{W}x{C}xi8>, %w: tensor<{WT}xi8>, %b: tensor<{O
   %gx = adir.transpose %gx_nchw {{permutation = array<i64: 0, 2, 3, 1>}}
          : tensor<1x{C}x{H}x{W}xf32> -> tensor<1x{H}x{W}x{C}xf32>
   %lr = adir.constant dense<{LR}> : tensor<f32>
-  %w1 = adir.qsgd_update %w, %gw, %lr {{step_scale = array<f32: {f32_array(w_step)}>{axis}}}
+  %w1 = adir.qsgd_update %w, %gw, %lr {{step_scale = [{f32_array(w_step)}]{axis}}}
          : tensor<{WT}xi8>, tensor<{WT}xf32>, tensor<f32>
          -> tensor<{WT}xi8>
-  %b1 = adir.qsgd_update %b, %gb, %lr {{step_scale = array<f32: {f32_array(b_step)}>}}
+  %b1 = adir.qsgd_update %b, %gb, %lr {{step_scale = [{f32_array(b_step)}]}}
          : tensor<{OUT}xi32>, tensor<{OUT}xf32>, tensor<f32> -> tensor<{OUT}xi32>
   func.return %loss, %w1, %b1, %y, %gw, %gb, %gx : tensor<f32>, tensor<{WT}xi8>,
          tensor<{OUT}xi32>, tensor<1x{H}x{W}x{OUT}xi8>, tensor<{WT}xf32>,

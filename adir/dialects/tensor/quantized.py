@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import (
     I32,
     I64,
+    ArrayAttr,
     DenseArrayBase,
     Float32Type,
     FloatAttr,
@@ -734,7 +735,9 @@ class QSgdUpdateOp(QuantizedOp):
     grad = operand_def(FloatTensor)
     lr = operand_def(FloatTensor)
     new_param = result_def(AnyTensor)
-    step_scale = prop_def(DenseArrayBase[Float32Type])
+    # An array of FloatAttr, not a dense array: xDSL prints a float that 7 digits do not
+    # round-trip (QAS's scales often) in hex, which it reads back only as a FloatAttr.
+    step_scale = prop_def(ArrayAttr[FloatAttr[Float32Type]])
     axis = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
     traits = traits_def(
         Pure(),
@@ -746,7 +749,7 @@ class QSgdUpdateOp(QuantizedOp):
         self, param: SSAValue, grad: SSAValue, lr: SSAValue, step_scale: Sequence[float], axis=0
     ):
         properties = {
-            "step_scale": DenseArrayBase.from_list(f32, list(step_scale)),
+            "step_scale": ArrayAttr([FloatAttr(float(v), f32) for v in step_scale]),
             "axis": IntegerAttr(axis, i64),
         }
         super().__init__([param, grad, lr], properties)
@@ -762,7 +765,7 @@ class QSgdUpdateOp(QuantizedOp):
         return -(2**31), 2**31 - 1
 
     def scales(self) -> tuple[float, ...]:
-        return tuple(float(v) for v in self.step_scale.get_values())
+        return tuple(float(v.value.data) for v in self.step_scale.data)
 
     def infer_result_types(self) -> Sequence[Attribute]:
         elem = self.operand_element_type(0)

@@ -45,7 +45,6 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    DenseArrayBase,
     FloatAttr,
     FunctionType,
     IntegerAttr,
@@ -319,18 +318,20 @@ class TrainStepBuilder:
                 "which trains with plain SGD only (no momentum, weight decay or clipping)",
             )
         scales = param.attributes.get(STEP_SCALE)
-        if not isinstance(scales, DenseArrayBase):
+        if not isinstance(scales, ArrayAttr) or not all(
+            isinstance(v, FloatAttr) for v in scales.data
+        ):
             raise OpError(
                 param,
-                f"insert-optimizer: integer parameter @{name} has no `{STEP_SCALE}` (its "
-                "gradient's factors per output channel: QAS's s^-2, or 1)",
+                f"insert-optimizer: integer parameter @{name} has no `{STEP_SCALE}` (an array "
+                "of f32: its gradient's factors per output channel, QAS's s^-2, or 1)",
             )
         axis = param.attributes.get(STEP_AXIS)
         update = QSgdUpdateOp(
             p,
             g,
             hyper.lr,
-            [float(v) for v in scales.get_values()],
+            [float(v.value.data) for v in scales.data],  # type: ignore[attr-defined]
             axis.value.data if isinstance(axis, IntegerAttr) else 0,
         )
         return b.emit(update)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr
 
 from adir.backends.c.calls import CallSite, c_float, emits
 from adir.dialects.kernel import KernelOp
@@ -175,8 +175,8 @@ def qsgd_update(op: KernelOp, site: CallSite) -> str:
     """The step scales go as their float32 bits in an int32 table (the kernel copies them back
     into floats), so the C multiplies by exactly the scales of the IR."""
     array = op.properties["step_scale"]
-    assert isinstance(array, DenseArrayBase)
-    scales = np.array([float(v) for v in array.get_values()], np.float32)
+    assert isinstance(array, ArrayAttr)
+    scales = np.array([float(v.value.data) for v in array.data], np.float32)
     shape = site.out_shape()
     axis = scalar(op, "axis")
     inner = math.prod(shape[axis + 1 :])

@@ -18,7 +18,7 @@ func.func @multipliers_per_channel(%y: tensor<1x2x3xi8>, %g: tensor<1x2x3xf32>) 
 // -----
 
 func.func @param_float(%w: tensor<3xf32>, %g: tensor<3xf32>, %lr: tensor<f32>) {
-  %0 = adir.qsgd_update %w, %g, %lr {step_scale = array<f32: 1.0>} : tensor<3xf32>, tensor<3xf32>, tensor<f32> -> tensor<3xf32>
+  %0 = adir.qsgd_update %w, %g, %lr {step_scale = [1.0 : f32]} : tensor<3xf32>, tensor<3xf32>, tensor<f32> -> tensor<3xf32>
   func.return
 }
 // CHECK: error: adir.qsgd_update: operand param must be i8 or i32, got f32
@@ -26,7 +26,7 @@ func.func @param_float(%w: tensor<3xf32>, %g: tensor<3xf32>, %lr: tensor<f32>) {
 // -----
 
 func.func @step_scales(%w: tensor<3x2xi8>, %g: tensor<3x2xf32>, %lr: tensor<f32>) {
-  %0 = adir.qsgd_update %w, %g, %lr {step_scale = array<f32: 1.0, 2.0>} : tensor<3x2xi8>, tensor<3x2xf32>, tensor<f32> -> tensor<3x2xi8>
+  %0 = adir.qsgd_update %w, %g, %lr {step_scale = [1.0 : f32, 2.0 : f32]} : tensor<3x2xi8>, tensor<3x2xf32>, tensor<f32> -> tensor<3x2xi8>
   func.return
 }
 // CHECK: error: adir.qsgd_update: 2 step_scale entries for 3 entries along axis 0 (one per entry, or one for all)
@@ -34,7 +34,7 @@ func.func @step_scales(%w: tensor<3x2xi8>, %g: tensor<3x2xf32>, %lr: tensor<f32>
 // -----
 
 func.func @negative_step_scale(%w: tensor<3xi32>, %g: tensor<3xf32>, %lr: tensor<f32>) {
-  %0 = adir.qsgd_update %w, %g, %lr {step_scale = array<f32: -1.0>} : tensor<3xi32>, tensor<3xf32>, tensor<f32> -> tensor<3xi32>
+  %0 = adir.qsgd_update %w, %g, %lr {step_scale = [-1.0 : f32]} : tensor<3xi32>, tensor<3xf32>, tensor<f32> -> tensor<3xi32>
   func.return
 }
 // CHECK: error: adir.qsgd_update: step_scale must be finite and >= 0
