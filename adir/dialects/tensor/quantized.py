@@ -746,16 +746,18 @@ class QSgdUpdateOp(QuantizedOp):
     )
 
     def __init__(
-        self, param: SSAValue, grad: SSAValue, lr: SSAValue, step_scale: Sequence[float], axis=0
+        self,
+        param: SSAValue,
+        grad: SSAValue,
+        lr: SSAValue,
+        step_scale: Sequence[float],
+        axis: int = 0,
     ):
         properties = {
             "step_scale": ArrayAttr([FloatAttr(float(v), f32) for v in step_scale]),
             "axis": IntegerAttr(axis, i64),
         }
         super().__init__([param, grad, lr], properties)
-
-    def in_place_operands(self) -> list[int]:
-        return [0]
 
     def bounds(self) -> tuple[int, int]:
         """[lo, hi] of the updated integers: symmetric int8 weights, or the int32 range."""
