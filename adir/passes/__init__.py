@@ -36,6 +36,12 @@ def _quantize_frozen_prefix() -> type[ModulePass]:
     return QuantizeFrozenPrefixPass
 
 
+def _fuse_expand_depthwise() -> type[ModulePass]:
+    from adir.passes.fuse_expand_depthwise import FuseExpandDepthwisePass
+
+    return FuseExpandDepthwisePass
+
+
 def _select_kernels() -> type[ModulePass]:
     from adir.passes.select_kernels import SelectKernelsPass
 
@@ -138,6 +144,7 @@ ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "freeze-batchnorm": _freeze_batchnorm,
     "quantize-int8": _quantize_int8,
     "quantize-frozen-prefix": _quantize_frozen_prefix,
+    "fuse-expand-depthwise": _fuse_expand_depthwise,
     "apply-update-scheme": _apply_update_scheme,
     "suggest-update-scheme": _suggest_update_scheme,
     "split-partial-updates": _split_partial_updates,

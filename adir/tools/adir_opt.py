@@ -88,6 +88,7 @@ SHORTCUT_ORDER = [
     "autodiff",
     "insert-optimizer",
     "quantize-frozen-prefix",  # after insert-optimizer: its stores say what trains
+    "fuse-expand-depthwise",  # on the int8 prefix that quantize-frozen-prefix made
     "fuse-weight-updates",
     "recompute-activations",
     "reorder-updates",
@@ -365,6 +366,7 @@ class AdirOptMain(xDSLOptMain):
                 f"quantize-frozen-prefix{options}",
                 "--quantize-frozen",
             )
+            wanted["fuse-expand-depthwise"] = ("fuse-expand-depthwise", "--quantize-frozen")
         if args.predict_batch is not None and not args.predict:
             raise DiagnosticError("adir-opt", "--predict-batch needs --predict")
         if args.predict:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from c_testing import run_pipeline
-from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType, i8
 from xdsl.ir import Block, Operation
 from xdsl.printer import Printer
 from xdsl.traits import HasParent
@@ -29,7 +29,7 @@ from adir.context import parse_module
 from adir.dialects.kernel import KERNELS
 from adir.dialects.tensor import ADIR_OPS
 from adir.dialects.tensor.initializers import INITIALIZERS, InitializerAttr
-from adir.dialects.tensor.traits import NoKernel, NotDifferentiable
+from adir.dialects.tensor.traits import NoKernel, NotDifferentiable, ReferenceScratch
 from adir.interpreter.params import ParamFunctions
 from adir.interpreter.session import FAMILY_FUNCTIONS
 from adir.passes.autodiff.rules import VJP_RULES
@@ -150,6 +150,10 @@ def kernel_call(op: Operation) -> str:
     kernel_type = KERNELS[type(op)]
     values = (*op.operands, *op.results)
     types = [MemRefType(v.type.element_type, v.type.get_shape()) for v in values]  # type: ignore[attr-defined]
+    scratch = op.get_trait(ReferenceScratch)
+    if scratch is not None:  # the buffer select-kernels adds for the reference kernel
+        shapes = [tuple(v.type.get_shape()) for v in op.operands]  # type: ignore[attr-defined]
+        types.append(MemRefType(i8, [scratch.size(shapes)]))
     block = Block(arg_types=types)
     ins, outs = block.args[: len(op.operands)], block.args[len(op.operands) :]
     kernel = kernel_type(list(ins), list(outs), dict(op.properties))

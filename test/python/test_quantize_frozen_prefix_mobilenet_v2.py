@@ -228,3 +228,77 @@ def test_mobilenet_v2_level_1_in_c_is_the_interpreter(case: dict, kernels: str) 
     assert len(actual) == len(expected) == 64 + 2
     for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
         np.testing.assert_array_equal(got, want, err_msg=f"array {index}")
+
+
+# --- the 1x1 expansions fused into their depthwise convolutions (fuse-expand-depthwise) -----
+
+FUSED_PICKED = ("adir.quantize", "adir.qconv2d", "adir.qexpand_depthwise", "adir.qadd")
+FUSED_PICKED += ("adir.qavgpool2d",)
+
+
+def expansion_mask(module) -> list[bool]:
+    """For each int8 tensor int8_tensors() returns from the unfused `module`, whether it is a
+    1x1 expansion that fuse-expand-depthwise folds away: a qconv2d read only by a depthwise
+    qconv2d. Those no longer exist whole; their consumers' outputs check them."""
+    picked = ("adir.quantize", "adir.qconv2d", "adir.qadd", "adir.qavgpool2d")
+    ops = [op for op in function(module, "loss").body.block.ops if op.name in picked]
+    return [
+        op.name == "adir.qconv2d"
+        and op.result.has_one_use()
+        and next(iter(op.result.uses)).operation.name == "adir.qconv2d"
+        and next(iter(op.result.uses)).operation.is_depthwise
+        for op in ops
+    ]
+
+
+def fused_int8_tensors(module, x: np.ndarray, label: np.ndarray) -> list[np.ndarray]:
+    probe, _ = with_results(module, "loss", lambda op: op.name in FUSED_PICKED)
+    names = [op.name for op in function(probe, "loss").body.block.ops if op.name in FUSED_PICKED]
+    results = Session(probe).call("loss", x, label)
+    return [
+        r if name == "adir.quantize" else r.transpose(0, 3, 1, 2)
+        for name, r in zip(names, results, strict=True)
+    ]
+
+
+@pytest.fixture(scope="module")
+def fused(case: dict):
+    return run_pipeline(case["quantized"], "fuse-expand-depthwise")
+
+
+@pytest.mark.slow
+def test_mobilenet_v2_fused_expansions_are_the_quantized_reference(case: dict, fused) -> None:
+    """16 of the 17 blocks expand (the first has expansion ratio 1): 16 fused ops and 20 convs
+    left (the stem, the first block's depthwise, 17 projections, the 1280-channel conv), and
+    the 48 int8 tensors that still exist (64 less the 16 expansions) bit for bit the PyTorch
+    reference's, one image."""
+    ops = [op.name for op in function(fused, "train_step").body.block.ops]
+    assert ops.count("adir.qexpand_depthwise") == 16 and ops.count("adir.qconv2d") == 52 - 32
+    mask = expansion_mask(case["quantized"])
+    assert sum(mask) == 16
+    x, label = case["steps"][0]
+    reference = Reference(float_ranges(case["float_step"], calibration_inputs()))
+    reference.forward(case["net"], x)
+    kept = [t for t, expansion in zip(reference.tensors, mask, strict=True) if not expansion]
+    ours = fused_int8_tensors(fused, x, label)
+    assert len(ours) == len(kept) == 64 - 16
+    for index, (got, want) in enumerate(zip(ours, kept, strict=True)):
+        np.testing.assert_array_equal(got, want.numpy(), err_msg=f"int8 tensor #{index}")
+
+
+@pytest.mark.slow
+def test_mobilenet_v2_fused_in_c_is_the_unfused_interpreter(case: dict, fused) -> None:
+    """The fused kernels in C (gcc, ASan and UBSan; CMSIS-NN refuses the fused op, so the
+    reference kernels are what runs it): the 48 int8 tensors of one image bit for bit those
+    of the unfused ops in the interpreter."""
+    picked = ("adir.quantize", "adir.qconv2d", "adir.qadd", "adir.qavgpool2d")
+    unfused_probe, _ = with_results(case["quantized"], "loss", lambda op: op.name in picked)
+    probe, _ = with_results(fused, "loss", lambda op: op.name in FUSED_PICKED)
+    x, label = case["steps"][0]
+    expected = interpreter_run(unfused_probe, "loss", 0, [[x, label]])
+    mask = expansion_mask(case["quantized"]) + [False, False]  # then the classifier's params
+    expected = [e for e, expansion in zip(expected, mask, strict=True) if not expansion]
+    actual = c_run(probe, "loss", [[x, label]], c_compilers()[0], "reference")
+    assert len(actual) == len(expected) == 48 + 2
+    for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
+        np.testing.assert_array_equal(got, want, err_msg=f"array {index}")

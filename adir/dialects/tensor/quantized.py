@@ -53,7 +53,7 @@ from adir.dialects.tensor.shapes import (
     require_rank,
     tensor_type,
 )
-from adir.dialects.tensor.traits import NotDifferentiable
+from adir.dialects.tensor.traits import NotDifferentiable, ReferenceScratch
 
 INT8_MIN, INT8_MAX = -128, 127
 MULTIPLIER_MIN, MULTIPLIER_MAX = 2**30, 2**31 - 1  # QuantizeMultiplier's range (or 0)
@@ -491,6 +491,160 @@ class QAddOp(QuantizedOp):
         return [tensor_type(i8, lhs if lhs is not None else rhs)]
 
 
+# --- a 1x1 expansion fused into the depthwise convolution that reads it ---------------------
+
+
+@irdl_op_definition
+class QExpandDepthwiseOp(QuantizedOp):
+    """A 1x1 expansion qconv2d (stride 1, no padding) and the depthwise qconv2d (channel
+    multiplier 1) that is its only reader, in one op whose kernel never holds the expanded
+    tensor whole: it computes expanded channel e as one [H, W] plane (the kernel's scratch)
+    and at once the depthwise output channel e from it, as inference engines for
+    microcontrollers lower MobileNetV2's inverted residual blocks (TinyEngine's fused
+    pointwise-depthwise kernels: Lin et al., "MCUNet", NeurIPS 2020; "On-Device Training Under
+    256KB Memory", NeurIPS 2022). Its result is bit for bit the two ops':
+
+        expanded = qconv2d(input, expand_weight [E, 1, 1, C], expand_bias [E])
+                     {input_zero_point, expand_zero_point as output zero point,
+                      expand_multiplier, expand_shift, expand_act_min, expand_act_max}
+        result   = qconv2d(expanded, depthwise_weight [1, KH, KW, E], depthwise_bias [E])
+                     {groups = E, expand_zero_point as input zero point, output_zero_point,
+                      multiplier, shift, act_min, act_max, stride, padding, dilation}
+    """
+
+    name = "adir.qexpand_depthwise"
+    # Its kernel's scratch: one expanded channel, the input's H x W plane, int8 (Pure and
+    # NotDifferentiable come from QuantizedOp).
+    traits = traits_def(ReferenceScratch(lambda shapes: shapes[0][1] * shapes[0][2]))
+    input = operand_def(AnyTensor)
+    expand_weight = operand_def(AnyTensor)
+    expand_bias = operand_def(AnyTensor)
+    depthwise_weight = operand_def(AnyTensor)
+    depthwise_bias = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    input_zero_point = prop_def(IntegerAttr[I32])
+    expand_zero_point = prop_def(IntegerAttr[I32])
+    output_zero_point = prop_def(IntegerAttr[I32])
+    expand_multiplier = prop_def(DenseArrayBase[I32])
+    expand_shift = prop_def(DenseArrayBase[I32])
+    expand_act_min = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MIN))
+    expand_act_max = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MAX))
+    multiplier = prop_def(DenseArrayBase[I32])
+    shift = prop_def(DenseArrayBase[I32])
+    act_min = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MIN))
+    act_max = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MAX))
+    stride = prop_def(DenseArrayBase[I64], default_value=_array([1, 1]))
+    padding = prop_def(DenseArrayBase[I64], default_value=_array([0, 0, 0, 0]))
+    dilation = prop_def(DenseArrayBase[I64], default_value=_array([1, 1]))
+
+    def __init__(
+        self,
+        input: SSAValue,
+        expand_weight: SSAValue,
+        expand_bias: SSAValue,
+        depthwise_weight: SSAValue,
+        depthwise_bias: SSAValue,
+        properties: dict[str, Attribute],
+    ):
+        operands = [input, expand_weight, expand_bias, depthwise_weight, depthwise_bias]
+        super().__init__(operands, properties)
+
+    def check_stage(self, prefix: str, channels: Dim) -> None:
+        """The requantization of one stage (`expand_` or the depthwise's, no prefix)."""
+        low, high = self.int_prop(f"{prefix}act_min"), self.int_prop(f"{prefix}act_max")
+        if low > high:
+            raise VerifyException(f"{self.name}: {prefix}act_min {low} exceeds {prefix}act_max {high}")
+        multiplier = int_values(self.properties[f"{prefix}multiplier"])
+        shift = int_values(self.properties[f"{prefix}shift"])
+        if len(multiplier) != len(shift):
+            raise VerifyException(
+                f"{self.name}: {len(multiplier)} {prefix}multipliers but {len(shift)} shifts"
+            )
+        if len(multiplier) != 1 and channels is not None and len(multiplier) != channels:
+            raise VerifyException(
+                f"{self.name}: {len(multiplier)} {prefix}multipliers for {channels} channels "
+                "(one per channel, or one for all)"
+            )
+        for m in multiplier:
+            if m and not MULTIPLIER_MIN <= m <= MULTIPLIER_MAX:
+                raise VerifyException(
+                    f"{self.name}: {prefix}multiplier {m} is not 0 or in [2^30, 2^31 - 1]"
+                )
+        for s in shift:
+            if not SHIFT_MIN <= s <= SHIFT_MAX:
+                raise VerifyException(f"{self.name}: {prefix}shift {s} is not in [-31, 30]")
+
+    def check_bias(self, index: int, what: str, channels: Dim) -> None:
+        self.require_element(index, 32, what)
+        shape = self.operand_shape(index)
+        require_rank(self.name, what, shape, (1,))
+        if shape is not None and None not in (shape[0], channels) and shape[0] != channels:
+            raise VerifyException(
+                f"{self.name}: operand {what} has {shape[0]} entries for {channels} expanded "
+                "channels"
+            )
+
+    def window(self) -> tuple[tuple[int, int], tuple[int, int, int, int], tuple[int, int]]:
+        """The depthwise convolution's (stride, padding, dilation), checked."""
+        stride, padding, dilation = (
+            int_values(self.stride),
+            int_values(self.padding),
+            int_values(self.dilation),
+        )
+        if len(stride) != 2 or min(stride) < 1:
+            raise VerifyException(f"{self.name}: stride must be 2 positive entries, got {stride}")
+        if len(dilation) != 2 or min(dilation) < 1:
+            raise VerifyException(
+                f"{self.name}: dilation must be 2 positive entries, got {dilation}"
+            )
+        if len(padding) != 4 or min(padding) < 0:
+            raise VerifyException(
+                f"{self.name}: padding must be 4 non-negative entries, got {padding}"
+            )
+        return stride, padding, dilation  # type: ignore[return-value]
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        for index, what in ((0, "input"), (1, "expand_weight"), (3, "depthwise_weight")):
+            self.require_element(index, 8, what)
+        for name in ("input_zero_point", "expand_zero_point", "output_zero_point"):
+            self.int_prop(name)
+        x, we, wd = self.operand_shape(0), self.operand_shape(1), self.operand_shape(3)
+        require_rank(self.name, "input", x, (4,))
+        require_rank(self.name, "expand_weight", we, (4,))
+        require_rank(self.name, "depthwise_weight", wd, (4,))
+        x, we, wd = x or (None,) * 4, we or (None,) * 4, wd or (None,) * 4
+        if any(k not in (None, 1) for k in we[1:3]):
+            raise VerifyException(
+                f"{self.name}: the expansion is a 1x1 convolution [E, 1, 1, C], got "
+                f"{format_shape(we)}"
+            )
+        if None not in (x[3], we[3]) and x[3] != we[3]:
+            raise VerifyException(
+                f"{self.name}: input channels {x[3]} and expand_weight channels {we[3]} do not "
+                "match"
+            )
+        if wd[0] not in (None, 1):
+            raise VerifyException(
+                f"{self.name}: a depthwise weight is [1, KH, KW, E], got {format_shape(wd)}"
+            )
+        expanded = we[0] if we[0] is not None else wd[3]
+        if None not in (we[0], wd[3]) and we[0] != wd[3]:
+            raise VerifyException(
+                f"{self.name}: {we[0]} expanded channels but the depthwise weight has {wd[3]} "
+                "(channel multiplier 1)"
+            )
+        self.check_bias(2, "expand_bias", expanded)
+        self.check_bias(4, "depthwise_bias", expanded)
+        self.check_stage("expand_", expanded)
+        self.check_stage("", expanded)
+        stride, padding, dilation = self.window()
+        spatial = [
+            window_size(self.name, x[1 + axis], wd[1 + axis], stride, padding, dilation, axis)
+            for axis in (0, 1)
+        ]
+        return [tensor_type(i8, (x[0], *spatial, expanded))]
+
+
 # --- elementwise by table, and layout ------------------------------------------------------
 
 
@@ -639,4 +793,5 @@ QUANTIZED_OPS = [
     QReshapeOp,
     QTransposeOp,
     QSoftmaxOp,
+    QExpandDepthwiseOp,
 ]

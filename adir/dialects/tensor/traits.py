@@ -17,6 +17,8 @@ base (`UnaryElementwiseOp` is `ElementwiseMappable` and `Recomputable`).
     HasBatchInProperties    derive-predict{batch=N}       its properties at another batch
     ResultsOutsideArena     reorder-updates,              its result is a global or a
                             recompute-activations         parameter's own buffer
+    ReferenceScratch        select-kernels                its reference kernel's scratch
+                                                          bytes, from its operand shapes
     Int8Lookup              quantize-int8                 int8 as a 256-entry table, and the
                                                           output range
     ReadsClassLabels        adir-run                      an operand holds class indices
@@ -214,6 +216,18 @@ class ResultsOutsideArena(OpTrait):
     """The op's result takes no arena memory: it is a read-only global (a constant) or a
     parameter's own persistent buffer (a load). `reorder-updates` pulls such ops along freely,
     and `recompute-activations` never recomputes them (there is nothing to save)."""
+
+
+
+@dataclass(frozen=True)
+class ReferenceScratch(OpTrait):
+    """The op's reference kernel needs a scratch buffer of `size(shapes)` bytes, `shapes` the
+    static shapes of its operands (a fused kernel's intermediate, one piece at a time).
+    `select-kernels` gives the op's kernel that buffer (an extra last `outs`, which
+    `plan-memory` places in the arena, live across that op alone) when no library computes
+    the op."""
+
+    size: Callable[[Sequence[tuple[int, ...]]], int]
 
 
 # --- int8 ---------------------------------------------------------------------------------

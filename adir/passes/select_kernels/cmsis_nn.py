@@ -18,6 +18,7 @@ arena like any other transient buffer, live only across its call.
     qavgpool2d                     arm_avgpool_s8                    padding as TFLite's
     qsoftmax                       arm_softmax_s8                    rows of 1 to 511 entries
     qadd                           arm_elementwise_add_s8            always
+    qexpand_depthwise              none (the reference kernel)       -
 
 The dtype and zero-point checks are TVM's CMSIS-NN partitioner's (int8 data and weights, int32
 bias, weight zero point 0, which the quantized family guarantees) plus CMSIS-NN's own argument
@@ -221,6 +222,14 @@ def softmax(op: KernelOp, target: KernelTarget) -> Use | Refuse:
 @judges("cmsis-nn", q.QAddOp)
 def add(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     return Use("arm_elementwise_add_s8")
+
+
+@judges("cmsis-nn", q.QExpandDepthwiseOp)
+def expand_depthwise(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    # CMSIS-NN has no fused kernel, and its depthwise convolutions write a contiguous output,
+    # not one channel of an NHWC tensor: the reference kernel computes it (one plane of
+    # scratch), its neighbours stay on CMSIS-NN.
+    return Refuse("no fused 1x1 expansion + depthwise kernel in CMSIS-NN: reference kernel")
 
 
 def add_scratch(kernel: KernelOp, size: int, minimum: int | None = None) -> None:

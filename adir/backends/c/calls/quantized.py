@@ -85,6 +85,41 @@ def qconv2d(op: KernelOp, site: CallSite) -> str:
     )
 
 
+@emits(q.QExpandDepthwiseOp)
+def qexpand_depthwise(op: KernelOp, site: CallSite) -> str:
+    """The plane is the scratch buffer that select-kernels adds (the last `outs`)."""
+    if len(site.outs) != 2:
+        raise site.error("its plane (a scratch buffer) is missing: run select-kernels first")
+    image, weight, out = site.in_shape(0), site.in_shape(3), site.out_shape()
+    top, _, left, _ = ints(op, "padding")
+    expand_multiplier, expand_shift = ints(op, "expand_multiplier"), ints(op, "expand_shift")
+    multiplier, shift = ints(op, "multiplier"), ints(op, "shift")
+    return site.call(
+        "qexpand_depthwise",
+        *site.buffers(),
+        *image,
+        *out[1:],
+        *weight[1:3],
+        *ints(op, "stride"),
+        top,
+        left,
+        *ints(op, "dilation"),
+        scalar(op, "input_zero_point"),
+        scalar(op, "expand_zero_point"),
+        scalar(op, "output_zero_point"),
+        site.table(expand_multiplier),
+        site.table(expand_shift),
+        int(len(expand_multiplier) > 1),
+        scalar(op, "expand_act_min"),
+        scalar(op, "expand_act_max"),
+        site.table(multiplier),
+        site.table(shift),
+        int(len(multiplier) > 1),
+        scalar(op, "act_min"),
+        scalar(op, "act_max"),
+    )
+
+
 @emits(q.QMaxpool2dOp, q.QAvgpool2dOp)
 def qpool2d(op: KernelOp, site: CallSite) -> str:
     image, out = site.in_shape(0), site.out_shape()
