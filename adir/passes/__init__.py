@@ -42,6 +42,12 @@ def _fuse_expand_depthwise() -> type[ModulePass]:
     return FuseExpandDepthwisePass
 
 
+def _in_place_depthwise() -> type[ModulePass]:
+    from adir.passes.in_place_depthwise import InPlaceDepthwisePass
+
+    return InPlaceDepthwisePass
+
+
 def _select_kernels() -> type[ModulePass]:
     from adir.passes.select_kernels import SelectKernelsPass
 
@@ -145,6 +151,7 @@ ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "quantize-int8": _quantize_int8,
     "quantize-frozen-prefix": _quantize_frozen_prefix,
     "fuse-expand-depthwise": _fuse_expand_depthwise,
+    "in-place-depthwise": _in_place_depthwise,
     "apply-update-scheme": _apply_update_scheme,
     "suggest-update-scheme": _suggest_update_scheme,
     "split-partial-updates": _split_partial_updates,

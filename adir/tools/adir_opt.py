@@ -89,6 +89,7 @@ SHORTCUT_ORDER = [
     "insert-optimizer",
     "quantize-frozen-prefix",  # after insert-optimizer: its stores say what trains
     "fuse-expand-depthwise",  # on the int8 prefix that quantize-frozen-prefix made
+    "in-place-depthwise",  # the depthwise convs that fuse-expand-depthwise left
     "fuse-weight-updates",
     "recompute-activations",
     "reorder-updates",
@@ -366,7 +367,8 @@ class AdirOptMain(xDSLOptMain):
                 f"quantize-frozen-prefix{options}",
                 "--quantize-frozen",
             )
-            wanted["fuse-expand-depthwise"] = ("fuse-expand-depthwise", "--quantize-frozen")
+            for lowering in ("fuse-expand-depthwise", "in-place-depthwise"):
+                wanted[lowering] = (lowering, "--quantize-frozen")
         if args.predict_batch is not None and not args.predict:
             raise DiagnosticError("adir-opt", "--predict-batch needs --predict")
         if args.predict:

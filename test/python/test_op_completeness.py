@@ -150,13 +150,13 @@ def kernel_call(op: Operation) -> str:
     kernel_type = KERNELS[type(op)]
     values = (*op.operands, *op.results)
     types = [MemRefType(v.type.element_type, v.type.get_shape()) for v in values]  # type: ignore[attr-defined]
-    scratch = op.get_trait(ReferenceScratch)
-    if scratch is not None:  # the buffer select-kernels adds for the reference kernel
-        shapes = [tuple(v.type.get_shape()) for v in op.operands]  # type: ignore[attr-defined]
-        types.append(MemRefType(i8, [scratch.size(shapes)]))
     block = Block(arg_types=types)
     ins, outs = block.args[: len(op.operands)], block.args[len(op.operands) :]
     kernel = kernel_type(list(ins), list(outs), dict(op.properties))
+    scratch = op.get_trait(ReferenceScratch)
+    if scratch is not None and scratch.size(kernel):  # as select-kernels adds it
+        plane = block.insert_arg(MemRefType(i8, [scratch.size(kernel)]), len(block.args))
+        kernel = kernel_type(list(ins), [*outs, plane], dict(op.properties))
     names = {arg: f"b{index}" for index, arg in enumerate(block.args)}
     return CALL_EMITTERS[kernel_type](kernel, CallSite(kernel, names, lambda values: "table"))
 

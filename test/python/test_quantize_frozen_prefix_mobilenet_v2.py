@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import tempfile
+from pathlib import Path
 
 import int8_reference as ref
 import numpy as np
 import pytest
 import torch
-from c_testing import c_compilers, function, interpreter_run, run_pipeline
+from c_testing import build_c, c_compilers, function, interpreter_run, run_pipeline
 from test_cmsis_nn import needs_cmsis_nn
 from test_quantize_frozen_prefix import (
     ROOT,
@@ -238,12 +240,14 @@ FUSED_PICKED += ("adir.qavgpool2d",)
 
 def expansion_mask(module) -> list[bool]:
     """For each int8 tensor int8_tensors() returns from the unfused `module`, whether it is a
-    1x1 expansion that fuse-expand-depthwise folds away: a qconv2d read only by a depthwise
-    qconv2d. Those no longer exist whole; their consumers' outputs check them."""
+    1x1 expansion that fuse-expand-depthwise folds away: a 1x1 qconv2d read only by a
+    depthwise qconv2d (the stem, 3x3, feeds one too and stays). Those no longer exist whole;
+    their consumers' outputs check them."""
     picked = ("adir.quantize", "adir.qconv2d", "adir.qadd", "adir.qavgpool2d")
     ops = [op for op in function(module, "loss").body.block.ops if op.name in picked]
     return [
         op.name == "adir.qconv2d"
+        and tuple(op.weight.type.get_shape()[1:3]) == (1, 1)
         and op.result.has_one_use()
         and next(iter(op.result.uses)).operation.name == "adir.qconv2d"
         and next(iter(op.result.uses)).operation.is_depthwise
@@ -298,7 +302,16 @@ def test_mobilenet_v2_fused_in_c_is_the_unfused_interpreter(case: dict, fused) -
     expected = interpreter_run(unfused_probe, "loss", 0, [[x, label]])
     mask = expansion_mask(case["quantized"]) + [False, False]  # then the classifier's params
     expected = [e for e, expansion in zip(expected, mask, strict=True) if not expansion]
-    actual = c_run(probe, "loss", [[x, label]], c_compilers()[0], "reference")
+    # The reference kernels selected before planning: the fused kernels' planes are in the
+    # arena (c_run's reference plan selects after planning, which leaves no room for them).
+    planned = run_pipeline(
+        probe,
+        "fuse-weight-updates,reorder-updates,bufferize,select-kernels{kernels=reference},"
+        "plan-memory",
+    )
+    with tempfile.TemporaryDirectory(prefix="adir-int8-fused-") as directory:
+        built = build_c(planned, "loss", 1, Path(directory), c_compilers()[0], sanitize=True)
+        actual = built.run(0, [[x, label]])
     assert len(actual) == len(expected) == 48 + 2
     for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
         np.testing.assert_array_equal(got, want, err_msg=f"array {index}")

@@ -32,13 +32,21 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     IntegerType,
+    UnitAttr,
     f32,
     i8,
     i32,
     i64,
 )
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -53,7 +61,11 @@ from adir.dialects.tensor.shapes import (
     require_rank,
     tensor_type,
 )
-from adir.dialects.tensor.traits import NotDifferentiable, ReferenceScratch
+from adir.dialects.tensor.traits import (
+    InPlaceWhenMarked,
+    NotDifferentiable,
+    ReferenceScratch,
+)
 
 INT8_MIN, INT8_MAX = -128, 127
 MULTIPLIER_MIN, MULTIPLIER_MAX = 2**30, 2**31 - 1  # QuantizeMultiplier's range (or 0)
@@ -254,6 +266,16 @@ class QConv2dOp(RequantizingOp):
     padding = prop_def(DenseArrayBase[I64], default_value=_array([0, 0, 0, 0]))
     dilation = prop_def(DenseArrayBase[I64], default_value=_array([1, 1]))
     groups = prop_def(IntegerAttr[I64], default_value=IntegerAttr(1, i64))
+    # `in_place` (a depthwise conv with channel multiplier 1 whose output has its input's
+    # shape): bufferize may write the output over the input, and the kernel then copies each
+    # input channel into a plane of scratch before it writes that output channel.
+    in_place = opt_prop_def(UnitAttr)
+    traits = traits_def(
+        InPlaceWhenMarked(),
+        ReferenceScratch(
+            lambda kernel: plane_bytes(kernel.ins[0]) if kernel.ins[0] is kernel.outs[0] else 0
+        ),
+    )
 
     def __init__(
         self,
@@ -326,7 +348,22 @@ class QConv2dOp(RequantizingOp):
             window_size(self.name, x[1 + axis], kernel[axis], stride, padding, dilation, axis)
             for axis in (0, 1)
         ]
-        return [tensor_type(i8, (x[0], *spatial, out_channels))]
+        shape = (x[0], *spatial, out_channels)
+        if self.in_place is not None and not (
+            groups != 1 and shape == tuple(x) and tuple(stride) == (1, 1)
+        ):
+            raise VerifyException(
+                f"{self.name}: in_place needs a depthwise convolution of stride 1 whose output "
+                f"has its input's shape, got {format_shape(x)} -> {format_shape(shape)} "
+                f"(stride {list(stride)})"
+            )
+        return [tensor_type(i8, shape)]
+
+
+def plane_bytes(image: SSAValue) -> int:
+    """One channel of an NHWC int8 image buffer: H x W bytes."""
+    shape = image.type.get_shape()  # type: ignore[attr-defined]
+    return int(shape[1]) * int(shape[2])
 
 
 def window_size(
@@ -515,7 +552,7 @@ class QExpandDepthwiseOp(QuantizedOp):
     name = "adir.qexpand_depthwise"
     # Its kernel's scratch: one expanded channel, the input's H x W plane, int8 (Pure and
     # NotDifferentiable come from QuantizedOp).
-    traits = traits_def(ReferenceScratch(lambda shapes: shapes[0][1] * shapes[0][2]))
+    traits = traits_def(ReferenceScratch(lambda kernel: plane_bytes(kernel.ins[0])))
     input = operand_def(AnyTensor)
     expand_weight = operand_def(AnyTensor)
     expand_bias = operand_def(AnyTensor)

@@ -71,7 +71,7 @@ def reference_scratch(kernel: KernelOp) -> int:
     trait = TENSOR_OPS[type(kernel)].get_trait(ReferenceScratch)
     if trait is None:
         return 0
-    return trait.size([tuple(v.type.get_shape()) for v in kernel.ins])  # type: ignore[attr-defined]
+    return trait.size(kernel)
 
 
 @dataclass(frozen=True)

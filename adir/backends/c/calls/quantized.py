@@ -69,6 +69,22 @@ def qfully_connected(op: KernelOp, site: CallSite) -> str:
 def qconv2d(op: KernelOp, site: CallSite) -> str:
     image, weight, out = site.in_shape(0), site.in_shape(1), site.out_shape()
     top, _, left, _ = ints(op, "padding")
+    if site.ins[0] is site.outs[0]:  # bufferize wrote it over its input (`in_place`)
+        if len(site.outs) != 2:
+            raise site.error("in place without its plane (a scratch buffer): run select-kernels")
+        return site.call(
+            "qdepthwise_in_place",
+            site.input(0),
+            site.input(1),
+            site.input(2),
+            site.output(1),
+            *image,
+            *weight[1:3],
+            top,
+            left,
+            *ints(op, "dilation"),
+            *requantization(op, site),
+        )
     depthwise = int(scalar(op, "groups") != 1)
     return site.call(
         "qconv2d",
