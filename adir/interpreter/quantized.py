@@ -268,17 +268,19 @@ def conv_accumulate(
 
 
 def requantize_clamped(
-    acc: np.ndarray, multiplier: tuple[int, ...], shift: tuple[int, ...], zero_point: int,
-    act_min: int, act_max: int,
+    acc: np.ndarray,
+    multiplier: tuple[int, ...],
+    shift: tuple[int, ...],
+    zero_point: int,
+    act_min: int,
+    act_max: int,
 ) -> np.ndarray:
     out = requantize(acc, np.array(multiplier, np.int64), np.array(shift, np.int64))
     return np.clip(out + zero_point, act_min, act_max).astype(np.int8)
 
 
 def qconv2d(x: np.ndarray, w: np.ndarray, bias: np.ndarray, op: q.QConv2dOp) -> np.ndarray:
-    acc = conv_accumulate(
-        x, w, bias, op.input_zero_point.value.data, op.window(), op.is_depthwise
-    )
+    acc = conv_accumulate(x, w, bias, op.input_zero_point.value.data, op.window(), op.is_depthwise)
     return requantize_to_int8(acc, op)
 
 
@@ -298,20 +300,36 @@ def qexpand_depthwise(
 
     expand_zero_point = prop("expand_zero_point")
     acc = conv_accumulate(
-        x, expand_weight, expand_bias, prop("input_zero_point"), ((1, 1), (0, 0, 0, 0), (1, 1)),
+        x,
+        expand_weight,
+        expand_bias,
+        prop("input_zero_point"),
+        ((1, 1), (0, 0, 0, 0), (1, 1)),
         depthwise=False,
     )
     expanded = requantize_clamped(
-        acc, q.int_values(op.expand_multiplier), q.int_values(op.expand_shift),
-        expand_zero_point, prop("expand_act_min"), prop("expand_act_max"),
+        acc,
+        q.int_values(op.expand_multiplier),
+        q.int_values(op.expand_shift),
+        expand_zero_point,
+        prop("expand_act_min"),
+        prop("expand_act_max"),
     )
     acc = conv_accumulate(
-        expanded, depthwise_weight, depthwise_bias, expand_zero_point, op.window(),
+        expanded,
+        depthwise_weight,
+        depthwise_bias,
+        expand_zero_point,
+        op.window(),
         depthwise=True,
     )
     return requantize_clamped(
-        acc, q.int_values(op.multiplier), q.int_values(op.shift), prop("output_zero_point"),
-        prop("act_min"), prop("act_max"),
+        acc,
+        q.int_values(op.multiplier),
+        q.int_values(op.shift),
+        prop("output_zero_point"),
+        prop("act_min"),
+        prop("act_max"),
     )
 
 

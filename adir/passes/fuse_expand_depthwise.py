@@ -13,8 +13,10 @@ kernel needs one H x W plane of scratch instead of the H x W x E tensor, and giv
 bits (adir/dialects/tensor/quantized.py, `QExpandDepthwiseOp`).
 
 The pattern: a depthwise `adir.qconv2d` of channel multiplier 1 whose input is the only use of
-a `adir.qconv2d` with a 1x1 kernel, stride 1, no padding and dilation 1, the expansion's output
-zero point the depthwise's input zero point (as the quantizer makes them). Run it after
+a `adir.qconv2d` with a 1x1 kernel, stride 1, no padding and dilation 1 and more output than
+input channels (an expansion: a pointwise conv that keeps the channel count, as DS-CNN's, would
+save nothing), the expansion's output zero point the depthwise's input zero point (as the
+quantizer makes them). Run it after
 `quantize-int8` or `quantize-frozen-prefix` and before `bufferize`; ops on float stay as they
 are.
 """
@@ -40,13 +42,18 @@ EXPANSION_WINDOW = ([1, 1], [0, 0, 0, 0], [1, 1])  # stride, padding, dilation o
 
 
 def is_expansion(conv: QConv2dOp) -> bool:
-    """A 1x1 convolution (groups 1) that reads each input pixel once."""
+    """A 1x1 convolution (groups 1) that reads each input pixel once and has more output
+    channels than input channels: fusing one with as many or fewer (DS-CNN's pointwise
+    convolutions) would save nothing and add a plane."""
     weight = conv.operand_shape(1)
     window = [list(int_values(p)) for p in (conv.stride, conv.padding, conv.dilation)]
     return (
         not conv.is_depthwise
         and weight is not None
         and tuple(weight[1:3]) == (1, 1)
+        and weight[0] is not None
+        and weight[3] is not None
+        and weight[0] > weight[3]
         and tuple(window) == EXPANSION_WINDOW
     )
 

@@ -1,8 +1,9 @@
 """`in-place-depthwise`: an int8 depthwise convolution (channel multiplier 1, stride 1, output
-of its input's shape) marked `in_place` is written over its input by `bufferize` where the
-input dies there, and its reference kernel (one plane of scratch per channel) gives the bits of
-the interpreter's qconv2d in C (gcc and clang, ASan and UBSan). Where the input is still read
-after the convolution (a residual sum), the output gets its own buffer and no plane.
+of its input's shape) whose input and output are the largest tensors any op holds is marked
+`in_place` and written over its input by `bufferize` where the input dies there, and its
+reference kernel (one plane of scratch per channel) gives the bits of the interpreter's qconv2d
+in C (gcc and clang, ASan and UBSan). Where the input is still read after the convolution (a
+residual sum), the output gets its own buffer and no plane.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from c_testing import c_compilers, check_c_against_interpreter, run_pipeline
+from xdsl.dialects.builtin import UnitAttr
 
 from adir.context import parse_module
 
@@ -48,12 +50,15 @@ func.func @dw(%x: {x_type}) -> {q_type} {{
 """
     if not residual:
         return text + f"  func.return %d : {q_type}\n}}"
-    return text + f"""  %s = adir.qadd %q, %d {{lhs_zero_point = -7 : i32, rhs_zero_point = 9 : i32,
+    return (
+        text
+        + f"""  %s = adir.qadd %q, %d {{lhs_zero_point = -7 : i32, rhs_zero_point = 9 : i32,
          output_zero_point = 0 : i32, lhs_multiplier = 1073741824 : i32, lhs_shift = 0 : i32,
          rhs_multiplier = 1610612736 : i32, rhs_shift = -1 : i32, multiplier = 1073741824 : i32,
          shift = -17 : i32}} : {q_type}, {q_type} -> {q_type}
   func.return %s : {q_type}
 }}"""
+    )
 
 
 # (batch, height, width, kernel, dilation, residual, per-channel multipliers)
@@ -71,6 +76,12 @@ def case(index: int):
     rng = np.random.default_rng(10 + index)
     text = depthwise(rng, *CASES[index])
     marked = run_pipeline(parse_module(text, "dw.mlir"), "infer-shapes,in-place-depthwise")
+    (conv,) = [op for op in marked.walk() if op.name == "adir.qconv2d"]
+    if CASES[index][5]:
+        # The sum holds three images, the conv two: the pass leaves the conv alone. Marked by
+        # hand, it shows that bufferize still gives it a buffer of its own.
+        assert "in_place" not in conv.properties
+        conv.properties["in_place"] = UnitAttr()
     inputs = [
         [rng.uniform(-7.0, 7.0, (batch, height, width, CHANNELS)).astype(np.float32)]
         for _ in range(2)
@@ -82,7 +93,7 @@ def case(index: int):
 def test_marked_depthwise_is_written_over_its_input_where_it_dies(index: int) -> None:
     marked, _ = case(index)
     (conv,) = [op for op in marked.walk() if op.name == "adir.qconv2d"]
-    assert "in_place" in conv.properties
+    assert "in_place" in conv.properties  # without the residual sum, the conv is the peak
     selected = run_pipeline(marked, "bufferize,select-kernels{kernels=cmsis-nn}")
     (kernel,) = [op for op in selected.walk() if op.name == "adir_kernel.qconv2d"]
     height, width = CASES[index][1:3]
@@ -106,7 +117,8 @@ def test_in_place_kernel_in_c_is_the_interpreter(index: int, compiler: str) -> N
 
 def test_in_place_needs_a_same_shape_depthwise_convolution() -> None:
     text = """
-func.func @f(%x: tensor<1x5x5x2xi8>, %w: tensor<1x3x3x2xi8>, %b: tensor<2xi32>) -> tensor<1x3x3x2xi8> {
+func.func @f(%x: tensor<1x5x5x2xi8>, %w: tensor<1x3x3x2xi8>, %b: tensor<2xi32>)
+    -> tensor<1x3x3x2xi8> {
   %y = adir.qconv2d %x, %w, %b {input_zero_point = 0 : i32, output_zero_point = 0 : i32,
          multiplier = array<i32: 1073741824>, shift = array<i32: -1>, groups = 2 : i64, in_place}
          : tensor<1x5x5x2xi8>, tensor<1x3x3x2xi8>, tensor<2xi32> -> tensor<1x3x3x2xi8>

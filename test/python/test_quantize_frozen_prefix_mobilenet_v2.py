@@ -267,7 +267,7 @@ def fused_int8_tensors(module, x: np.ndarray, label: np.ndarray) -> list[np.ndar
 
 @pytest.fixture(scope="module")
 def fused(case: dict):
-    return run_pipeline(case["quantized"], "fuse-expand-depthwise")
+    return run_pipeline(case["quantized"], "fuse-expand-depthwise,in-place-depthwise")
 
 
 @pytest.mark.slow
@@ -278,6 +278,11 @@ def test_mobilenet_v2_fused_expansions_are_the_quantized_reference(case: dict, f
     reference's, one image."""
     ops = [op.name for op in function(fused, "train_step").body.block.ops]
     assert ops.count("adir.qexpand_depthwise") == 16 and ops.count("adir.qconv2d") == 52 - 32
+    # in-place-depthwise marks the first block's depthwise conv (the stem's 16x64x64 output
+    # in, as much out: the peak once the expansions are fused), and no other op.
+    step = function(fused, "train_step").body.block.ops
+    marked = [op for op in step if "in_place" in op.properties]
+    assert len(marked) == 1 and marked[0].result.type.get_shape() == (1, 64, 64, 16)
     mask = expansion_mask(case["quantized"])
     assert sum(mask) == 16
     x, label = case["steps"][0]
@@ -292,15 +297,17 @@ def test_mobilenet_v2_fused_expansions_are_the_quantized_reference(case: dict, f
 
 @pytest.mark.slow
 def test_mobilenet_v2_fused_in_c_is_the_unfused_interpreter(case: dict, fused) -> None:
-    """The fused kernels in C (gcc, ASan and UBSan; CMSIS-NN refuses the fused op, so the
-    reference kernels are what runs it): the 48 int8 tensors of one image bit for bit those
-    of the unfused ops in the interpreter."""
+    """The fused kernels and the in-place depthwise conv in C (gcc, ASan and UBSan; CMSIS-NN
+    refuses both, so the reference kernels are what runs them): the 48 int8 tensors of one
+    image bit for bit those of the unfused ops in the interpreter. (@loss cut to return every
+    tensor keeps the first block's input alive past its depthwise conv, so that conv runs in
+    place only in the uncut step: test_in_place_depthwise.py checks the kernel itself.)"""
     picked = ("adir.quantize", "adir.qconv2d", "adir.qadd", "adir.qavgpool2d")
     unfused_probe, _ = with_results(case["quantized"], "loss", lambda op: op.name in picked)
     probe, _ = with_results(fused, "loss", lambda op: op.name in FUSED_PICKED)
     x, label = case["steps"][0]
     expected = interpreter_run(unfused_probe, "loss", 0, [[x, label]])
-    mask = expansion_mask(case["quantized"]) + [False, False]  # then the classifier's params
+    mask = [*expansion_mask(case["quantized"]), False, False]  # then the classifier's params
     expected = [e for e, expansion in zip(expected, mask, strict=True) if not expansion]
     # The reference kernels selected before planning: the fused kernels' planes are in the
     # arena (c_run's reference plan selects after planning, which leaves no room for them).
@@ -315,3 +322,20 @@ def test_mobilenet_v2_fused_in_c_is_the_unfused_interpreter(case: dict, fused) -
     assert len(actual) == len(expected) == 48 + 2
     for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
         np.testing.assert_array_equal(got, want, err_msg=f"array {index}")
+    # @loss cut to return the pooled int8 features alone: the stem's output dies at the first
+    # block's depthwise conv, which then runs in place (its plane in the arena); the features
+    # are still the unfused interpreter's.
+    pooled, _ = with_results(fused, "loss", lambda op: op.name == "adir.qavgpool2d")
+    planned = run_pipeline(
+        pooled,
+        "fuse-weight-updates,reorder-updates,bufferize,select-kernels{kernels=reference},"
+        "plan-memory",
+    )
+    in_place = [
+        op for op in planned.walk() if "in_place" in op.properties and op.ins[0] is op.outs[0]
+    ]
+    assert len(in_place) == 2  # in @loss and in @train_step
+    with tempfile.TemporaryDirectory(prefix="adir-int8-in-place-") as directory:
+        built = build_c(planned, "loss", 1, Path(directory), c_compilers()[0], sanitize=True)
+        (features, *_) = built.run(0, [[x, label]])
+    np.testing.assert_array_equal(features, expected[-3])  # the last tensor: the pooled ones

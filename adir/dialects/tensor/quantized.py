@@ -590,7 +590,9 @@ class QExpandDepthwiseOp(QuantizedOp):
         """The requantization of one stage (`expand_` or the depthwise's, no prefix)."""
         low, high = self.int_prop(f"{prefix}act_min"), self.int_prop(f"{prefix}act_max")
         if low > high:
-            raise VerifyException(f"{self.name}: {prefix}act_min {low} exceeds {prefix}act_max {high}")
+            raise VerifyException(
+                f"{self.name}: {prefix}act_min {low} exceeds {prefix}act_max {high}"
+            )
         multiplier = int_values(self.properties[f"{prefix}multiplier"])
         shift = int_values(self.properties[f"{prefix}shift"])
         if len(multiplier) != len(shift):

@@ -220,7 +220,6 @@ class ResultsOutsideArena(OpTrait):
     and `recompute-activations` never recomputes them (there is nothing to save)."""
 
 
-
 @dataclass(frozen=True)
 class ReferenceScratch(OpTrait):
     """The op's reference kernel needs a scratch buffer of `size(kernel)` bytes (0: none),

@@ -12,8 +12,8 @@ arena like any other transient buffer, live only across its call.
     kernel op                      CMSIS-NN                          when
     qconv2d (groups 1)             arm_convolve_wrapper_s8           dilation 1, padding as TFLite's
                                                                      (none for a 1x1 kernel)
-    qconv2d (depthwise)            arm_depthwise_conv_wrapper_s8     dilation 1, padding as TFLite's,
-                                                                     not written in place
+    qconv2d (depthwise)            arm_depthwise_conv_wrapper_s8     dilation 1, padding as TFLite's
+                                                                     (not written in place)
     qfully_connected               arm_fully_connected_s8            one (per-tensor) multiplier
     qmaxpool2d                     arm_max_pool_s8                   padding as TFLite's
     qavgpool2d                     arm_avgpool_s8                    padding as TFLite's
