@@ -191,7 +191,9 @@ class AdirOptMain(xDSLOptMain):
             metavar="CALIBRATION.npy",
             help="with --optimizer: run the frozen first layers of the training step on int8 "
             "kernels, weights in flash, calibrated on the given inputs (stacked on axis 0) or on "
-            "32 standard-normal ones (quantize-frozen-prefix; docs/quantized_training.md)",
+            "32 standard-normal ones, each 1x1 expansion fused into its depthwise conv and the "
+            "depthwise conv at the peak in place (quantize-frozen-prefix, fuse-expand-depthwise, "
+            "in-place-depthwise; docs/quantized_training.md)",
         )
         group.add_argument(
             "--recompute",
