@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 import torch
 from c_testing import build_c, c_compilers, function, interpreter_run, run_pipeline
-from test_cmsis_nn import needs_cmsis_nn
+from test_cmsis_nn import cmsis_nn_objects, needs_cmsis_nn
 from test_quantize_frozen_prefix import (
     ROOT,
     assert_close_to_scale,
@@ -295,13 +295,38 @@ def test_mobilenet_v2_fused_expansions_are_the_quantized_reference(case: dict, f
         np.testing.assert_array_equal(got, want.numpy(), err_msg=f"int8 tensor #{index}")
 
 
+def lowered_c_run(module, x: np.ndarray, label: np.ndarray, kernels: str) -> list[np.ndarray]:
+    """The C of @loss with `kernels` selected before planning (the fused kernels' planes, and
+    CMSIS-NN's scratch, in the arena), gcc under ASan and UBSan, one image."""
+    planned = run_pipeline(
+        module,
+        "fuse-weight-updates,reorder-updates,bufferize,"
+        f"select-kernels{{kernels={kernels}}},plan-memory",
+    )
+    with tempfile.TemporaryDirectory(prefix="adir-int8-lowered-") as directory:
+        built = build_c(
+            planned,
+            "loss",
+            1,
+            Path(directory),
+            c_compilers()[0],
+            sanitize=True,
+            library=cmsis_nn_objects if kernels == "cmsis-nn" else None,
+        )
+        return built.run(0, [[x, label]])
+
+
 @pytest.mark.slow
-def test_mobilenet_v2_fused_in_c_is_the_unfused_interpreter(case: dict, fused) -> None:
-    """The fused kernels and the in-place depthwise conv in C (gcc, ASan and UBSan; CMSIS-NN
-    refuses both, so the reference kernels are what runs them): the 48 int8 tensors of one
-    image bit for bit those of the unfused ops in the interpreter. (@loss cut to return every
-    tensor keeps the first block's input alive past its depthwise conv, so that conv runs in
-    place only in the uncut step: test_in_place_depthwise.py checks the kernel itself.)"""
+@pytest.mark.parametrize("kernels", ["reference", pytest.param("cmsis-nn", marks=needs_cmsis_nn)])
+def test_mobilenet_v2_fused_in_c_is_the_unfused_interpreter(
+    case: dict, fused, kernels: str
+) -> None:
+    """The fused kernels and the in-place depthwise conv in C (gcc, ASan and UBSan), with the
+    reference kernels and with CMSIS-NN's for the other ops (CMSIS-NN refuses the fused and
+    the in-place convs, whose reference kernels then run): the 48 int8 tensors of one image
+    bit for bit those of the unfused ops in the interpreter. @loss cut to return every tensor
+    keeps the first block's input alive past its depthwise conv, so that conv runs in place
+    only in @loss cut to return the pooled features, which are checked too."""
     picked = ("adir.quantize", "adir.qconv2d", "adir.qadd", "adir.qavgpool2d")
     unfused_probe, _ = with_results(case["quantized"], "loss", lambda op: op.name in picked)
     probe, _ = with_results(fused, "loss", lambda op: op.name in FUSED_PICKED)
@@ -309,33 +334,15 @@ def test_mobilenet_v2_fused_in_c_is_the_unfused_interpreter(case: dict, fused) -
     expected = interpreter_run(unfused_probe, "loss", 0, [[x, label]])
     mask = [*expansion_mask(case["quantized"]), False, False]  # then the classifier's params
     expected = [e for e, expansion in zip(expected, mask, strict=True) if not expansion]
-    # The reference kernels selected before planning: the fused kernels' planes are in the
-    # arena (c_run's reference plan selects after planning, which leaves no room for them).
-    planned = run_pipeline(
-        probe,
-        "fuse-weight-updates,reorder-updates,bufferize,select-kernels{kernels=reference},"
-        "plan-memory",
-    )
-    with tempfile.TemporaryDirectory(prefix="adir-int8-fused-") as directory:
-        built = build_c(planned, "loss", 1, Path(directory), c_compilers()[0], sanitize=True)
-        actual = built.run(0, [[x, label]])
+    actual = lowered_c_run(probe, x, label, kernels)
     assert len(actual) == len(expected) == 48 + 2
     for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
         np.testing.assert_array_equal(got, want, err_msg=f"array {index}")
-    # @loss cut to return the pooled int8 features alone: the stem's output dies at the first
-    # block's depthwise conv, which then runs in place (its plane in the arena); the features
-    # are still the unfused interpreter's.
     pooled, _ = with_results(fused, "loss", lambda op: op.name == "adir.qavgpool2d")
-    planned = run_pipeline(
-        pooled,
-        "fuse-weight-updates,reorder-updates,bufferize,select-kernels{kernels=reference},"
-        "plan-memory",
-    )
+    planned = run_pipeline(pooled, "bufferize")
     in_place = [
         op for op in planned.walk() if "in_place" in op.properties and op.ins[0] is op.outs[0]
     ]
     assert len(in_place) == 2  # in @loss and in @train_step
-    with tempfile.TemporaryDirectory(prefix="adir-int8-in-place-") as directory:
-        built = build_c(planned, "loss", 1, Path(directory), c_compilers()[0], sanitize=True)
-        (features, *_) = built.run(0, [[x, label]])
+    (features, *_) = lowered_c_run(pooled, x, label, kernels)
     np.testing.assert_array_equal(features, expected[-3])  # the last tensor: the pooled ones
