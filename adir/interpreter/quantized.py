@@ -237,29 +237,100 @@ def dequantize(x: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
     return (x.astype(np.int32) - zero_point).astype(np.float32) * np.float32(scale)
 
 
-def qconv2d(x: np.ndarray, w: np.ndarray, bias: np.ndarray, op: q.QConv2dOp) -> np.ndarray:
-    stride, padding, dilation = op.window()
+def conv_accumulate(
+    x: np.ndarray,
+    w: np.ndarray,
+    bias: np.ndarray,
+    input_zero_point: int,
+    window: tuple[tuple[int, int], tuple[int, int, int, int], tuple[int, int]],
+    depthwise: bool,
+) -> np.ndarray:
+    """The int64 sums (x - input_zero_point) * w + bias of an NHWC convolution."""
+    stride, padding, dilation = window
     top, bottom, left, right = padding
     # Taps in the padding hold the input's zero point, i.e. add 0 once it is subtracted.
-    shifted = x.astype(np.int64) - op.input_zero_point.value.data
+    shifted = x.astype(np.int64) - input_zero_point
     shifted = np.pad(shifted, [(0, 0), (top, bottom), (left, right), (0, 0)])
-    if op.is_depthwise:
-        kernel = w.shape[1:3]
-        out_channels = w.shape[3]
-        multiplier = out_channels // x.shape[3]
+    kernel = w.shape[1:3]
+    if depthwise:
+        multiplier = w.shape[3] // x.shape[3]
         # Output channel o reads input channel o // multiplier (TFLite's depthwise).
         shifted = np.repeat(shifted, multiplier, axis=3)
-    else:
-        kernel = w.shape[1:3]
     extent = [dilation[a] * (kernel[a] - 1) + 1 for a in (0, 1)]
     view = sliding_window_view(shifted, extent, axis=(1, 2))  # [N, Ho', Wo', C, eh, ew]
     view = view[:, :: stride[0], :: stride[1], :, :: dilation[0], :: dilation[1]]
     wide = w.astype(np.int64)
-    if op.is_depthwise:
+    if depthwise:
         acc = np.einsum("nhwcij,ijc->nhwc", view, wide[0])
     else:
         acc = np.einsum("nhwcij,oijc->nhwo", view, wide)
-    return requantize_to_int8(acc + bias.astype(np.int64), op)
+    return acc + bias.astype(np.int64)
+
+
+def requantize_clamped(
+    acc: np.ndarray,
+    multiplier: tuple[int, ...],
+    shift: tuple[int, ...],
+    zero_point: int,
+    act_min: int,
+    act_max: int,
+) -> np.ndarray:
+    out = requantize(acc, np.array(multiplier, np.int64), np.array(shift, np.int64))
+    return np.clip(out + zero_point, act_min, act_max).astype(np.int8)
+
+
+def qconv2d(x: np.ndarray, w: np.ndarray, bias: np.ndarray, op: q.QConv2dOp) -> np.ndarray:
+    acc = conv_accumulate(x, w, bias, op.input_zero_point.value.data, op.window(), op.is_depthwise)
+    return requantize_to_int8(acc, op)
+
+
+def qexpand_depthwise(
+    x: np.ndarray,
+    expand_weight: np.ndarray,
+    expand_bias: np.ndarray,
+    depthwise_weight: np.ndarray,
+    depthwise_bias: np.ndarray,
+    op: q.QExpandDepthwiseOp,
+) -> np.ndarray:
+    """The two convolutions the op stands for, one after the other (its definition; the C
+    kernel computes the same bits one expanded channel at a time)."""
+
+    def prop(name: str) -> int:
+        return op.properties[name].value.data  # type: ignore[attr-defined]
+
+    expand_zero_point = prop("expand_zero_point")
+    acc = conv_accumulate(
+        x,
+        expand_weight,
+        expand_bias,
+        prop("input_zero_point"),
+        ((1, 1), (0, 0, 0, 0), (1, 1)),
+        depthwise=False,
+    )
+    expanded = requantize_clamped(
+        acc,
+        q.int_values(op.expand_multiplier),
+        q.int_values(op.expand_shift),
+        expand_zero_point,
+        prop("expand_act_min"),
+        prop("expand_act_max"),
+    )
+    acc = conv_accumulate(
+        expanded,
+        depthwise_weight,
+        depthwise_bias,
+        expand_zero_point,
+        op.window(),
+        depthwise=True,
+    )
+    return requantize_clamped(
+        acc,
+        q.int_values(op.multiplier),
+        q.int_values(op.shift),
+        prop("output_zero_point"),
+        prop("act_min"),
+        prop("act_max"),
+    )
 
 
 def requantize_grad(
@@ -325,6 +396,12 @@ class QuantizedFunctions(FamilyFunctions):
     @impl(q.QConv2dOp)
     def run_qconv2d(self, interpreter: Interpreter, op: q.QConv2dOp, args: tuple[Any, ...]):
         return (qconv2d(*args, op),)
+
+    @impl(q.QExpandDepthwiseOp)
+    def run_qexpand_depthwise(
+        self, interpreter: Interpreter, op: q.QExpandDepthwiseOp, args: tuple[Any, ...]
+    ):
+        return (qexpand_depthwise(*args, op),)
 
     @impl(q.QAddOp)
     def run_qadd(self, interpreter: Interpreter, op: q.QAddOp, args: tuple[Any, ...]):

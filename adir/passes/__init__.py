@@ -36,6 +36,18 @@ def _quantize_frozen_prefix() -> type[ModulePass]:
     return QuantizeFrozenPrefixPass
 
 
+def _fuse_expand_depthwise() -> type[ModulePass]:
+    from adir.passes.fuse_expand_depthwise import FuseExpandDepthwisePass
+
+    return FuseExpandDepthwisePass
+
+
+def _in_place_depthwise() -> type[ModulePass]:
+    from adir.passes.in_place_depthwise import InPlaceDepthwisePass
+
+    return InPlaceDepthwisePass
+
+
 def _select_kernels() -> type[ModulePass]:
     from adir.passes.select_kernels import SelectKernelsPass
 
@@ -138,6 +150,8 @@ ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "freeze-batchnorm": _freeze_batchnorm,
     "quantize-int8": _quantize_int8,
     "quantize-frozen-prefix": _quantize_frozen_prefix,
+    "fuse-expand-depthwise": _fuse_expand_depthwise,
+    "in-place-depthwise": _in_place_depthwise,
     "apply-update-scheme": _apply_update_scheme,
     "suggest-update-scheme": _suggest_update_scheme,
     "split-partial-updates": _split_partial_updates,

@@ -88,6 +88,8 @@ SHORTCUT_ORDER = [
     "autodiff",
     "insert-optimizer",
     "quantize-frozen-prefix",  # after insert-optimizer: its stores say what trains
+    "fuse-expand-depthwise",  # on the int8 prefix that quantize-frozen-prefix made
+    "in-place-depthwise",  # the depthwise convs that fuse-expand-depthwise left
     "fuse-weight-updates",
     "recompute-activations",
     "reorder-updates",
@@ -189,7 +191,9 @@ class AdirOptMain(xDSLOptMain):
             metavar="CALIBRATION.npy",
             help="with --optimizer: run the frozen first layers of the training step on int8 "
             "kernels, weights in flash, calibrated on the given inputs (stacked on axis 0) or on "
-            "32 standard-normal ones (quantize-frozen-prefix; docs/quantized_training.md)",
+            "32 standard-normal ones, each 1x1 expansion fused into its depthwise conv and the "
+            "depthwise conv at the peak in place (quantize-frozen-prefix, fuse-expand-depthwise, "
+            "in-place-depthwise; docs/quantized_training.md)",
         )
         group.add_argument(
             "--recompute",
@@ -365,6 +369,8 @@ class AdirOptMain(xDSLOptMain):
                 f"quantize-frozen-prefix{options}",
                 "--quantize-frozen",
             )
+            for lowering in ("fuse-expand-depthwise", "in-place-depthwise"):
+                wanted[lowering] = (lowering, "--quantize-frozen")
         if args.predict_batch is not None and not args.predict:
             raise DiagnosticError("adir-opt", "--predict-batch needs --predict")
         if args.predict:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from c_testing import run_pipeline
-from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType, i8
 from xdsl.ir import Block, Operation
 from xdsl.printer import Printer
 from xdsl.traits import HasParent
@@ -29,7 +29,7 @@ from adir.context import parse_module
 from adir.dialects.kernel import KERNELS
 from adir.dialects.tensor import ADIR_OPS
 from adir.dialects.tensor.initializers import INITIALIZERS, InitializerAttr
-from adir.dialects.tensor.traits import NoKernel, NotDifferentiable
+from adir.dialects.tensor.traits import NoKernel, NotDifferentiable, ReferenceScratch
 from adir.interpreter.params import ParamFunctions
 from adir.interpreter.session import FAMILY_FUNCTIONS
 from adir.passes.autodiff.rules import VJP_RULES
@@ -153,6 +153,10 @@ def kernel_call(op: Operation) -> str:
     block = Block(arg_types=types)
     ins, outs = block.args[: len(op.operands)], block.args[len(op.operands) :]
     kernel = kernel_type(list(ins), list(outs), dict(op.properties))
+    scratch = op.get_trait(ReferenceScratch)
+    if scratch is not None and scratch.size(kernel):  # as select-kernels adds it
+        plane = block.insert_arg(MemRefType(i8, [scratch.size(kernel)]), len(block.args))
+        kernel = kernel_type(list(ins), [*outs, plane], dict(op.properties))
     names = {arg: f"b{index}" for index, arg in enumerate(block.args)}
     return CALL_EMITTERS[kernel_type](kernel, CallSite(kernel, names, lambda values: "table"))
 

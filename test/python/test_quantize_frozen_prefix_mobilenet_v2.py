@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import tempfile
+from pathlib import Path
 
 import int8_reference as ref
 import numpy as np
 import pytest
 import torch
-from c_testing import c_compilers, function, interpreter_run, run_pipeline
-from test_cmsis_nn import needs_cmsis_nn
+from c_testing import build_c, c_compilers, function, interpreter_run, run_pipeline
+from test_cmsis_nn import cmsis_nn_objects, needs_cmsis_nn
 from test_quantize_frozen_prefix import (
     ROOT,
     assert_close_to_scale,
@@ -228,3 +230,119 @@ def test_mobilenet_v2_level_1_in_c_is_the_interpreter(case: dict, kernels: str) 
     assert len(actual) == len(expected) == 64 + 2
     for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
         np.testing.assert_array_equal(got, want, err_msg=f"array {index}")
+
+
+# --- the 1x1 expansions fused into their depthwise convolutions (fuse-expand-depthwise) -----
+
+FUSED_PICKED = ("adir.quantize", "adir.qconv2d", "adir.qexpand_depthwise", "adir.qadd")
+FUSED_PICKED += ("adir.qavgpool2d",)
+
+
+def expansion_mask(module) -> list[bool]:
+    """For each int8 tensor int8_tensors() returns from the unfused `module`, whether it is a
+    1x1 expansion that fuse-expand-depthwise folds away: a 1x1 qconv2d read only by a
+    depthwise qconv2d (the stem, 3x3, feeds one too and stays). Those no longer exist whole;
+    their consumers' outputs check them."""
+    picked = ("adir.quantize", "adir.qconv2d", "adir.qadd", "adir.qavgpool2d")
+    ops = [op for op in function(module, "loss").body.block.ops if op.name in picked]
+    return [
+        op.name == "adir.qconv2d"
+        and tuple(op.weight.type.get_shape()[1:3]) == (1, 1)
+        and op.result.has_one_use()
+        and next(iter(op.result.uses)).operation.name == "adir.qconv2d"
+        and next(iter(op.result.uses)).operation.is_depthwise
+        for op in ops
+    ]
+
+
+def fused_int8_tensors(module, x: np.ndarray, label: np.ndarray) -> list[np.ndarray]:
+    probe, _ = with_results(module, "loss", lambda op: op.name in FUSED_PICKED)
+    names = [op.name for op in function(probe, "loss").body.block.ops if op.name in FUSED_PICKED]
+    results = Session(probe).call("loss", x, label)
+    return [
+        r if name == "adir.quantize" else r.transpose(0, 3, 1, 2)
+        for name, r in zip(names, results, strict=True)
+    ]
+
+
+@pytest.fixture(scope="module")
+def fused(case: dict):
+    return run_pipeline(case["quantized"], "fuse-expand-depthwise,in-place-depthwise")
+
+
+@pytest.mark.slow
+def test_mobilenet_v2_fused_expansions_are_the_quantized_reference(case: dict, fused) -> None:
+    """16 of the 17 blocks expand (the first has expansion ratio 1): 16 fused ops and 20 convs
+    left (the stem, the first block's depthwise, 17 projections, the 1280-channel conv), and
+    the 48 int8 tensors that still exist (64 less the 16 expansions) bit for bit the PyTorch
+    reference's, one image."""
+    ops = [op.name for op in function(fused, "train_step").body.block.ops]
+    assert ops.count("adir.qexpand_depthwise") == 16 and ops.count("adir.qconv2d") == 52 - 32
+    # in-place-depthwise marks the first block's depthwise conv (the stem's 16x64x64 output
+    # in, as much out: the peak once the expansions are fused), and no other op.
+    step = function(fused, "train_step").body.block.ops
+    marked = [op for op in step if "in_place" in op.properties]
+    assert len(marked) == 1 and marked[0].result.type.get_shape() == (1, 64, 64, 16)
+    mask = expansion_mask(case["quantized"])
+    assert sum(mask) == 16
+    x, label = case["steps"][0]
+    reference = Reference(float_ranges(case["float_step"], calibration_inputs()))
+    reference.forward(case["net"], x)
+    kept = [t for t, expansion in zip(reference.tensors, mask, strict=True) if not expansion]
+    ours = fused_int8_tensors(fused, x, label)
+    assert len(ours) == len(kept) == 64 - 16
+    for index, (got, want) in enumerate(zip(ours, kept, strict=True)):
+        np.testing.assert_array_equal(got, want.numpy(), err_msg=f"int8 tensor #{index}")
+
+
+def lowered_c_run(module, x: np.ndarray, label: np.ndarray, kernels: str) -> list[np.ndarray]:
+    """The C of @loss with `kernels` selected before planning (the fused kernels' planes, and
+    CMSIS-NN's scratch, in the arena), gcc under ASan and UBSan, one image."""
+    planned = run_pipeline(
+        module,
+        "fuse-weight-updates,reorder-updates,bufferize,"
+        f"select-kernels{{kernels={kernels}}},plan-memory",
+    )
+    with tempfile.TemporaryDirectory(prefix="adir-int8-lowered-") as directory:
+        built = build_c(
+            planned,
+            "loss",
+            1,
+            Path(directory),
+            c_compilers()[0],
+            sanitize=True,
+            library=cmsis_nn_objects if kernels == "cmsis-nn" else None,
+        )
+        return built.run(0, [[x, label]])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kernels", ["reference", pytest.param("cmsis-nn", marks=needs_cmsis_nn)])
+def test_mobilenet_v2_fused_in_c_is_the_unfused_interpreter(
+    case: dict, fused, kernels: str
+) -> None:
+    """The fused kernels and the in-place depthwise conv in C (gcc, ASan and UBSan), with the
+    reference kernels and with CMSIS-NN's for the other ops (CMSIS-NN refuses the fused and
+    the in-place convs, whose reference kernels then run): the 48 int8 tensors of one image
+    bit for bit those of the unfused ops in the interpreter. @loss cut to return every tensor
+    keeps the first block's input alive past its depthwise conv, so that conv runs in place
+    only in @loss cut to return the pooled features, which are checked too."""
+    picked = ("adir.quantize", "adir.qconv2d", "adir.qadd", "adir.qavgpool2d")
+    unfused_probe, _ = with_results(case["quantized"], "loss", lambda op: op.name in picked)
+    probe, _ = with_results(fused, "loss", lambda op: op.name in FUSED_PICKED)
+    x, label = case["steps"][0]
+    expected = interpreter_run(unfused_probe, "loss", 0, [[x, label]])
+    mask = [*expansion_mask(case["quantized"]), False, False]  # then the classifier's params
+    expected = [e for e, expansion in zip(expected, mask, strict=True) if not expansion]
+    actual = lowered_c_run(probe, x, label, kernels)
+    assert len(actual) == len(expected) == 48 + 2
+    for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
+        np.testing.assert_array_equal(got, want, err_msg=f"array {index}")
+    pooled, _ = with_results(fused, "loss", lambda op: op.name == "adir.qavgpool2d")
+    planned = run_pipeline(pooled, "bufferize")
+    in_place = [
+        op for op in planned.walk() if "in_place" in op.properties and op.ins[0] is op.outs[0]
+    ]
+    assert len(in_place) == 2  # in @loss and in @train_step
+    (features, *_) = lowered_c_run(pooled, x, label, kernels)
+    np.testing.assert_array_equal(features, expected[-3])  # the last tensor: the pooled ones

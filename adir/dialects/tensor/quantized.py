@@ -35,13 +35,21 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     IntegerType,
+    UnitAttr,
     f32,
     i8,
     i32,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -56,7 +64,13 @@ from adir.dialects.tensor.shapes import (
     require_rank,
     tensor_type,
 )
-from adir.dialects.tensor.traits import InPlaceOperands, IntegerAdjoints, NotDifferentiable
+from adir.dialects.tensor.traits import (
+    InPlaceOperands,
+    InPlaceWhenMarked,
+    IntegerAdjoints,
+    NotDifferentiable,
+    ReferenceScratch,
+)
 
 INT8_MIN, INT8_MAX = -128, 127
 MULTIPLIER_MIN, MULTIPLIER_MAX = 2**30, 2**31 - 1  # QuantizeMultiplier's range (or 0)
@@ -255,7 +269,6 @@ class QConv2dOp(RequantizingOp):
     bottom, left, right); padded taps add nothing (they hold the input's zero point)."""
 
     name = "adir.qconv2d"
-    traits = traits_def(Pure(), IntegerAdjoints())
     input = operand_def(AnyTensor)
     weight = operand_def(AnyTensor)
     bias = operand_def(AnyTensor)
@@ -264,6 +277,17 @@ class QConv2dOp(RequantizingOp):
     padding = prop_def(DenseArrayBase[I64], default_value=_array([0, 0, 0, 0]))
     dilation = prop_def(DenseArrayBase[I64], default_value=_array([1, 1]))
     groups = prop_def(IntegerAttr[I64], default_value=IntegerAttr(1, i64))
+    # `in_place` (a depthwise conv with channel multiplier 1 whose output has its input's
+    # shape): bufferize may write the output over the input, and the kernel then copies each
+    # input channel into a plane of scratch before it writes that output channel.
+    in_place = opt_prop_def(UnitAttr)
+    traits = traits_def(
+        IntegerAdjoints(),
+        InPlaceWhenMarked(),
+        ReferenceScratch(
+            lambda kernel: plane_bytes(kernel.ins[0]) if kernel.ins[0] is kernel.outs[0] else 0
+        ),
+    )
 
     def __init__(
         self,
@@ -336,7 +360,22 @@ class QConv2dOp(RequantizingOp):
             window_size(self.name, x[1 + axis], kernel[axis], stride, padding, dilation, axis)
             for axis in (0, 1)
         ]
-        return [tensor_type(i8, (x[0], *spatial, out_channels))]
+        shape = (x[0], *spatial, out_channels)
+        if self.in_place is not None and not (
+            groups != 1 and shape == tuple(x) and tuple(stride) == (1, 1)
+        ):
+            raise VerifyException(
+                f"{self.name}: in_place needs a depthwise convolution of stride 1 whose output "
+                f"has its input's shape, got {format_shape(x)} -> {format_shape(shape)} "
+                f"(stride {list(stride)})"
+            )
+        return [tensor_type(i8, shape)]
+
+
+def plane_bytes(image: SSAValue) -> int:
+    """One channel of an NHWC int8 image buffer: H x W bytes."""
+    shape = image.type.get_shape()  # type: ignore[attr-defined]
+    return int(shape[1]) * int(shape[2])
 
 
 def window_size(
@@ -501,6 +540,165 @@ class QAddOp(QuantizedOp):
                 "differ (no broadcasting)"
             )
         return [tensor_type(i8, lhs if lhs is not None else rhs)]
+
+
+# --- a 1x1 expansion fused into the depthwise convolution that reads it ---------------------
+
+
+@irdl_op_definition
+class QExpandDepthwiseOp(QuantizedOp):
+    """A 1x1 expansion qconv2d (stride 1, no padding) and the depthwise qconv2d (channel
+    multiplier 1) that is its only reader, in one op whose kernel never holds the expanded
+    tensor whole: it computes expanded channel e as one [H, W] plane (the kernel's scratch)
+    and at once the depthwise output channel e from it, as inference engines for
+    microcontrollers lower MobileNetV2's inverted residual blocks (TinyEngine's fused
+    pointwise-depthwise kernels: Lin et al., "MCUNet", NeurIPS 2020; "On-Device Training Under
+    256KB Memory", NeurIPS 2022). Its result is bit for bit the two ops':
+
+        expanded = qconv2d(input, expand_weight [E, 1, 1, C], expand_bias [E])
+                     {input_zero_point, expand_zero_point as output zero point,
+                      expand_multiplier, expand_shift, expand_act_min, expand_act_max}
+        result   = qconv2d(expanded, depthwise_weight [1, KH, KW, E], depthwise_bias [E])
+                     {groups = E, expand_zero_point as input zero point, output_zero_point,
+                      multiplier, shift, act_min, act_max, stride, padding, dilation}
+    """
+
+    name = "adir.qexpand_depthwise"
+    # Its kernel's scratch: one expanded channel, the input's H x W plane, int8 (Pure comes
+    # from QuantizedOp).
+    traits = traits_def(
+        NotDifferentiable("integer arithmetic, for inference"),
+        ReferenceScratch(lambda kernel: plane_bytes(kernel.ins[0])),
+    )
+    input = operand_def(AnyTensor)
+    expand_weight = operand_def(AnyTensor)
+    expand_bias = operand_def(AnyTensor)
+    depthwise_weight = operand_def(AnyTensor)
+    depthwise_bias = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    input_zero_point = prop_def(IntegerAttr[I32])
+    expand_zero_point = prop_def(IntegerAttr[I32])
+    output_zero_point = prop_def(IntegerAttr[I32])
+    expand_multiplier = prop_def(DenseArrayBase[I32])
+    expand_shift = prop_def(DenseArrayBase[I32])
+    expand_act_min = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MIN))
+    expand_act_max = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MAX))
+    multiplier = prop_def(DenseArrayBase[I32])
+    shift = prop_def(DenseArrayBase[I32])
+    act_min = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MIN))
+    act_max = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MAX))
+    stride = prop_def(DenseArrayBase[I64], default_value=_array([1, 1]))
+    padding = prop_def(DenseArrayBase[I64], default_value=_array([0, 0, 0, 0]))
+    dilation = prop_def(DenseArrayBase[I64], default_value=_array([1, 1]))
+
+    def __init__(
+        self,
+        input: SSAValue,
+        expand_weight: SSAValue,
+        expand_bias: SSAValue,
+        depthwise_weight: SSAValue,
+        depthwise_bias: SSAValue,
+        properties: dict[str, Attribute],
+    ):
+        operands = [input, expand_weight, expand_bias, depthwise_weight, depthwise_bias]
+        super().__init__(operands, properties)
+
+    def check_stage(self, prefix: str, channels: Dim) -> None:
+        """The requantization of one stage (`expand_` or the depthwise's, no prefix)."""
+        low, high = self.int_prop(f"{prefix}act_min"), self.int_prop(f"{prefix}act_max")
+        if low > high:
+            raise VerifyException(
+                f"{self.name}: {prefix}act_min {low} exceeds {prefix}act_max {high}"
+            )
+        multiplier = int_values(self.properties[f"{prefix}multiplier"])
+        shift = int_values(self.properties[f"{prefix}shift"])
+        if len(multiplier) != len(shift):
+            raise VerifyException(
+                f"{self.name}: {len(multiplier)} {prefix}multipliers but {len(shift)} shifts"
+            )
+        if len(multiplier) != 1 and channels is not None and len(multiplier) != channels:
+            raise VerifyException(
+                f"{self.name}: {len(multiplier)} {prefix}multipliers for {channels} channels "
+                "(one per channel, or one for all)"
+            )
+        for m in multiplier:
+            if m and not MULTIPLIER_MIN <= m <= MULTIPLIER_MAX:
+                raise VerifyException(
+                    f"{self.name}: {prefix}multiplier {m} is not 0 or in [2^30, 2^31 - 1]"
+                )
+        for s in shift:
+            if not SHIFT_MIN <= s <= SHIFT_MAX:
+                raise VerifyException(f"{self.name}: {prefix}shift {s} is not in [-31, 30]")
+
+    def check_bias(self, index: int, what: str, channels: Dim) -> None:
+        self.require_element(index, 32, what)
+        shape = self.operand_shape(index)
+        require_rank(self.name, what, shape, (1,))
+        if shape is not None and None not in (shape[0], channels) and shape[0] != channels:
+            raise VerifyException(
+                f"{self.name}: operand {what} has {shape[0]} entries for {channels} expanded "
+                "channels"
+            )
+
+    def window(self) -> tuple[tuple[int, int], tuple[int, int, int, int], tuple[int, int]]:
+        """The depthwise convolution's (stride, padding, dilation), checked."""
+        stride, padding, dilation = (
+            int_values(self.stride),
+            int_values(self.padding),
+            int_values(self.dilation),
+        )
+        if len(stride) != 2 or min(stride) < 1:
+            raise VerifyException(f"{self.name}: stride must be 2 positive entries, got {stride}")
+        if len(dilation) != 2 or min(dilation) < 1:
+            raise VerifyException(
+                f"{self.name}: dilation must be 2 positive entries, got {dilation}"
+            )
+        if len(padding) != 4 or min(padding) < 0:
+            raise VerifyException(
+                f"{self.name}: padding must be 4 non-negative entries, got {padding}"
+            )
+        return stride, padding, dilation  # type: ignore[return-value]
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        for index, what in ((0, "input"), (1, "expand_weight"), (3, "depthwise_weight")):
+            self.require_element(index, 8, what)
+        for name in ("input_zero_point", "expand_zero_point", "output_zero_point"):
+            self.int_prop(name)
+        x, we, wd = self.operand_shape(0), self.operand_shape(1), self.operand_shape(3)
+        require_rank(self.name, "input", x, (4,))
+        require_rank(self.name, "expand_weight", we, (4,))
+        require_rank(self.name, "depthwise_weight", wd, (4,))
+        x, we, wd = x or (None,) * 4, we or (None,) * 4, wd or (None,) * 4
+        if any(k not in (None, 1) for k in we[1:3]):
+            raise VerifyException(
+                f"{self.name}: the expansion is a 1x1 convolution [E, 1, 1, C], got "
+                f"{format_shape(we)}"
+            )
+        if None not in (x[3], we[3]) and x[3] != we[3]:
+            raise VerifyException(
+                f"{self.name}: input channels {x[3]} and expand_weight channels {we[3]} do not "
+                "match"
+            )
+        if wd[0] not in (None, 1):
+            raise VerifyException(
+                f"{self.name}: a depthwise weight is [1, KH, KW, E], got {format_shape(wd)}"
+            )
+        expanded = we[0] if we[0] is not None else wd[3]
+        if None not in (we[0], wd[3]) and we[0] != wd[3]:
+            raise VerifyException(
+                f"{self.name}: {we[0]} expanded channels but the depthwise weight has {wd[3]} "
+                "(channel multiplier 1)"
+            )
+        self.check_bias(2, "expand_bias", expanded)
+        self.check_bias(4, "depthwise_bias", expanded)
+        self.check_stage("expand_", expanded)
+        self.check_stage("", expanded)
+        stride, padding, dilation = self.window()
+        spatial = [
+            window_size(self.name, x[1 + axis], wd[1 + axis], stride, padding, dilation, axis)
+            for axis in (0, 1)
+        ]
+        return [tensor_type(i8, (x[0], *spatial, expanded))]
 
 
 # --- elementwise by table, and layout ------------------------------------------------------
@@ -807,6 +1005,7 @@ QUANTIZED_OPS = [
     QReshapeOp,
     QTransposeOp,
     QSoftmaxOp,
+    QExpandDepthwiseOp,
     QRequantizeGradOp,
     QSgdUpdateOp,
 ]

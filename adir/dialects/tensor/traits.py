@@ -11,12 +11,16 @@ base (`UnaryElementwiseOp` is `ElementwiseMappable` and `Recomputable`).
     ElementwiseMappable     bufferize                     result element i reads only element
                                                           i of each operand: in place over any
     WritesResultOver        bufferize                     these results over these operands
+    InPlaceWhenMarked       bufferize                     result 0 over operand 0 if marked
+                                                          `in_place` (in-place depthwise)
     Recomputable            recompute-activations         cheap and deterministic: recompute
                                                           it in the backward pass, not keep it
     HasEvalForm             derive-predict                what the op is in inference
     HasBatchInProperties    derive-predict{batch=N}       its properties at another batch
     ResultsOutsideArena     reorder-updates,              its result is a global or a
                             recompute-activations         parameter's own buffer
+    ReferenceScratch        select-kernels                its reference kernel's scratch
+                                                          bytes, from its operand shapes
     Int8Lookup              quantize-int8                 int8 as a 256-entry table, and the
                                                           output range
     ReadsClassLabels        adir-run                      an operand holds class indices
@@ -214,6 +218,28 @@ class ResultsOutsideArena(OpTrait):
     """The op's result takes no arena memory: it is a read-only global (a constant) or a
     parameter's own persistent buffer (a load). `reorder-updates` pulls such ops along freely,
     and `recompute-activations` never recomputes them (there is nothing to save)."""
+
+
+@dataclass(frozen=True)
+class ReferenceScratch(OpTrait):
+    """The op's reference kernel needs a scratch buffer of `size(kernel)` bytes (0: none),
+    read from its kernel op's `ins` and `outs` buffers: a fused kernel's intermediate one piece
+    at a time, or the plane an in-place kernel copies each input channel into. `select-kernels`
+    gives the op's kernel that buffer (an extra last `outs`, which `plan-memory` places in the
+    arena, live across that op alone) when no library computes the op."""
+
+    size: Callable[[Any], int]
+
+
+@dataclass(frozen=True)
+class InPlaceWhenMarked(InPlaceOperands):
+    """Result 0 may be written over operand 0 when the op carries the unit property
+    `in_place`, which a pass sets where it trades a library kernel for memory (a depthwise
+    convolution whose kernel copies each input channel into a plane before it writes that
+    channel of the output: TinyEngine's in-place depthwise convolution)."""
+
+    def operands_for(self, op: Operation, result: int) -> Sequence[int]:
+        return [0] if result == 0 and "in_place" in op.properties else []
 
 
 # --- int8 ---------------------------------------------------------------------------------

@@ -22,7 +22,9 @@ Each library's rule says whether its kernel computes this op (its shapes, its at
         adir.kernel_call = "arm_convolve_wrapper_s8", adir.kernel_scratch = 288 : i64}
 
 `adir.kernel_call` names the function where a library has several for one op, and a call that
-needs scratch memory gets a buffer of its own (an extra last `outs`, placed by `plan-memory`).
+needs scratch memory gets a buffer of its own (an extra last `outs`, placed by `plan-memory`);
+so does a reference kernel whose op says it needs one (`ReferenceScratch`: the fused int8
+expansion + depthwise kernel's plane).
 Where the kernel also runs with less, the op says how little (`adir.kernel_scratch_min`), and
 `plan-memory` gives the buffer what the arena has free at the op, between the two (the tuned
 convolutions' im2col panels: `tuned.py`, "Scratch").
@@ -40,7 +42,8 @@ from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
 from adir.diagnostics import OpError
-from adir.dialects.kernel import KernelOp
+from adir.dialects.kernel import KERNELS, KernelOp
+from adir.dialects.tensor.traits import ReferenceScratch
 from adir.passes.select_kernels import cmsis_dsp, cmsis_nn, tuned  # noqa: F401 (they register)
 from adir.passes.select_kernels.cmsis_nn import add_scratch
 from adir.passes.select_kernels.rules import RULES, Refuse
@@ -57,6 +60,18 @@ KERNEL_SETS: dict[str, tuple[str, ...]] = {
 RECORDS = ("adir.kernel", "adir.kernel_call", "adir.kernel_refused")
 # (`adir.kernel_scratch` and `adir.kernel_scratch_min` come with the scratch buffer, which a
 # second selection refuses to replace.)
+
+
+TENSOR_OPS = {kernel: tensor for tensor, kernel in KERNELS.items()}
+
+
+def reference_scratch(kernel: KernelOp) -> int:
+    """The scratch bytes that the op's reference kernel needs (its `ReferenceScratch` trait: a
+    fused kernel's intermediate), or 0."""
+    trait = TENSOR_OPS[type(kernel)].get_trait(ReferenceScratch)
+    if trait is None:
+        return 0
+    return trait.size(kernel)
 
 
 @dataclass(frozen=True)
@@ -100,6 +115,8 @@ class SelectKernelsPass(ModulePass):
                 used, call, scratch = library, verdict.call, verdict.scratch
                 scratch_min = verdict.scratch_min
                 break
+            if used == "reference" and (size := reference_scratch(kernel)):
+                scratch = size
             uses.add(used)
             kernel.attributes["adir.kernel"] = StringAttr(used)
             if call is not None:
@@ -110,7 +127,8 @@ class SelectKernelsPass(ModulePass):
                 if planned:
                     raise OpError(
                         kernel,
-                        f"select-kernels: {call} needs {scratch} bytes of scratch, which only a "
+                        f"select-kernels: {call or kernel.name} needs {scratch} bytes of "
+                        "scratch, which only a "
                         "plan made after this pass has: run select-kernels before plan-memory",
                     )
                 add_scratch(kernel, scratch, scratch_min)

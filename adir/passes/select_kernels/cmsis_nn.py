@@ -13,11 +13,13 @@ arena like any other transient buffer, live only across its call.
     qconv2d (groups 1)             arm_convolve_wrapper_s8           dilation 1, padding as TFLite's
                                                                      (none for a 1x1 kernel)
     qconv2d (depthwise)            arm_depthwise_conv_wrapper_s8     dilation 1, padding as TFLite's
+                                                                     (not written in place)
     qfully_connected               arm_fully_connected_s8            one (per-tensor) multiplier
     qmaxpool2d                     arm_max_pool_s8                   padding as TFLite's
     qavgpool2d                     arm_avgpool_s8                    padding as TFLite's
     qsoftmax                       arm_softmax_s8                    rows of 1 to 511 entries
     qadd                           arm_elementwise_add_s8            always
+    qexpand_depthwise              none (the reference kernel)       -
 
 The dtype and zero-point checks are TVM's CMSIS-NN partitioner's (int8 data and weights, int32
 bias, weight zero point 0, which the quantized family guarantees) plus CMSIS-NN's own argument
@@ -165,6 +167,8 @@ def avgpool_size(target: str, channels: int) -> int:
 
 @judges("cmsis-nn", q.QConv2dOp)
 def conv(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    if op.ins[0] is op.outs[0]:
+        return Refuse("written over its input (in_place): CMSIS-NN writes a separate output")
     if ints(op, "dilation") != [1, 1]:
         return Refuse("dilation")
     padding = ints(op, "padding")
@@ -221,6 +225,14 @@ def softmax(op: KernelOp, target: KernelTarget) -> Use | Refuse:
 @judges("cmsis-nn", q.QAddOp)
 def add(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     return Use("arm_elementwise_add_s8")
+
+
+@judges("cmsis-nn", q.QExpandDepthwiseOp)
+def expand_depthwise(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    # CMSIS-NN has no fused kernel, and its depthwise convolutions write a contiguous output,
+    # not one channel of an NHWC tensor: the reference kernel computes it (one plane of
+    # scratch), its neighbours stay on CMSIS-NN.
+    return Refuse("no fused 1x1 expansion + depthwise kernel in CMSIS-NN: reference kernel")
 
 
 def add_scratch(kernel: KernelOp, size: int, minimum: int | None = None) -> None:

@@ -72,6 +72,22 @@ def qfully_connected(op: KernelOp, site: CallSite) -> str:
 def qconv2d(op: KernelOp, site: CallSite) -> str:
     image, weight, out = site.in_shape(0), site.in_shape(1), site.out_shape()
     top, _, left, _ = ints(op, "padding")
+    if site.ins[0] is site.outs[0]:  # bufferize wrote it over its input (`in_place`)
+        if len(site.outs) != 2:
+            raise site.error("in place without its plane (a scratch buffer): run select-kernels")
+        return site.call(
+            "qdepthwise_in_place",
+            site.input(0),
+            site.input(1),
+            site.input(2),
+            site.output(1),
+            *image,
+            *weight[1:3],
+            top,
+            left,
+            *ints(op, "dilation"),
+            *requantization(op, site),
+        )
     depthwise = int(scalar(op, "groups") != 1)
     return site.call(
         "qconv2d",
@@ -85,6 +101,41 @@ def qconv2d(op: KernelOp, site: CallSite) -> str:
         *ints(op, "dilation"),
         depthwise,
         *requantization(op, site),
+    )
+
+
+@emits(q.QExpandDepthwiseOp)
+def qexpand_depthwise(op: KernelOp, site: CallSite) -> str:
+    """The plane is the scratch buffer that select-kernels adds (the last `outs`)."""
+    if len(site.outs) != 2:
+        raise site.error("its plane (a scratch buffer) is missing: run select-kernels first")
+    image, weight, out = site.in_shape(0), site.in_shape(3), site.out_shape()
+    top, _, left, _ = ints(op, "padding")
+    expand_multiplier, expand_shift = ints(op, "expand_multiplier"), ints(op, "expand_shift")
+    multiplier, shift = ints(op, "multiplier"), ints(op, "shift")
+    return site.call(
+        "qexpand_depthwise",
+        *site.buffers(),
+        *image,
+        *out[1:],
+        *weight[1:3],
+        *ints(op, "stride"),
+        top,
+        left,
+        *ints(op, "dilation"),
+        scalar(op, "input_zero_point"),
+        scalar(op, "expand_zero_point"),
+        scalar(op, "output_zero_point"),
+        site.table(expand_multiplier),
+        site.table(expand_shift),
+        int(len(expand_multiplier) > 1),
+        scalar(op, "expand_act_min"),
+        scalar(op, "expand_act_max"),
+        site.table(multiplier),
+        site.table(shift),
+        int(len(multiplier) > 1),
+        scalar(op, "act_min"),
+        scalar(op, "act_max"),
     )
 
 

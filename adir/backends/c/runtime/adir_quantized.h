@@ -61,6 +61,43 @@ void adir_qconv2d(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t 
 #define ADIR_QCONV2D adir_qconv2d
 #endif
 
+/* A depthwise convolution of channel multiplier 1 whose output has its input's shape, written
+ * over its input xy [N, H, W, C]: each input channel is copied into `plane` (H * W bytes)
+ * before that channel of the output is written (TinyEngine's in-place depthwise convolution).
+ * The same bits as adir_qconv2d into a separate output. */
+void adir_qdepthwise_in_place(int8_t *xy, const int8_t *w, const int32_t *bias, int8_t *plane,
+                              int32_t batch, int32_t height, int32_t width, int32_t channels,
+                              int32_t kernel_height, int32_t kernel_width, int32_t pad_top,
+                              int32_t pad_left, int32_t dilation_height, int32_t dilation_width,
+                              int32_t input_zero_point, int32_t output_zero_point,
+                              const int32_t *multiplier, const int32_t *shift,
+                              int32_t per_channel, int32_t act_min, int32_t act_max);
+#ifndef ADIR_QDEPTHWISE_IN_PLACE
+#define ADIR_QDEPTHWISE_IN_PLACE adir_qdepthwise_in_place
+#endif
+
+/* A 1x1 expansion (x [N, H, W, C] by expand_weight [E, C]) and the depthwise convolution of
+ * its result (depthwise_weight [KH, KW, E], channel multiplier 1) into y [N, Ho, Wo, E], one
+ * expanded channel at a time through `plane` (H * W bytes): the same bits as the two
+ * adir_qconv2d calls, without the [N, H, W, E] tensor between them. */
+void adir_qexpand_depthwise(const int8_t *x, const int8_t *expand_weight,
+                            const int32_t *expand_bias, const int8_t *depthwise_weight,
+                            const int32_t *depthwise_bias, int8_t *y, int8_t *plane,
+                            int32_t batch, int32_t height, int32_t width, int32_t channels,
+                            int32_t out_height, int32_t out_width, int32_t expanded,
+                            int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
+                            int32_t stride_width, int32_t pad_top, int32_t pad_left,
+                            int32_t dilation_height, int32_t dilation_width,
+                            int32_t input_zero_point, int32_t expand_zero_point,
+                            int32_t output_zero_point, const int32_t *expand_multiplier,
+                            const int32_t *expand_shift, int32_t expand_per_channel,
+                            int32_t expand_act_min, int32_t expand_act_max,
+                            const int32_t *multiplier, const int32_t *shift,
+                            int32_t per_channel, int32_t act_min, int32_t act_max);
+#ifndef ADIR_QEXPAND_DEPTHWISE
+#define ADIR_QEXPAND_DEPTHWISE adir_qexpand_depthwise
+#endif
+
 /* NHWC max pooling over each window's in-bounds taps, clamped to [act_min, act_max]. */
 void adir_qmaxpool2d(const int8_t *x, int8_t *y, int32_t batch, int32_t height, int32_t width,
                      int32_t channels, int32_t out_height, int32_t out_width,

@@ -43,3 +43,11 @@ func.func @sum(%a: tensor<1x4x4x2xi8>, %b: tensor<1x4x4x2xi8>) -> tensor<1x4x4x2
   %0 = adir.qadd %a, %b {lhs_zero_point = -3 : i32, rhs_zero_point = 5 : i32, output_zero_point = -128 : i32, lhs_multiplier = 1073741824 : i32, lhs_shift = 0 : i32, rhs_multiplier = 1431655765 : i32, rhs_shift = -1 : i32, multiplier = 1288490189 : i32, shift = -18 : i32, act_min = -128 : i32} : tensor<1x4x4x2xi8>, tensor<1x4x4x2xi8> -> tensor<1x4x4x2xi8>
   func.return %0 : tensor<1x4x4x2xi8>
 }
+
+// A 1x1 expansion fused into the depthwise convolution that reads it (fuse-expand-depthwise).
+// CHECK-LABEL: func.func @expand_depthwise
+func.func @expand_depthwise(%x: tensor<1x5x5x2xi8>, %we: tensor<3x1x1x2xi8>, %be: tensor<3xi32>, %wd: tensor<1x3x3x3xi8>, %bd: tensor<3xi32>) -> tensor<1x3x3x3xi8> {
+  // CHECK-NEXT: %0 = adir.qexpand_depthwise %x, %we, %be, %wd, %bd {input_zero_point = -3 : i32, expand_zero_point = -128 : i32, output_zero_point = 4 : i32, expand_multiplier = array<i32: 1073741824, 1073741824, 2147483647>, expand_shift = array<i32: -1, 0, -31>, expand_act_max = 20 : i32, multiplier = array<i32: 1073741824>, shift = array<i32: -2>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x5x5x2xi8>, tensor<3x1x1x2xi8>, tensor<3xi32>, tensor<1x3x3x3xi8>, tensor<3xi32> -> tensor<1x3x3x3xi8>
+  %0 = adir.qexpand_depthwise %x, %we, %be, %wd, %bd {input_zero_point = -3 : i32, expand_zero_point = -128 : i32, output_zero_point = 4 : i32, expand_multiplier = array<i32: 1073741824, 1073741824, 2147483647>, expand_shift = array<i32: -1, 0, -31>, expand_act_min = -128 : i32, expand_act_max = 20 : i32, multiplier = array<i32: 1073741824>, shift = array<i32: -2>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x5x5x2xi8>, tensor<3x1x1x2xi8>, tensor<3xi32>, tensor<1x3x3x3xi8>, tensor<3xi32> -> tensor<1x3x3x3xi8>
+  func.return %0 : tensor<1x3x3x3xi8>
+}

@@ -118,3 +118,19 @@ func.func @qadd_multiplier_above_one(%a: tensor<4xi8>, %b: tensor<4xi8>) {
   func.return
 }
 // CHECK: quantized_invalid.mlir:117:3: error: adir.qadd: shift 2 is not in [-31, 0]
+
+// -----
+
+func.func @expand_not_1x1(%x: tensor<1x5x5x2xi8>, %we: tensor<3x3x3x2xi8>, %be: tensor<3xi32>, %wd: tensor<1x3x3x3xi8>, %bd: tensor<3xi32>) {
+  %0 = adir.qexpand_depthwise %x, %we, %be, %wd, %bd {input_zero_point = 0 : i32, expand_zero_point = 0 : i32, output_zero_point = 0 : i32, expand_multiplier = array<i32: 1073741824>, expand_shift = array<i32: -1>, multiplier = array<i32: 1073741824>, shift = array<i32: -1>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x5x5x2xi8>, tensor<3x3x3x2xi8>, tensor<3xi32>, tensor<1x3x3x3xi8>, tensor<3xi32> -> tensor<1x3x3x3xi8>
+  func.return
+}
+// CHECK: quantized_invalid.mlir:125:3: error: adir.qexpand_depthwise: the expansion is a 1x1 convolution [E, 1, 1, C], got 3x3x3x2
+
+// -----
+
+func.func @expand_depthwise_channels_differ(%x: tensor<1x5x5x2xi8>, %we: tensor<3x1x1x2xi8>, %be: tensor<3xi32>, %wd: tensor<1x3x3x6xi8>, %bd: tensor<3xi32>) {
+  %0 = adir.qexpand_depthwise %x, %we, %be, %wd, %bd {input_zero_point = 0 : i32, expand_zero_point = 0 : i32, output_zero_point = 0 : i32, expand_multiplier = array<i32: 1073741824>, expand_shift = array<i32: -1>, multiplier = array<i32: 1073741824>, shift = array<i32: -1>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x5x5x2xi8>, tensor<3x1x1x2xi8>, tensor<3xi32>, tensor<1x3x3x6xi8>, tensor<3xi32> -> tensor<1x3x3x3xi8>
+  func.return
+}
+// CHECK: quantized_invalid.mlir:133:3: error: adir.qexpand_depthwise: 3 expanded channels but the depthwise weight has 6 (channel multiplier 1)

@@ -150,6 +150,118 @@ void adir_qconv2d(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t 
     }
 }
 
+void adir_qdepthwise_in_place(int8_t *xy, const int8_t *w, const int32_t *bias, int8_t *plane,
+                              int32_t batch, int32_t height, int32_t width, int32_t channels,
+                              int32_t kernel_height, int32_t kernel_width, int32_t pad_top,
+                              int32_t pad_left, int32_t dilation_height, int32_t dilation_width,
+                              int32_t input_zero_point, int32_t output_zero_point,
+                              const int32_t *multiplier, const int32_t *shift,
+                              int32_t per_channel, int32_t act_min, int32_t act_max)
+{
+    const size_t pixels = (size_t)height * (size_t)width;
+    int32_t n, c, p, q, i, j;
+    size_t k;
+    for (n = 0; n < batch; ++n) {
+        int8_t *xy_n = xy + (size_t)n * pixels * (size_t)channels;
+        for (c = 0; c < channels; ++c) {
+            /* Output channel c reads input channel c alone: keep it, then overwrite it. */
+            for (k = 0; k < pixels; ++k) {
+                plane[k] = xy_n[k * (size_t)channels + (size_t)c];
+            }
+            for (p = 0; p < height; ++p) {
+                for (q = 0; q < width; ++q) {
+                    int32_t acc = bias[c];
+                    for (i = 0; i < kernel_height; ++i) {
+                        const int32_t row = p + i * dilation_height - pad_top;
+                        if (row < 0 || row >= height) {
+                            continue;
+                        }
+                        for (j = 0; j < kernel_width; ++j) {
+                            const int32_t col = q + j * dilation_width - pad_left;
+                            const int32_t tap = i * kernel_width + j;
+                            if (col < 0 || col >= width) {
+                                continue;
+                            }
+                            acc += ((int32_t)plane[(size_t)row * (size_t)width + (size_t)col] -
+                                    input_zero_point) *
+                                   (int32_t)w[(size_t)tap * (size_t)channels + (size_t)c];
+                        }
+                    }
+                    xy_n[((size_t)p * (size_t)width + (size_t)q) * (size_t)channels +
+                         (size_t)c] = adir_requantize_int8(acc, c, multiplier, shift,
+                                                           per_channel, output_zero_point,
+                                                           act_min, act_max);
+                }
+            }
+        }
+    }
+}
+
+void adir_qexpand_depthwise(const int8_t *x, const int8_t *expand_weight,
+                            const int32_t *expand_bias, const int8_t *depthwise_weight,
+                            const int32_t *depthwise_bias, int8_t *y, int8_t *plane,
+                            int32_t batch, int32_t height, int32_t width, int32_t channels,
+                            int32_t out_height, int32_t out_width, int32_t expanded,
+                            int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
+                            int32_t stride_width, int32_t pad_top, int32_t pad_left,
+                            int32_t dilation_height, int32_t dilation_width,
+                            int32_t input_zero_point, int32_t expand_zero_point,
+                            int32_t output_zero_point, const int32_t *expand_multiplier,
+                            const int32_t *expand_shift, int32_t expand_per_channel,
+                            int32_t expand_act_min, int32_t expand_act_max,
+                            const int32_t *multiplier, const int32_t *shift,
+                            int32_t per_channel, int32_t act_min, int32_t act_max)
+{
+    const size_t pixels = (size_t)height * (size_t)width;
+    int32_t n, e, p, q, i, j, c;
+    size_t k;
+    for (n = 0; n < batch; ++n) {
+        const int8_t *x_n = x + (size_t)n * pixels * (size_t)channels;
+        int8_t *y_n = y + (size_t)n * (size_t)out_height * (size_t)out_width * (size_t)expanded;
+        for (e = 0; e < expanded; ++e) {
+            /* Expanded channel e, the whole plane: adir_qconv2d's 1x1 sum and rounding. */
+            const int8_t *w_e = expand_weight + (size_t)e * (size_t)channels;
+            for (k = 0; k < pixels; ++k) {
+                const int8_t *x_pixel = x_n + k * (size_t)channels;
+                int32_t acc = expand_bias[e];
+                for (c = 0; c < channels; ++c) {
+                    acc += ((int32_t)x_pixel[c] - input_zero_point) * (int32_t)w_e[c];
+                }
+                plane[k] = adir_requantize_int8(acc, e, expand_multiplier, expand_shift,
+                                                expand_per_channel, expand_zero_point,
+                                                expand_act_min, expand_act_max);
+            }
+            /* Its depthwise output channel: adir_qconv2d's depthwise taps, on the plane. */
+            for (p = 0; p < out_height; ++p) {
+                for (q = 0; q < out_width; ++q) {
+                    int32_t acc = depthwise_bias[e];
+                    for (i = 0; i < kernel_height; ++i) {
+                        const int32_t row = p * stride_height + i * dilation_height - pad_top;
+                        if (row < 0 || row >= height) {
+                            continue;
+                        }
+                        for (j = 0; j < kernel_width; ++j) {
+                            const int32_t col = q * stride_width + j * dilation_width - pad_left;
+                            const int32_t tap = i * kernel_width + j;
+                            if (col < 0 || col >= width) {
+                                continue;
+                            }
+                            acc += ((int32_t)plane[(size_t)row * (size_t)width + (size_t)col] -
+                                    expand_zero_point) *
+                                   (int32_t)depthwise_weight[(size_t)tap * (size_t)expanded +
+                                                             (size_t)e];
+                        }
+                    }
+                    y_n[((size_t)p * (size_t)out_width + (size_t)q) * (size_t)expanded +
+                        (size_t)e] = adir_requantize_int8(acc, e, multiplier, shift,
+                                                          per_channel, output_zero_point,
+                                                          act_min, act_max);
+                }
+            }
+        }
+    }
+}
+
 /* One pooling kernel for both: `average` 0 takes the maximum, 1 the rounded mean. */
 static void adir_qpool2d(const int8_t *x, int8_t *y, int32_t batch, int32_t height,
                          int32_t width, int32_t channels, int32_t out_height, int32_t out_width,
