@@ -115,6 +115,24 @@ elsewhere), so that the weight gradient's GEMM over a block of taps still runs w
 FLOAT_BYTES = 4
 
 
+REGISTER_DEPTHWISE_TARGETS = ("cortex-m4f", "cortex-m7", "cortex-m55")
+"""Scalar cores with 32 single-precision registers and VFMA (the M4F's settings header), where
+a depthwise 3x3 runs the register-blocked `_depthwise_3x3` kernels: 9 weights and a block of 4
+sums in registers, no padded columns computed (adir_tuned_depthwise_3x3.c). The flat rows of
+`_depthwise` are built for vector units and keep their sums in memory, about 12 instructions a
+multiply-accumulate on the M4F (docs/cortex_m.md)."""
+
+
+def depthwise_3x3(op: KernelOp, image: tuple[int, ...], kernel: tuple[int, int]) -> bool:
+    """Whether a depthwise convolution of `image` [N, C, H, W] fits the `_depthwise_3x3`
+    kernels: a 3x3 kernel, the same stride 1 or 2 both ways, padding at most 2 at the top and
+    left (the stride-1 input gradient places dy 2 - padding rows and columns into its plane)."""
+    stride = ints(op, "stride")
+    if kernel != (3, 3) or stride not in ([1, 1], [2, 2]):
+        return False
+    return all(0 <= pad <= 2 for pad in ints(op, "padding"))
+
+
 def conv2d_kernel(
     op: KernelOp,
     kernel: str,
@@ -133,6 +151,12 @@ def conv2d_kernel(
     _, group_channels, kh, kw = weight
     stride, dilation = ints(op, "stride"), ints(op, "dilation")
     if groups == channels == outputs and dilation == [1, 1]:
+        if target.name in REGISTER_DEPTHWISE_TARGETS and depthwise_3x3(op, image, (kh, kw)):
+            # The larger of the padded input plane and the padded dy plane of the stride-1
+            # input gradient (adir_tuned_depthwise_3x3.c).
+            padded_rows, padded_cols = (rows - 1) * stride[0] + 3, (cols - 1) * stride[1] + 3
+            floats = max(padded_rows * padded_cols, (image[2] + 2) * (image[3] + 2))
+            return Use(call=f"{kernel}_depthwise_3x3", scratch=FLOAT_BYTES * floats)
         # A padded plane, kw zeros past it, and a row of sums (adir_tuned_depthwise.c).
         padded_rows, padded_cols = (rows - 1) * stride[0] + kh, (cols - 1) * stride[1] + kw
         floats = padded_rows * padded_cols + kw + rows * padded_cols
