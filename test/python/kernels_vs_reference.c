@@ -618,6 +618,66 @@ static void scratch_convs(void)
     }
 }
 
+/* --- batchnorm -------------------------------------------------------------------------- */
+
+/* The tuned batchnorm and its gradient (the same operations in the same order as the
+ * references) against them, bit for bit: every output, on shapes around the loops' blocks of
+ * four (spatial sizes 1 .. 9) and DS-CNN's (125 pixels), one to three samples. */
+static void batchnorm_case(int32_t batch, int32_t channels, int32_t spatial, int exact)
+{
+    const size_t size = (size_t)batch * (size_t)channels * (size_t)spatial;
+    const size_t ch = (size_t)channels;
+    float *x = filled(size, exact), *dy = filled(size, exact), *gamma = filled(ch, exact);
+    float *beta = filled(ch, exact), *mean0 = filled(ch, exact), *var0 = absolute(x, ch);
+    float *y[2], *stats[2][4], *dx[2], *dgamma[2], *dbeta[2];
+    char shape[96];
+    int k, t;
+    for (k = 0; k < 2; ++k) {
+        y[k] = filled(size, 0), dx[k] = filled(size, 0);
+        dgamma[k] = filled(ch, 0), dbeta[k] = filled(ch, 0);
+        for (t = 0; t < 4; ++t) {
+            stats[k][t] = filled(ch, 0);
+        }
+    }
+    sprintf(shape, "batch %d channels %d spatial %d", (int)batch, (int)channels, (int)spatial);
+    adir_tuned_batchnorm(x, gamma, beta, mean0, var0, y[0], stats[0][0], stats[0][1],
+                         stats[0][2], stats[0][3], batch, channels, spatial, 0.1f, 1e-5f);
+    adir_batchnorm(x, gamma, beta, mean0, var0, y[1], stats[1][0], stats[1][1], stats[1][2],
+                   stats[1][3], batch, channels, spatial, 0.1f, 1e-5f);
+    compare("batchnorm", shape, 1, y[0], y[1], NULL, 0, size);
+    for (t = 0; t < 4; ++t) {
+        compare("batchnorm", shape, 1, stats[0][t], stats[1][t], NULL, 0, ch);
+    }
+    adir_tuned_batchnorm_grad(x, gamma, stats[1][0], stats[1][1], dy, dx[0], dgamma[0],
+                              dbeta[0], batch, channels, spatial);
+    adir_batchnorm_grad(x, gamma, stats[1][0], stats[1][1], dy, dx[1], dgamma[1], dbeta[1],
+                        batch, channels, spatial);
+    compare("batchnorm_grad", shape, 1, dx[0], dx[1], NULL, 0, size);
+    compare("batchnorm_grad", shape, 1, dgamma[0], dgamma[1], NULL, 0, ch);
+    compare("batchnorm_grad", shape, 1, dbeta[0], dbeta[1], NULL, 0, ch);
+    for (k = 0; k < 2; ++k) {
+        free(y[k]), free(dx[k]), free(dgamma[k]), free(dbeta[k]);
+        for (t = 0; t < 4; ++t) {
+            free(stats[k][t]);
+        }
+    }
+    free(x), free(dy), free(gamma), free(beta), free(mean0), free(var0);
+}
+
+static void batchnorms(void)
+{
+    int32_t batch, spatial;
+    int exact;
+    for (exact = 0; exact < 2; ++exact) {
+        for (batch = 1; batch <= 3; ++batch) {
+            for (spatial = batch == 1 ? 2 : 1; spatial <= 9; ++spatial) {
+                batchnorm_case(batch, 3, spatial, exact);
+            }
+            batchnorm_case(batch, 2, 125, exact);
+        }
+    }
+}
+
 /* --- max pool ------------------------------------------------------------------------------- */
 
 static void maxpool_case(int32_t planes, int32_t out_h, int32_t out_w, int32_t k, int32_t stride,
@@ -842,6 +902,7 @@ int main(void)
     convs();
     scratch_convs();
     depthwise_3x3_convs();
+    batchnorms();
     maxpools();
     updates();
     for (i = 0; i < kernel_count; ++i) {

@@ -49,6 +49,8 @@ KERNELS = {
     "conv2d_grad_weight_depthwise_3x3",
     "maxpool2d",
     "maxpool2d_grad",
+    "batchnorm",
+    "batchnorm_grad",
     "sgd_update",
     "momentum_update",
     "adam_update",
@@ -58,10 +60,13 @@ KERNELS = {
     "matmul_adam_update",
 }
 # Bit for bit the reference's on any data, on every target: they pick or compute elementwise
-# with the same operations in the same order.
+# with the same operations in the same order (batchnorm's sums too: one running sum each, in the
+# reference's order; its driver cases fail on any difference).
 ALWAYS_IDENTICAL = {
     "maxpool2d",
     "maxpool2d_grad",
+    "batchnorm",
+    "batchnorm_grad",
     "sgd_update",
     "momentum_update",
     "adam_update",
