@@ -14,9 +14,9 @@
                                                                                   padding
     maxpool2d, maxpool2d_grad                       adir_tuned_<kernel>           windows tile the
                                                                                   image
-    batchnorm, batchnorm_grad                       adir_tuned_<kernel>           Cortex-M targets
+    batchnorm, batchnorm_grad                       adir_tuned_<kernel>           Cortex-M4F, M7
 
-On the Cortex-M targets with an FPU (`SCALAR_FPU_TARGETS`) a depthwise 3x3 of stride 1 or 2 calls
+On the Cortex-M4F and M7 (`SCALAR_FPU_TARGETS`) a depthwise 3x3 of stride 1 or 2 calls
 the register-blocked `_depthwise_3x3` kernels.
 
 The direct convolution tiles read the im2col view of an unpadded stride-1 convolution as
@@ -120,8 +120,10 @@ elsewhere), so that the weight gradient's GEMM over a block of taps still runs w
 FLOAT_BYTES = 4
 
 
-SCALAR_FPU_TARGETS = ("cortex-m4f", "cortex-m7", "cortex-m55")
-"""Scalar cores with 32 single-precision registers and VFMA (the M4F's settings header). A
+SCALAR_FPU_TARGETS = ("cortex-m4f", "cortex-m7")
+"""Scalar cores with 32 single-precision registers and VFMA (the M4F's settings header; not the
+M55, whose Helium vectors the flat rows may use, and where arm-none-eabi-gcc -O2 spills the
+register blocks below: 48 loads and stores to the stack, not measured). A
 depthwise 3x3 runs the register-blocked `_depthwise_3x3` kernels there: 9 weights and a block
 of output pixels' sums in registers, no padded columns computed (adir_tuned_depthwise_3x3.c).
 The flat rows of `_depthwise` are built for vector units and keep their sums in memory, about

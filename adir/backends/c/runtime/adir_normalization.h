@@ -55,7 +55,7 @@ void adir_batchnorm_grad(const float *x, const float *gamma, const float *mean,
 
 /* The same two for a scalar core, bit for bit theirs (loops of four elements, the gradient's
  * two sums in one pass: tuned/adir_tuned_batchnorm.c); select-kernels chooses them on the
- * Cortex-M targets. */
+ * Cortex-M4F and M7. */
 void adir_tuned_batchnorm(const float *x, const float *gamma, const float *beta,
                           const float *running_mean, const float *running_var, float *y,
                           float *batch_mean, float *batch_invstd, float *new_running_mean,

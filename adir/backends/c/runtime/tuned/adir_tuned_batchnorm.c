@@ -1,7 +1,7 @@
 /* adir_tuned_batchnorm.c: batchnorm's training forward pass and its gradient for a scalar core
  * (adir_tuned_batchnorm, adir_tuned_batchnorm_grad; their references: adir_batchnorm and
  * adir_batchnorm_grad in reference/adir_normalization.c; select-kernels chooses them on the
- * Cortex-M targets).
+ * Cortex-M4F and M7).
  *
  * The same operations in the same order as the references, so bit for bit their results: each
  * sum runs element after element (a partial sum per sample, then their total), each element is

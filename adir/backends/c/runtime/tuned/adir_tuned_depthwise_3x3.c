@@ -2,7 +2,7 @@
  * 2, dilation 1) for a scalar core with 32 float registers (the Cortex-M4F's S registers):
  * adir_tuned_conv2d_depthwise_3x3, adir_tuned_conv2d_grad_input_depthwise_3x3 and
  * adir_tuned_conv2d_grad_weight_depthwise_3x3 (their references: adir_conv2d, ... in
- * reference/adir_conv_and_pool.c; select-kernels chooses them on the Cortex-M targets,
+ * reference/adir_conv_and_pool.c; select-kernels chooses them on the Cortex-M4F and M7,
  * adir_tuned_depthwise.c's vector-friendly flat rows elsewhere).
  *
  * Register blocking: a channel's 9 weights stay in registers, and a block of DW3_COLS output
