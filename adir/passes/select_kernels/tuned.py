@@ -14,6 +14,10 @@
                                                                                   padding
     maxpool2d, maxpool2d_grad                       adir_tuned_<kernel>           windows tile the
                                                                                   image
+    batchnorm, batchnorm_grad                       adir_tuned_<kernel>           Cortex-M4F, M7
+
+On the Cortex-M4F and M7 (`SCALAR_FPU_TARGETS`) a depthwise 3x3 of stride 1 or 2 calls
+the register-blocked `_depthwise_3x3` kernels.
 
 The direct convolution tiles read the im2col view of an unpadded stride-1 convolution as
 contiguous runs of the input's rows (LeNet's convolutions). The `_gemm` kernels build im2col a
@@ -48,6 +52,7 @@ from xdsl.dialects.builtin import IntegerAttr
 from adir.dialects.kernel import KernelOp
 from adir.dialects.tensor import conv_and_pool as cp
 from adir.dialects.tensor import matmul as mm
+from adir.dialects.tensor import normalization as norm
 from adir.dialects.tensor import optimizers as opt
 from adir.passes.select_kernels.rules import Refuse, Use, in_shape, ints, judges, out_shape
 from adir.passes.select_kernels.targets import KernelTarget
@@ -115,6 +120,27 @@ elsewhere), so that the weight gradient's GEMM over a block of taps still runs w
 FLOAT_BYTES = 4
 
 
+SCALAR_FPU_TARGETS = ("cortex-m4f", "cortex-m7")
+"""Scalar cores with 32 single-precision registers and VFMA (the M4F's settings header; not the
+M55, whose Helium vectors the flat rows may use, and where arm-none-eabi-gcc -O2 spills the
+register blocks below: 48 loads and stores to the stack, not measured). A
+depthwise 3x3 runs the register-blocked `_depthwise_3x3` kernels there: 9 weights and a block
+of output pixels' sums in registers, no padded columns computed (adir_tuned_depthwise_3x3.c).
+The flat rows of `_depthwise` are built for vector units and keep their sums in memory, about
+12 instructions a multiply-accumulate on the M4F (docs/cortex_m.md). Batchnorm runs its
+unrolled kernels there (`batchnorm` below)."""
+
+
+def depthwise_3x3(op: KernelOp, image: tuple[int, ...], kernel: tuple[int, int]) -> bool:
+    """Whether a depthwise convolution of `image` [N, C, H, W] fits the `_depthwise_3x3`
+    kernels: a 3x3 kernel, the same stride 1 or 2 both ways, padding at most 2 at the top and
+    left (the stride-1 input gradient places dy 2 - padding rows and columns into its plane)."""
+    stride = ints(op, "stride")
+    if kernel != (3, 3) or stride not in ([1, 1], [2, 2]):
+        return False
+    return all(0 <= pad <= 2 for pad in ints(op, "padding"))
+
+
 def conv2d_kernel(
     op: KernelOp,
     kernel: str,
@@ -133,6 +159,12 @@ def conv2d_kernel(
     _, group_channels, kh, kw = weight
     stride, dilation = ints(op, "stride"), ints(op, "dilation")
     if groups == channels == outputs and dilation == [1, 1]:
+        if target.name in SCALAR_FPU_TARGETS and depthwise_3x3(op, image, (kh, kw)):
+            # The larger of the padded input plane and the padded dy plane of the stride-1
+            # input gradient (adir_tuned_depthwise_3x3.c).
+            padded_rows, padded_cols = (rows - 1) * stride[0] + 3, (cols - 1) * stride[1] + 3
+            floats = max(padded_rows * padded_cols, (image[2] + 2) * (image[3] + 2))
+            return Use(call=f"{kernel}_depthwise_3x3", scratch=FLOAT_BYTES * floats)
         # A padded plane, kw zeros past it, and a row of sums (adir_tuned_depthwise.c).
         padded_rows, padded_cols = (rows - 1) * stride[0] + kh, (cols - 1) * stride[1] + kw
         floats = padded_rows * padded_cols + kw + rows * padded_cols
@@ -204,3 +236,14 @@ def maxpool2d(op: KernelOp, target: KernelTarget) -> Use | Refuse:
 def maxpool2d_grad(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     """x and dy [N, C, P, Q] give dx."""
     return tiling_windows(op, in_shape(op, 0), in_shape(op, 1))
+
+
+@judges("tuned", norm.BatchnormOp, norm.BatchnormGradOp)
+def batchnorm(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    """Loops of four elements and the gradient's two sums in one pass, bit for bit the
+    reference's (adir_tuned_batchnorm.c): for a scalar core, where a loop's counter and branch
+    cost as much as an element's add (DS-CNN's batchnorms on the M4F: 16.7 and 21.7
+    instructions an element, forward and gradient)."""
+    if target.name not in SCALAR_FPU_TARGETS:
+        return Refuse(f"written for scalar cores, not measured on {target.name}")
+    return Use()

@@ -34,7 +34,43 @@
 
 #include "adir_tuned.h"
 
-/* One MR x NR tile of c (c_row apart) = a b by the micro-kernel. */
+/* The micro-kernel's sums, with a's strides constants where one of them is 1 (a row of the
+ * weights, or of dy, in the forward pass and the weight gradient; a column of the weights in
+ * the input gradient): its loads then take constant offsets from one pointer a row, where a
+ * stride in a register costs an add a load on a scalar core (vldr has no register offset). */
+static ADIR_INLINE void adir_conv_gemm_sums_onto(const float *restrict a, size_t a_row,
+                                                 size_t a_col, const float *restrict b,
+                                                 size_t b_row, int32_t k,
+                                                 float acc[ADIR_GEMM_MR][ADIR_GEMM_NR])
+{
+    if (a_col == 1) {
+        adir_gemm_sums_onto(a, a_row, 1, b, b_row, k, acc);
+    } else if (a_row == 1) {
+        adir_gemm_sums_onto(a, 1, a_col, b, b_row, k, acc);
+    } else {
+        adir_gemm_sums_onto(a, a_row, a_col, b, b_row, k, acc);
+    }
+}
+
+static ADIR_INLINE void adir_conv_gemm_sums(const float *restrict a, size_t a_row, size_t a_col,
+                                            const float *restrict b, size_t b_row, int32_t k,
+                                            float acc[ADIR_GEMM_MR][ADIR_GEMM_NR])
+{
+    int32_t i, j;
+    ADIR_UNROLL
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        ADIR_UNROLL
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            acc[i][j] = 0.0f;
+        }
+    }
+    adir_conv_gemm_sums_onto(a, a_row, a_col, b, b_row, k, acc);
+}
+
+/* One MR x NR tile of c (c_row apart) = a b by the micro-kernel. Its loops over the tile are
+ * unrolled (ADIR_UNROLL) so that the sums stay in registers: rolled, gcc -O2 keeps acc in
+ * memory on a scalar core (the Cortex-M4F: a call of memset to zero it, then 16 stores to the
+ * stack and 16 loads back before the tile's stores to c). */
 ADIR_NOINLINE static void adir_conv_gemm_tile(const float *restrict a, size_t a_row,
                                               size_t a_col, const float *restrict b,
                                               size_t b_row, int32_t k, float *restrict c,
@@ -42,8 +78,10 @@ ADIR_NOINLINE static void adir_conv_gemm_tile(const float *restrict a, size_t a_
 {
     float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
     int32_t i, j;
-    adir_gemm_sums(a, a_row, a_col, b, b_row, k, acc);
+    adir_conv_gemm_sums(a, a_row, a_col, b, b_row, k, acc);
+    ADIR_UNROLL
     for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        ADIR_UNROLL
         for (j = 0; j < ADIR_GEMM_NR; ++j) {
             c[(size_t)i * c_row + (size_t)j] = acc[i][j];
         }
@@ -59,13 +97,17 @@ ADIR_NOINLINE static void adir_conv_gemm_tile_onto(const float *restrict a, size
 {
     float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
     int32_t i, j;
+    ADIR_UNROLL
     for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        ADIR_UNROLL
         for (j = 0; j < ADIR_GEMM_NR; ++j) {
             acc[i][j] = c[(size_t)i * c_row + (size_t)j];
         }
     }
-    adir_gemm_sums_onto(a, a_row, a_col, b, b_row, k, acc);
+    adir_conv_gemm_sums_onto(a, a_row, a_col, b, b_row, k, acc);
+    ADIR_UNROLL
     for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        ADIR_UNROLL
         for (j = 0; j < ADIR_GEMM_NR; ++j) {
             c[(size_t)i * c_row + (size_t)j] = acc[i][j];
         }
