@@ -284,6 +284,27 @@ static struct adir_conv_gemm adir_conv_gemm_of(
     return g;
 }
 
+/* The sizes after the batch, as the kernels and adir_conv_implicit_floats take them. */
+#define CONV_GEMM_SIZES                                                                        \
+    channels, height, width, out_channels, out_height, out_width, kernel_height, kernel_width, \
+        stride_height, stride_width, pad_top, pad_left, dilation_height, dilation_width, groups
+
+/* Whether the implicit-GEMM path of `kind` takes these sizes and fits in scratch_floats. */
+static int adir_conv_implicit_fits(int32_t kind, int32_t channels, int32_t height,
+                                   int32_t width, int32_t out_channels, int32_t out_height,
+                                   int32_t out_width, int32_t kernel_height,
+                                   int32_t kernel_width, int32_t stride_height,
+                                   int32_t stride_width, int32_t pad_top, int32_t pad_left,
+                                   int32_t dilation_height, int32_t dilation_width,
+                                   int32_t groups, int32_t scratch_floats)
+{
+    const int32_t floats = adir_conv_implicit_floats(
+        kind, channels, height, width, out_channels, out_height, out_width, kernel_height,
+        kernel_width, stride_height, stride_width, pad_top, pad_left, dilation_height,
+        dilation_width, groups);
+    return floats > 0 && floats <= scratch_floats;
+}
+
 void adir_tuned_conv2d_gemm(const float *x, const float *w, const float *bias, float *y,
                             int32_t batch, int32_t channels, int32_t height, int32_t width,
                             int32_t out_channels, int32_t out_height, int32_t out_width,
@@ -298,6 +319,11 @@ void adir_tuned_conv2d_gemm(const float *x, const float *w, const float *bias, f
         dilation_width, groups, scratch_floats);
     int32_t n, k, o, first, t0;
     size_t pixel;
+    if (ADIR_CONV_IMPLICIT && !g.pointwise &&
+        adir_conv_implicit_fits(ADIR_CONV_IMPLICIT_FORWARD, CONV_GEMM_SIZES, scratch_floats)) {
+        adir_conv2d_implicit(x, w, bias, y, batch, CONV_GEMM_SIZES, scratch);
+        return;
+    }
     for (n = 0; n < batch; ++n) {
         for (k = 0; k < groups; ++k) {
             const float *x_g = x + ((size_t)n * (size_t)channels +
@@ -349,6 +375,14 @@ void adir_tuned_conv2d_grad_input_gemm(const float *dy, const float *w, float *d
         kernel_width, stride_height, stride_width, pad_top, pad_left, dilation_height,
         dilation_width, groups, scratch_floats);
     int32_t n, k, first, t0;
+    if (ADIR_CONV_IMPLICIT && !g.pointwise &&
+        adir_conv_implicit_fits(ADIR_CONV_IMPLICIT_GRAD_INPUT, CONV_GEMM_SIZES, scratch_floats)) {
+        adir_conv2d_grad_input_implicit(dy, w, dx, batch, channels, height, width, out_channels,
+                                        out_height, out_width, kernel_height, kernel_width,
+                                        pad_top, pad_left, dilation_height, dilation_width,
+                                        groups, scratch);
+        return;
+    }
     if (!g.pointwise) {
         memset(dx, 0, (size_t)batch * (size_t)channels * g.plane * sizeof *dx);
     }
@@ -398,6 +432,11 @@ void adir_tuned_conv2d_grad_weight_gemm(const float *x, const float *dy, float *
      * out_plane apart), b the panel built transposed (its rows, one pixel's taps, contiguous),
      * c dW's block of columns; the sums run on from chunk to chunk and sample to sample. */
     int32_t n, k, first, t0;
+    if (ADIR_CONV_IMPLICIT &&
+        adir_conv_implicit_fits(ADIR_CONV_IMPLICIT_GRAD_WEIGHT, CONV_GEMM_SIZES, scratch_floats)) {
+        adir_conv2d_grad_weight_implicit(x, dy, dw, batch, CONV_GEMM_SIZES, scratch);
+        return;
+    }
     memset(dw, 0, (size_t)out_channels * (size_t)g.taps * sizeof *dw);
     for (n = 0; n < batch; ++n) {
         for (k = 0; k < groups; ++k) {
