@@ -37,6 +37,8 @@
 
 /* Floats past the last plane that a tile may read: see adir_implicit_layout. */
 #define ADIR_IMPLICIT_SLACK 64
+/* Pixels of dy transposed at a time (the weight gradient): 16 cache lines of dy^T's rows. */
+#define ADIR_IMPLICIT_BLOCK 16u
 
 /* Where one sample's phase planes lie and what a tap reads. */
 struct adir_implicit {
@@ -247,7 +249,7 @@ static void adir_implicit_gemm(const struct adir_implicit *m, const float *plane
     const int32_t pixels = m->out_height * m->cols;
     const size_t out_plane = (size_t)m->out_height * (size_t)m->out_width;
     float out[ADIR_GEMM_MR][ADIR_GEMM_NR];
-    int32_t o, first, rows, i, j;
+    int32_t o, first, rows, i, j, l;
     for (o = 0; o < outputs; o += ADIR_GEMM_MR) {
         rows = outputs - o < ADIR_GEMM_MR ? outputs - o : ADIR_GEMM_MR;
         for (first = 0; first < pixels; first += ADIR_GEMM_NR) {
@@ -259,17 +261,20 @@ static void adir_implicit_gemm(const struct adir_implicit *m, const float *plane
                 adir_implicit_edge(w + (size_t)o * w_row, w_row, w_col, planes + first,
                                    offsets, m->taps, rows, out);
             }
-            for (j = 0; j < ADIR_GEMM_NR && p < m->out_height; ++j) {
-                if (q < m->out_width) {
-                    float *y_pixel = y + (size_t)o * out_plane +
-                                     (size_t)p * (size_t)m->out_width + (size_t)q;
-                    for (i = 0; i < rows; ++i) {
-                        y_pixel[(size_t)i * out_plane] = out[i][j];
+            /* The tile's pixels row by row: runs of q < out_width, copied output by output. */
+            for (j = 0; j < ADIR_GEMM_NR && p < m->out_height;) {
+                const int32_t run = q < m->out_width ? m->out_width - q : 0;
+                const int32_t count = run < ADIR_GEMM_NR - j ? run : ADIR_GEMM_NR - j;
+                float *y_run = y + (size_t)o * out_plane + (size_t)p * (size_t)m->out_width +
+                               (size_t)q;
+                for (i = 0; i < rows; ++i) {
+                    for (l = 0; l < count; ++l) {
+                        y_run[(size_t)i * out_plane + (size_t)l] = out[i][j + l];
                     }
                 }
-                if (++q == m->cols) {
-                    q = 0, ++p;
-                }
+                /* on to the next row's start, or the tile's end */
+                j += m->cols - q < ADIR_GEMM_NR - j ? m->cols - q : ADIR_GEMM_NR - j;
+                p += 1, q = 0;
             }
         }
     }
@@ -505,7 +510,7 @@ void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw
     int32_t *offsets = (int32_t *)(void *)(scratch + m.floats);
     float *dy_t = scratch + m.floats + taps;
     int32_t n, k, t, o, rows, cols;
-    size_t pixel;
+    size_t pixel, block;
     memset(dw, 0, (size_t)out_channels * taps * sizeof *dw);
     for (n = 0; n < batch; ++n) {
         for (k = 0; k < groups; ++k) {
@@ -516,9 +521,17 @@ void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw
                                  x + ((size_t)n * (size_t)channels +
                                       (size_t)k * (size_t)group_channels) * plane,
                                  scratch, offsets);
-            for (o = 0; o < group_outputs; ++o) {
-                for (pixel = 0; pixel < out_plane; ++pixel) {
-                    dy_t[pixel * outputs + (size_t)o] = dy_g[(size_t)o * out_plane + pixel];
+            /* dy^T in blocks of ADIR_IMPLICIT_BLOCK pixels: each block's rows of dy^T stay in
+             * cache while every output writes its column. */
+            for (block = 0; block < out_plane; block += ADIR_IMPLICIT_BLOCK) {
+                const size_t end = out_plane - block < ADIR_IMPLICIT_BLOCK
+                                       ? out_plane
+                                       : block + ADIR_IMPLICIT_BLOCK;
+                for (o = 0; o < group_outputs; ++o) {
+                    const float *dy_o = dy_g + (size_t)o * out_plane;
+                    for (pixel = block; pixel < end; ++pixel) {
+                        dy_t[pixel * outputs + (size_t)o] = dy_o[pixel];
+                    }
                 }
             }
             for (t = 0; t < m.taps; t += ADIR_GEMM_MR) {
