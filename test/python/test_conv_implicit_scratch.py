@@ -65,7 +65,8 @@ def c_program(shapes: list[tuple[int, ...]]) -> str:
                 f"{stride}, {pad}, {left}, {dilation}, {dilation}, {groups}));"
             )
     body = "\n".join(lines)
-    return f'#include <stdio.h>\n#include "adir_tuned.h"\n\nint main(void)\n{{\n{body}\n    return 0;\n}}\n'
+    head = '#include <stdio.h>\n#include "adir_tuned.h"\n\nint main(void)\n{\n'
+    return f"{head}{body}\n    return 0;\n}}\n"
 
 
 @pytest.mark.parametrize("compiler", c_compilers())

@@ -23,9 +23,13 @@ any stride, padding, dilation and groups; a pointwise (1x1, stride 1, unpadded) 
 a GEMM on the image itself, whose forward pass and input gradient need no scratch. The
 `_depthwise` kernels (one input channel per output channel) copy each plane with its padding
 into scratch. The pool tiles assume every pixel is in at most one window inside the image.
-Outside those shapes the op keeps its reference kernel. Each tuned kernel is tested against its
-reference on shapes that reach every tile edge, and the `_gemm` kernels on every panel shape
-(`test/python/test_c_kernels_vs_reference.py`).
+On the hosts (`IMPLICIT_TARGETS`) a `_gemm` kernel also has an implicit-GEMM path
+(`adir_tuned_conv_implicit.c`): it copies one sample's image into phase planes, from which
+every im2col row is read in place, and asks for that scratch (`implicit_floats`) where it is
+more than the panel; given less, it builds panels. Outside those shapes the op keeps its
+reference kernel. Each tuned kernel is tested against its reference on shapes that reach every
+tile edge, and the `_gemm` kernels on every panel shape and at each implicit path's exact
+scratch (`test/python/test_c_kernels_vs_reference.py`).
 
 Scratch. The tuned kernels must not make a training step need more memory than the reference
 kernels do. A `_gemm` kernel asks for a panel of every tap by `PANEL_PIXELS` pixels (`taps x
@@ -201,9 +205,7 @@ def conv2d_kernel(
     least = MIN_PANEL_TAPS.get(target.name, 16) * pixels
     if target.name in IMPLICIT_TARGETS:
         padding = ints(op, "padding")
-        implicit = implicit_floats(
-            kernel, image, out, weight, stride, padding, dilation, groups
-        )
+        implicit = implicit_floats(kernel, image, out, weight, stride, padding, dilation, groups)
         wanted = max(wanted, implicit or 0)
     return Use(
         call=f"{kernel}_gemm",
