@@ -97,8 +97,48 @@ static void adir_conv_gemm_edge(const float *restrict a, size_t a_row, size_t a_
     }
 }
 
+/* Floats of b's edge columns packed at a time by adir_conv_gemm_edge_tile: KB rows of NR. */
+#define ADIR_CONV_EDGE_KB 64
+
+/* The MR x cols block (cols < NR) at a row of tiles' right edge, on the tile: b's cols columns
+ * packed KB rows at a time into a panel of NR columns (zeros past cols), each block continuing
+ * the last's sums on a tile of its own; each sum in p order, from 0 or (accumulate) from c, as
+ * adir_conv_gemm_edge's. (A pointwise convolution of 125 pixels, DS-CNN's, leaves 13 columns a
+ * row of tiles: row by row they took as long as the 7 tiles.) */
+static void adir_conv_gemm_edge_tile(const float *a, size_t a_row, size_t a_col, const float *b,
+                                     size_t b_row, int32_t k, float *c, size_t c_row,
+                                     int32_t cols, int accumulate)
+{
+    float panel[ADIR_CONV_EDGE_KB * ADIR_GEMM_NR];
+    float out[ADIR_GEMM_MR * ADIR_GEMM_NR];
+    int32_t i, j, p, first, rows;
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            out[i * ADIR_GEMM_NR + j] =
+                accumulate && j < cols ? c[(size_t)i * c_row + (size_t)j] : 0.0f;
+        }
+    }
+    for (first = 0; first < k; first += ADIR_CONV_EDGE_KB) {
+        rows = k - first < ADIR_CONV_EDGE_KB ? k - first : ADIR_CONV_EDGE_KB;
+        for (p = 0; p < rows; ++p) {
+            const float *b_p = b + (size_t)(first + p) * b_row;
+            for (j = 0; j < ADIR_GEMM_NR; ++j) {
+                panel[p * ADIR_GEMM_NR + j] = j < cols ? b_p[j] : 0.0f;
+            }
+        }
+        adir_conv_gemm_tile_onto(a + (size_t)first * a_col, a_row, a_col, panel, ADIR_GEMM_NR,
+                                 rows, out, ADIR_GEMM_NR);
+    }
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < cols; ++j) {
+            c[(size_t)i * c_row + (size_t)j] = out[i * ADIR_GEMM_NR + j];
+        }
+    }
+}
+
 /* c[i * c_row + j] (+)= the sum over p < k of a[i * a_row + p * a_col] * b[p * b_row + j], for
- * i < m, j < n: MR x NR tiles, then the edges. */
+ * i < m, j < n: MR x NR tiles, then the edges (the right one on tiles where the target's
+ * settings set ADIR_CONV_IMPLICIT: the hosts; the Cortex-M cores keep their loops). */
 static void adir_conv_gemm(const float *a, size_t a_row, size_t a_col, const float *b,
                            size_t b_row, float *c, size_t c_row, int32_t m, int32_t n,
                            int32_t k, int accumulate)
@@ -111,7 +151,10 @@ static void adir_conv_gemm(const float *a, size_t a_row, size_t a_col, const flo
             (accumulate ? adir_conv_gemm_tile_onto : adir_conv_gemm_tile)(
                 a_i, a_row, a_col, b + j, b_row, k, c_i + j, c_row);
         }
-        if (j < n) {
+        if (j < n && ADIR_CONV_IMPLICIT) {
+            adir_conv_gemm_edge_tile(a_i, a_row, a_col, b + j, b_row, k, c_i + j, c_row, n - j,
+                                     accumulate);
+        } else if (j < n) {
             adir_conv_gemm_edge(a_i, a_row, a_col, b + j, b_row, k, c_i + j, c_row,
                                 ADIR_GEMM_MR, n - j, accumulate);
         }
