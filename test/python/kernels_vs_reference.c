@@ -25,6 +25,7 @@
 
 #include "adir_kernels.h"
 #include "adir_target.h"
+#include "adir_tuned.h"
 
 #define UNIT_ROUNDOFF (1.0 / 16777216.0)
 
@@ -541,6 +542,31 @@ static void depthwise_3x3_convs(void)
     }
 }
 
+/* The scratch of each implicit-GEMM path (adir_tuned_conv_implicit.c) for a shape, and every
+ * one of them (a path with -1 takes none: the GEMM kernels build panels there). */
+static int32_t implicit_floats(struct conv c, int32_t kind)
+{
+    const int32_t height = (c.out_h - 1) * c.stride + c.dilation * (c.kh - 1) + 1 - 2 * c.pad;
+    const int32_t width = (c.out_w - 1) * c.stride + c.dilation * (c.kw - 1) + 1 - 2 * c.pad;
+    return adir_conv_implicit_floats(kind, c.channels, height, width, c.out_channels, c.out_h,
+                                     c.out_w, c.kh, c.kw, c.stride, c.stride, c.pad, c.pad,
+                                     c.dilation, c.dilation, c.groups);
+}
+
+/* Each implicit path's scratch exactly (that path runs; the others where it holds theirs) and
+ * one float less (that path builds panels instead). */
+static void implicit_conv_cases(struct conv c, int exact)
+{
+    int32_t kind, floats;
+    for (kind = ADIR_CONV_IMPLICIT_FORWARD; kind <= ADIR_CONV_IMPLICIT_GRAD_WEIGHT; ++kind) {
+        floats = implicit_floats(c, kind);
+        if (floats > 1) {
+            scratch_conv_case(c, floats, 0, exact);
+            scratch_conv_case(c, floats - 1, 0, exact);
+        }
+    }
+}
+
 static void scratch_convs(void)
 {
     /* batch, channels, out_channels, groups, kh, kw, out_h, out_w, stride, pad, dilation */
@@ -554,6 +580,11 @@ static void scratch_convs(void)
         {1, 4, 6, 2, 3, 3, 4, 11, 1, 1, 1},    /* groups */
         {1, 3, 4, 1, 3, 3, 4, 6, 1, 2, 2},     /* dilation */
         {1, 2, 3, 1, 3, 3, 3, 3, 2, 0, 1},     /* stride, no padding */
+        {2, 16, 16, 1, 3, 3, 12, 12, 1, 1, 1}, /* ResNet-8's 3x3 (whole MR x NR tiles) */
+        {2, 8, 32, 1, 3, 3, 5, 7, 1, 1, 1},    /* two tiles of NR outputs, rows past NR */
+        {1, 3, 17, 1, 2, 5, 6, 9, 3, 2, 1},    /* stride 3, an even kernel, edges of MR */
+        {1, 2, 4, 1, 3, 3, 5, 5, 1, 0, 2},     /* dilation 2, no padding */
+        {1, 2, 4, 1, 3, 3, 5, 5, 2, 2, 2},     /* dilation 2 and stride 2: one phase a side */
     };
     const struct conv depthwise[] = {
         {2, 6, 6, 6, 3, 3, 5, 5, 1, 1, 1},     /* DS-CNN's depthwise (padding 1) */
@@ -590,6 +621,7 @@ static void scratch_convs(void)
             scratch_conv_case(fixed[i], taps * chunk - 1, 0, exact);
             scratch_conv_case(fixed[i], chunk - 1 > 0 ? chunk - 1 : 1, 0, exact);
             scratch_conv_case(fixed[i], 1, 0, exact);
+            implicit_conv_cases(fixed[i], exact);
         }
         for (i = 0; i < (int)(sizeof depthwise / sizeof depthwise[0]); ++i) {
             scratch_conv_case(depthwise[i], 0, 1, exact);
@@ -601,9 +633,12 @@ static void scratch_convs(void)
         add_edges(sizes, &count, ADIR_GEMM_NR);
         for (i = 0; i < count; ++i) {
             c = base, c.out_channels = sizes[i], scratch_conv_case(c, gemm_taps(c) * 64, 0, exact);
+            implicit_conv_cases(c, exact);
             c = base, c.channels = sizes[i], c.kh = 1, c.kw = 1, c.pad = 0;
             scratch_conv_case(c, gemm_taps(c) * (ADIR_GEMM_NR + 1), 0, exact);
+            implicit_conv_cases(c, exact);
             c.stride = 2, scratch_conv_case(c, gemm_taps(c) * 64, 0, exact);
+            implicit_conv_cases(c, exact);
             c = base, c.channels = sizes[i], c.groups = sizes[i], c.out_channels = sizes[i];
             scratch_conv_case(c, 0, 1, exact);
         }
@@ -613,6 +648,7 @@ static void scratch_convs(void)
         for (i = 0; i < count; ++i) {
             c = base, c.out_w = sizes[i];
             scratch_conv_case(c, gemm_taps(c) * 2 * ADIR_GEMM_NR, 0, exact);
+            implicit_conv_cases(c, exact);
             c.channels = 4, c.out_channels = 4, c.groups = 4, scratch_conv_case(c, 0, 1, exact);
         }
     }

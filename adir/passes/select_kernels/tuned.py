@@ -27,9 +27,13 @@ any stride, padding, dilation and groups; a pointwise (1x1, stride 1, unpadded) 
 a GEMM on the image itself, whose forward pass and input gradient need no scratch. The
 `_depthwise` kernels (one input channel per output channel) copy each plane with its padding
 into scratch. The pool tiles assume every pixel is in at most one window inside the image.
-Outside those shapes the op keeps its reference kernel. Each tuned kernel is tested against its
-reference on shapes that reach every tile edge, and the `_gemm` kernels on every panel shape
-(`test/python/test_c_kernels_vs_reference.py`).
+On the hosts (`IMPLICIT_TARGETS`) a `_gemm` kernel also has an implicit-GEMM path
+(`adir_tuned_conv_implicit.c`): it copies one sample's image into phase planes, from which
+every im2col row is read in place, and asks for that scratch (`implicit_floats`) where it is
+more than the panel; given less, it builds panels. Outside those shapes the op keeps its
+reference kernel. Each tuned kernel is tested against its reference on shapes that reach every
+tile edge, and the `_gemm` kernels on every panel shape and at each implicit path's exact
+scratch (`test/python/test_c_kernels_vs_reference.py`).
 
 Scratch. The tuned kernels must not make a training step need more memory than the reference
 kernels do. A `_gemm` kernel asks for a panel of every tap by `PANEL_PIXELS` pixels (`taps x
@@ -118,6 +122,53 @@ MIN_PANEL_TAPS = dict.fromkeys(SMALL_SRAM_TARGETS, 4)
 pixels): a micro-kernel tile's width, the target's ADIR_GEMM_NR (4 on these cores, up to 16
 elsewhere), so that the weight gradient's GEMM over a block of taps still runs whole tiles."""
 FLOAT_BYTES = 4
+IMPLICIT_TARGETS = ("host", "x86-avx2", "x86-avx512")
+"""Targets whose settings set ADIR_CONV_IMPLICIT: there a `_gemm` kernel asks for the scratch
+of its implicit-GEMM path (`implicit_floats`) where that is more than the panel."""
+IMPLICIT_SLACK = 64
+"""adir_tuned_conv_implicit.c's ADIR_IMPLICIT_SLACK."""
+
+
+def phases_used(kernel: int, dilation: int, stride: int) -> int:
+    """Phases of `stride` that some tap k < kernel lands on (k * dilation % stride)."""
+    return len({k * dilation % stride for k in range(kernel)})
+
+
+def implicit_floats(
+    kernel: str,
+    image: tuple[int, ...],
+    out: tuple[int, ...],
+    weight: tuple[int, ...],
+    stride: list[int],
+    padding: list[int],
+    dilation: list[int],
+    groups: int,
+) -> int | None:
+    """The scratch floats of a `_gemm` kernel's implicit-GEMM path (adir_conv_implicit_floats
+    in adir_tuned_conv_implicit.c: one sample's phase planes with their slack, one offset a
+    tap, and dy^T of one sample for the weight gradient or the weights transposed (flipped for
+    the input gradient)), or None where it has none (a strided or over-padded input gradient)."""
+    (_, channels, height, width), (_, outputs, rows, cols) = image, out
+    group_channels, group_outputs = channels // groups, outputs // groups
+    _, _, kh, kw = weight
+    top, _, left, _ = padding
+
+    def planes(ch: int, o_h: int, o_w: int, s: list[int]) -> tuple[int, int]:
+        """The planes' floats (with the slack) and the taps of `ch` channels into o_h x o_w."""
+        plane_rows = o_h + (kh - 1) * dilation[0] // s[0]
+        plane_cols = o_w + (kw - 1) * dilation[1] // s[1]
+        phases = phases_used(kh, dilation[0], s[0]) * phases_used(kw, dilation[1], s[1])
+        return phases * ch * plane_rows * plane_cols + plane_cols + IMPLICIT_SLACK, ch * kh * kw
+
+    if kernel == "conv2d_grad_input":
+        if stride != [1, 1] or top > (kh - 1) * dilation[0] or left > (kw - 1) * dilation[1]:
+            return None
+        floats, taps = planes(group_outputs, height, width, [1, 1])
+        return floats + taps + group_channels * taps
+    floats, taps = planes(group_channels, rows, cols, stride)
+    if kernel == "conv2d_grad_weight":
+        return floats + taps + rows * cols * group_outputs
+    return floats + taps + taps * group_outputs
 
 
 SCALAR_FPU_TARGETS = ("cortex-m4f", "cortex-m7")
@@ -184,6 +235,10 @@ def conv2d_kernel(
     if budget is not None:
         wanted = min(wanted, budget // FLOAT_BYTES)
     least = MIN_PANEL_TAPS.get(target.name, 16) * pixels
+    if target.name in IMPLICIT_TARGETS:
+        padding = ints(op, "padding")
+        implicit = implicit_floats(kernel, image, out, weight, stride, padding, dilation, groups)
+        wanted = max(wanted, implicit or 0)
     return Use(
         call=f"{kernel}_gemm",
         scratch=FLOAT_BYTES * wanted,

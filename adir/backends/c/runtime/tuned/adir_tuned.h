@@ -120,4 +120,44 @@ static ADIR_INLINE void adir_gemm_sums_onto(const float *restrict a, size_t a_ro
     }
 }
 
+/* The implicit-GEMM convolutions (adir_tuned_conv_implicit.c): the `_gemm` kernels take them
+ * where the target's settings set ADIR_CONV_IMPLICIT and the scratch holds
+ * adir_conv_implicit_floats(kind, sizes...) floats (-1: that kind has no implicit path for
+ * those sizes); select_kernels/tuned.py computes the same count. */
+#ifndef ADIR_CONV_IMPLICIT
+#define ADIR_CONV_IMPLICIT 0
+#endif
+#define ADIR_CONV_IMPLICIT_FORWARD 0
+#define ADIR_CONV_IMPLICIT_GRAD_INPUT 1
+#define ADIR_CONV_IMPLICIT_GRAD_WEIGHT 2
+
+int32_t adir_conv_implicit_floats(int32_t kind, int32_t channels, int32_t height, int32_t width,
+                                  int32_t out_channels, int32_t out_height, int32_t out_width,
+                                  int32_t kernel_height, int32_t kernel_width,
+                                  int32_t stride_height, int32_t stride_width, int32_t pad_top,
+                                  int32_t pad_left, int32_t dilation_height,
+                                  int32_t dilation_width, int32_t groups);
+void adir_conv2d_implicit(const float *x, const float *w, const float *bias, float *y,
+                          int32_t batch, int32_t channels, int32_t height, int32_t width,
+                          int32_t out_channels, int32_t out_height, int32_t out_width,
+                          int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
+                          int32_t stride_width, int32_t pad_top, int32_t pad_left,
+                          int32_t dilation_height, int32_t dilation_width, int32_t groups,
+                          float *scratch);
+void adir_conv2d_grad_input_implicit(const float *dy, const float *w, float *dx, int32_t batch,
+                                     int32_t channels, int32_t height, int32_t width,
+                                     int32_t out_channels, int32_t out_height,
+                                     int32_t out_width, int32_t kernel_height,
+                                     int32_t kernel_width, int32_t pad_top, int32_t pad_left,
+                                     int32_t dilation_height, int32_t dilation_width,
+                                     int32_t groups, float *scratch);
+void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw, int32_t batch,
+                                      int32_t channels, int32_t height, int32_t width,
+                                      int32_t out_channels, int32_t out_height,
+                                      int32_t out_width, int32_t kernel_height,
+                                      int32_t kernel_width, int32_t stride_height,
+                                      int32_t stride_width, int32_t pad_top, int32_t pad_left,
+                                      int32_t dilation_height, int32_t dilation_width,
+                                      int32_t groups, float *scratch);
+
 #endif /* ADIR_TUNED_H */
