@@ -812,7 +812,11 @@ def table(rows: list[Row], gemm: float, rtol: float) -> str:
         ok = "error" not in adir
         ratio = f"{adir['median_us'] / best:.2f}" if ok and best else "-"
         portable = row.results.get("adir O2", {"error": 1})
-        slower = f"{portable['median_us'] / adir['median_us']:.1f}" if ok and "error" not in portable else "-"
+        slower = (
+            f"{portable['median_us'] / adir['median_us']:.1f}"
+            if ok and "error" not in portable
+            else "-"
+        )
         gflops = row.flops / adir["median_us"] / 1e3 if ok else 0.0
         rate = f"{gflops:.1f} ({100 * gflops / gemm:.0f}%)" if ok else "-"
         bad = check(row, rtol)
