@@ -791,6 +791,7 @@ def table(rows: list[Row], gemm: float, rtol: float) -> str:
         "batch",
         "opt",
         *(f"{s} us" for s in SYSTEMS),
+        "O2 / O3-native",
         "adir / best peer",
         "adir GFLOP/s (% GEMM)",
         "loss @10",
@@ -810,6 +811,12 @@ def table(rows: list[Row], gemm: float, rtol: float) -> str:
         )
         ok = "error" not in adir
         ratio = f"{adir['median_us'] / best:.2f}" if ok and best else "-"
+        portable = row.results.get("adir O2", {"error": 1})
+        slower = (
+            f"{portable['median_us'] / adir['median_us']:.1f}"
+            if ok and "error" not in portable
+            else "-"
+        )
         gflops = row.flops / adir["median_us"] / 1e3 if ok else 0.0
         rate = f"{gflops:.1f} ({100 * gflops / gemm:.0f}%)" if ok else "-"
         bad = check(row, rtol)
@@ -821,6 +828,7 @@ def table(rows: list[Row], gemm: float, rtol: float) -> str:
             str(row.batch),
             row.opt,
             *(us(row.results.get(s)) for s in SYSTEMS),
+            slower,
             ratio,
             rate,
             loss,

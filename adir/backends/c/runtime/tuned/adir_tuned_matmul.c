@@ -188,6 +188,13 @@ static void adir_outer_product(const float *a, size_t a_row, size_t a_col, const
     }
 }
 
+/* The dot tile's lanes innermost under gcc: the targets that set ADIR_LANES_INNERMOST (scalar
+ * cores, whose figures were measured with it) unless their header says otherwise. */
+#ifndef ADIR_DOT_LANES_INNERMOST
+#define ADIR_DOT_LANES_INNERMOST ADIR_LANES_INNERMOST
+#endif
+#define ADIR_GCC_DOT_LANES_INNERMOST (ADIR_DOT_LANES_INNERMOST && ADIR_GCC)
+
 /* One tile of the dot-product form: c[i * n + j] = the dot product of rows i of a and j of b
  * (k long, rows a_row and b_row apart), for i < rows and j < cols (rows <= ROWS, cols <= COLS).
  * A tile at the bottom or right edge computes the full tile on repeated rows (the last one) and
@@ -213,8 +220,24 @@ ADIR_NOINLINE static void adir_dot_tile(const float *restrict a, size_t a_row,
         b_j[j] = b + (size_t)(j < cols ? j : cols - 1) * b_row;
     }
     for (p = 0; p + ADIR_DOT_LANES <= k; p += ADIR_DOT_LANES) {
-#if !ADIR_GCC_LANES_INNERMOST
-        /* Lanes outermost: unrolled whole (-O3, clang), the tile stays in registers. */
+#if ADIR_GCC && !ADIR_DOT_LANES_INNERMOST
+        /* gcc: every loop unrolled whole by pragma, at -O2 as at -O3, before the vectorizer
+         * runs; each sum's LANES lanes (one vector) then load from a pointer and offsets
+         * 0..LANES-1, which gcc's basic-block vectorizer turns into one vector multiply-add. */
+        ADIR_TILE_UNROLL
+        for (i = 0; i < ADIR_DOT_ROWS; ++i) {
+            const float *restrict x = a_i[i] + p;
+            ADIR_TILE_UNROLL
+            for (j = 0; j < ADIR_DOT_COLS; ++j) {
+                const float *restrict y = b_j[j] + p;
+                ADIR_TILE_UNROLL
+                for (l = 0; l < ADIR_DOT_LANES; ++l) {
+                    acc[i][j][l] = ADIR_FMA(x[l], y[l], acc[i][j][l]);
+                }
+            }
+        }
+#elif !ADIR_GCC_DOT_LANES_INNERMOST
+        /* Lanes outermost: unrolled whole (clang), the tile stays in registers. */
         for (l = 0; l < ADIR_DOT_LANES; ++l) {
             for (i = 0; i < ADIR_DOT_ROWS; ++i) {
                 const float x = a_i[i][p + l];
@@ -250,8 +273,13 @@ ADIR_NOINLINE static void adir_dot_tile(const float *restrict a, size_t a_row,
 
 /* The same for one row of a (what is left of m below the last full tile, or m = 1, a batch
  * of one): against COLS rows of b at a time. A target whose header sets ADIR_DOT_ROW_UNROLL_TILE
- * (a scalar core) has gcc unroll the tile whole, so that its sums stay in registers. */
-#if defined(ADIR_DOT_ROW_UNROLL_TILE) && ADIR_DOT_ROW_UNROLL_TILE && ADIR_GCC
+ * (a scalar core) has gcc unroll the tile whole, so that its sums stay in registers; so does
+ * every target whose dot tile is unrolled whole (gcc -O2 would leave it rolled, its sums in
+ * memory: a batch of one's 784 x 32 forward product with -O2 -march=native ran 4 times slower
+ * than at -O3). */
+#if ((defined(ADIR_DOT_ROW_UNROLL_TILE) && ADIR_DOT_ROW_UNROLL_TILE) ||                         \
+     !ADIR_DOT_LANES_INNERMOST) &&                                                              \
+    ADIR_GCC
 #define ADIR_DOT_ROW_UNROLL _Pragma("GCC unroll 16")
 #else
 #define ADIR_DOT_ROW_UNROLL
@@ -268,6 +296,18 @@ static ADIR_INLINE void adir_dot_row_step(const float *restrict a, const float *
                                           int32_t p, float acc[ADIR_DOT_COLS][ADIR_DOT_LANES])
 {
     int32_t j, l;
+#if ADIR_GCC && !ADIR_DOT_LANES_INNERMOST
+    /* As in adir_dot_tile: each sum's lanes from a pointer and offsets, one vector. */
+    const float *restrict x = a + p;
+    ADIR_DOT_ROW_UNROLL
+    for (j = 0; j < ADIR_DOT_COLS; ++j) {
+        const float *restrict y = b_j[j] + p;
+        ADIR_DOT_ROW_UNROLL
+        for (l = 0; l < ADIR_DOT_LANES; ++l) {
+            acc[j][l] = ADIR_FMA(x[l], y[l], acc[j][l]);
+        }
+    }
+#else
     ADIR_DOT_ROW_UNROLL
     for (l = 0; l < ADIR_DOT_LANES; ++l) {
         const float x = a[p + l];
@@ -276,6 +316,7 @@ static ADIR_INLINE void adir_dot_row_step(const float *restrict a, const float *
             acc[j][l] = ADIR_FMA(x, b_j[j][p + l], acc[j][l]);
         }
     }
+#endif
 }
 
 static void adir_dot_row(const float *restrict a, const float *restrict b, size_t b_row,

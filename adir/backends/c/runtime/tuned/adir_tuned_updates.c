@@ -147,8 +147,13 @@ static ADIR_INLINE float adir_adam_element(const struct adir_update *u, float pa
     return p - step;
 }
 
+/* The chunks are inlined into each caller, which passes ADIR_UPDATE_CHUNK as a constant for a
+ * whole chunk: gcc -O2 vectorizes only loops whose trip count it knows (a multiple of the
+ * vector), and does not clone a function for a constant argument (Adam's update of an MLP's
+ * 784 x 256 weight at -O2 -march=native: 873 us with a chunk called, 296 inlined; -O3: 254). */
+
 /* count <= ADIR_UPDATE_CHUNK elements of adir_sgd_update. */
-static void adir_sgd_chunk(const struct adir_update *u, const float *param, const float *grad,
+static ADIR_INLINE void adir_sgd_chunk(const struct adir_update *u, const float *param, const float *grad,
                            float *param_out, size_t count)
 {
     float new_p[ADIR_UPDATE_CHUNK];
@@ -162,7 +167,7 @@ static void adir_sgd_chunk(const struct adir_update *u, const float *param, cons
 }
 
 /* count <= ADIR_UPDATE_CHUNK elements of adir_momentum_update. */
-static void adir_momentum_chunk(const struct adir_update *u, const float *param,
+static ADIR_INLINE void adir_momentum_chunk(const struct adir_update *u, const float *param,
                                 const float *buf, const float *grad, float *param_out,
                                 float *buf_out, size_t count)
 {
@@ -180,7 +185,7 @@ static void adir_momentum_chunk(const struct adir_update *u, const float *param,
 }
 
 /* count <= ADIR_UPDATE_CHUNK elements of adir_adam_update. */
-static void adir_adam_chunk(const struct adir_update *u, const float *param,
+static ADIR_INLINE void adir_adam_chunk(const struct adir_update *u, const float *param,
                             const float *exp_avg, const float *exp_avg_sq, const float *grad,
                             float *param_out, float *exp_avg_out, float *exp_avg_sq_out,
                             size_t count)
@@ -304,7 +309,11 @@ void adir_tuned_sgd_update(const float *param, const float *grad, const float *l
     }
     for (i = 0; i < n; i += ADIR_UPDATE_CHUNK) {
         const size_t count = n - i < ADIR_UPDATE_CHUNK ? n - i : ADIR_UPDATE_CHUNK;
-        adir_sgd_chunk(&u, param + i, grad + i, param_out + i, count);
+        if (count == ADIR_UPDATE_CHUNK) {
+            adir_sgd_chunk(&u, param + i, grad + i, param_out + i, ADIR_UPDATE_CHUNK);
+        } else {
+            adir_sgd_chunk(&u, param + i, grad + i, param_out + i, count);
+        }
     }
 }
 
@@ -325,7 +334,11 @@ void adir_tuned_momentum_update(const float *param, const float *buf, const floa
     }
     for (i = 0; i < n; i += ADIR_UPDATE_CHUNK) {
         const size_t count = n - i < ADIR_UPDATE_CHUNK ? n - i : ADIR_UPDATE_CHUNK;
-        adir_momentum_chunk(&u, param + i, buf + i, grad + i, param_out + i, buf_out + i, count);
+        if (count == ADIR_UPDATE_CHUNK) {
+            adir_momentum_chunk(&u, param + i, buf + i, grad + i, param_out + i, buf_out + i, ADIR_UPDATE_CHUNK);
+        } else {
+            adir_momentum_chunk(&u, param + i, buf + i, grad + i, param_out + i, buf_out + i, count);
+        }
     }
 }
 
@@ -357,8 +370,13 @@ void adir_tuned_adam_update(const float *param, const float *exp_avg, const floa
     }
     for (i = 0; i < n; i += ADIR_UPDATE_CHUNK) {
         const size_t count = n - i < ADIR_UPDATE_CHUNK ? n - i : ADIR_UPDATE_CHUNK;
-        adir_adam_chunk(&u, param + i, exp_avg + i, exp_avg_sq + i, grad + i, param_out + i,
-                        exp_avg_out + i, exp_avg_sq_out + i, count);
+        if (count == ADIR_UPDATE_CHUNK) {
+            adir_adam_chunk(&u, param + i, exp_avg + i, exp_avg_sq + i, grad + i, param_out + i,
+                            exp_avg_out + i, exp_avg_sq_out + i, ADIR_UPDATE_CHUNK);
+        } else {
+            adir_adam_chunk(&u, param + i, exp_avg + i, exp_avg_sq + i, grad + i, param_out + i,
+                            exp_avg_out + i, exp_avg_sq_out + i, count);
+        }
     }
 }
 
