@@ -1,0 +1,171 @@
+"""quantize-frozen-prefix{level=2} (level 2 of quantized training, docs/quantized_training.md):
+DS-CNN in eval mode (test_quantize_frozen_prefix's model, batch-norm statistics from a seeded
+generator) with `train="last:1"`: the frozen backbone int8 as level 1 makes it, and the
+classifier a `qfully_connected` whose int8 weight and int32 bias are parameters, trained by
+`autodiff` + `insert-optimizer{kind=sgd}` with `qsgd_update` (QAS step scales), batch 1, 20
+steps.
+
+The reference: test_quantize_frozen_prefix's int8 backbone (TFLite's formulas in PyTorch), the
+classifier quantized per tensor (TFLite's FULLY_CONNECTED: one scale, symmetric; the bias at
+s_x s_W) and trained by int8_reference's `fake_quantized_linear` (autograd in float64 through a
+straight-through rounding), `qas_step_scales` and `integer_sgd`, the scales taken from the
+same calibration ranges (the float logits over the same calibration inputs). Checked: the int8
+logits and the integer weight and bias after each of the 20 steps bit for bit, the loss and the
+two integer gradients (from `@loss_grad`) to 1e-5 of the reference's largest magnitude."""
+
+from __future__ import annotations
+
+import copy
+import tempfile
+from pathlib import Path
+
+import int8_reference as ref
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from c_testing import build_c, c_compilers, function, interpreter_run, run_pipeline
+from test_quantize_frozen_prefix import (
+    FLOAT_STEP,
+    LR,
+    assert_close_to_scale,
+    calibration_inputs,
+    ds_cnn,
+    float_ranges,
+    reference_backbone,
+    training_data,
+    with_results,
+)
+
+from adir.diagnostics import OpError
+from adir.frontends.torch_import import import_module
+from adir.interpreter import Session
+
+PARAMS = ("fc_weight_q", "fc_weight_q_bias")
+
+
+def level_2(calibration: Path, qas: bool = True) -> str:
+    return f'quantize-frozen-prefix{{level=2 qas={str(qas).lower()} calibration="{calibration}"}}'
+
+
+@pytest.fixture(scope="module")
+def case(tmp_path_factory) -> dict:
+    net = ds_cnn()
+    x, _ = training_data()[0]
+    imported = import_module(
+        copy.deepcopy(net), (torch.from_numpy(x),), loss="cross_entropy", train="last:1"
+    )
+    calibration = tmp_path_factory.mktemp("calibration") / "inputs.npy"
+    np.save(calibration, calibration_inputs())
+    quantized = run_pipeline(imported, f"infer-shapes,freeze-batchnorm,{level_2(calibration)}")
+    return {
+        "net": net,
+        "float_step": run_pipeline(imported, FLOAT_STEP),
+        "step": run_pipeline(quantized, f"autodiff,insert-optimizer{{kind=sgd lr={LR}}}"),
+        "grad": run_pipeline(quantized, "autodiff"),
+    }
+
+
+def logits_range(float_step, inputs: np.ndarray) -> tuple[float, float]:
+    """(min, max) of the float logits (the classifier's bias add) over the calibration inputs."""
+    probe, count = with_results(float_step, "loss", lambda op: op.name == "adir.add")
+    assert count == 1  # DS-CNN's only add is the classifier's bias
+    session = Session(probe)
+    seen = [session.call("loss", x, np.zeros(1, np.int32))[0] for x in inputs]
+    return float(np.min(seen)), float(np.max(seen))
+
+
+def test_the_classifier_trains_integer_parameters(case: dict) -> None:
+    """The classifier is a qfully_connected on i8 and i32 parameters, updated by two
+    qsgd_updates; the float parameters are gone (the backbone's are constants)."""
+    module = case["step"]
+    ops = [op.name for op in function(module, "train_step").body.block.ops]
+    assert ops.count("adir.qconv2d") == 9 and ops.count("adir.qfully_connected") == 1
+    assert ops.count("adir.qsgd_update") == 2 and "adir.matmul" in ops  # the weight gradient
+    params = {op.sym_name.data: op for op in module.ops if op.name == "adir.param"}
+    assert sorted(params) == ["fc_weight_q", "fc_weight_q_bias", "optimizer_step"] or sorted(
+        params
+    ) == ["fc_weight_q", "fc_weight_q_bias"]
+    assert str(params["fc_weight_q"].type) == "tensor<12x64xi8>"
+    assert str(params["fc_weight_q_bias"].type) == "tensor<12xi32>"
+
+
+def test_ds_cnn_level_2_is_the_reference(case: dict) -> None:
+    net = case["net"]
+    ranges = float_ranges(case["float_step"], calibration_inputs())
+    out_scale, out_zp = ref.activation_params(*logits_range(case["float_step"], calibration_inputs()))
+    # The pooled features' scale: the last ReLU's (the average pool keeps its input's).
+    x_scale, x_zp = ref.activation_params(*ranges[-1])
+    w_q, w_scale = ref.symmetric_per_channel(net.fc.weight.detach().reshape(1, -1))
+    w_q = w_q.reshape(net.fc.weight.shape)
+    w_scales = w_scale.repeat(w_q.shape[0])
+    b_q = ref.round_half_away(net.fc.bias.detach().double() / (x_scale * w_scales.double()))
+    b_q = b_q.long()
+    multiplier, shift = ref.quantize_multiplier(x_scale * float(w_scale[0]) / out_scale)
+    w_step, b_step = ref.qas_step_scales(x_scale, w_scales, True)
+    w_step, b_step = w_step.float(), b_step.float()  # adir.step_scale holds float32
+    step, grad = Session(case["step"]), Session(case["grad"])
+    logits_probe, _ = with_results(case["step"], "loss", lambda op: op.name == "adir.qfully_connected")
+    probe = Session(logits_probe)
+    moved = 0
+    for k, (x, label) in enumerate(training_data()):
+        tensors, _ = reference_backbone(net, ranges, x)
+        features = tensors[-1].reshape(1, -1)
+        w = w_q.double().requires_grad_(True)
+        b = b_q.double().requires_grad_(True)
+        exact, y = ref.fake_quantized_linear(
+            features.double(), x_zp, w, b, multiplier, shift, out_zp, -128, 127
+        )
+        loss = F.cross_entropy((y - out_zp) * out_scale, torch.from_numpy(label).long())
+        loss.backward()
+        assert w.grad is not None and b.grad is not None
+        where = f"step {k}"
+        for session in (grad, probe):
+            session.params.update({n: step.params[n].copy() for n in PARAMS})
+        (logits,) = probe.call("loss", x, label)
+        np.testing.assert_array_equal(logits, exact.numpy(), err_msg=f"int8 logits, {where}")
+        loss_g, w_grad, b_grad = grad.call("loss_grad", x, label)
+        np.testing.assert_allclose(float(loss_g), loss.item(), rtol=1e-5, err_msg=where)
+        assert_close_to_scale(w_grad, w.grad.numpy(), f"weight gradient, {where}")
+        assert_close_to_scale(b_grad, b.grad.numpy(), f"bias gradient, {where}")
+        (ours,) = step.call("train_step", x, label)
+        np.testing.assert_allclose(float(ours), loss.item(), rtol=1e-5, err_msg=where)
+        # In qsgd_update's float32 (a float64 step rounds a bias step of 2071.49997 at
+        # step 3 to 2071, float32's 2071.5 to 2072).
+        new_w = ref.integer_sgd_float32(w_q, w.grad, LR, w_step, -127, 127)
+        new_b = ref.integer_sgd_float32(b_q, b.grad, LR, b_step, -(2**31), 2**31 - 1)
+        np.testing.assert_array_equal(step.params["fc_weight_q"], new_w.numpy(), err_msg=where)
+        np.testing.assert_array_equal(step.params["fc_weight_q_bias"], new_b.numpy(), err_msg=where)
+        moved += int((new_w != w_q).sum())
+        w_q, b_q = new_w, new_b
+    assert moved > 0  # QAS's steps move the int8 weight
+
+
+def test_adam_on_the_integer_classifier_is_a_located_error(case: dict) -> None:
+    with pytest.raises(OpError, match=r"@fc_weight_q is an integer parameter .* plain SGD only"):
+        run_pipeline(case["grad"], f"insert-optimizer{{kind=adam lr={LR}}}")
+
+
+def test_level_2_after_autodiff_is_an_error(case: dict) -> None:
+    with pytest.raises(OpError, match=r"level 2 runs before autodiff"):
+        run_pipeline(case["float_step"], "quantize-frozen-prefix{level=2 samples=2}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("compiler", c_compilers())
+def test_level_2_in_c_is_the_interpreter(case: dict, compiler: str) -> None:
+    """The 20 steps in C (reference int8 kernels, ASan, UBSan) against the interpreter of the
+    same planned module: each step's loss to 1e-5. The C parameter API (f32 parameters only)
+    does not give out the integers; each step's loss is computed from the previous step's
+    integers, so a wrong update shows in the next loss."""
+    module = run_pipeline(
+        case["step"], "fuse-weight-updates,reorder-updates,bufferize,plan-memory"
+    )
+    steps = [[x, label] for x, label in training_data()]
+    expected = interpreter_run(module, "train_step", 0, steps)
+    with tempfile.TemporaryDirectory(prefix="adir-int8-level2-") as directory:
+        built = build_c(module, "train_step", len(steps), Path(directory), compiler, sanitize=True)
+        actual = built.run(0, steps)
+    assert len(actual) == len(expected) >= len(steps)
+    for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"array {index}")
