@@ -45,6 +45,9 @@ from xdsl.rewriter import Rewriter
 from xdsl.traits import is_side_effect_free
 
 from adir.diagnostics import OpError
+from adir.dialects.tensor import elementwise as ew
+from adir.dialects.tensor import matmul as mm
+from adir.dialects.tensor.normalization import BatchnormEvalOp
 from adir.dialects.tensor.params import LoadOp, ParamOp
 from adir.interpreter import Session
 from adir.interpreter.arrays import to_numpy_dtype
@@ -52,6 +55,7 @@ from adir.interpreter.params import initial_params
 from adir.param_storage import FROZEN, is_marked_frozen, param_kind, written_params
 from adir.passes.quantize_int8 import (
     LAYER_FUSIONS,
+    LAYER_OPS,
     Quantizer,
     calibration_inputs,
     observed_ranges,
@@ -194,7 +198,8 @@ class QuantizeFrozenPrefixPass(ModulePass):
         losses = [f for f in functions if "adir.loss" in f.attributes]
         if not losses:
             raise OpError(
-                module, f"{self.name}{{level=2}}: no function marked adir.loss (run it before autodiff)"
+                module,
+                f"{self.name}{{level=2}}: no function marked adir.loss (run it before autodiff)",
             )
         loss = losses[0]
         if any(f.sym_name.data == self.func for f in functions):
@@ -234,7 +239,10 @@ class QuantizeFrozenPrefixPass(ModulePass):
             if not prefix and not layers:
                 continue
             int8_ops = set(prefix) | layers
-            ranges = prefix_ranges(module, function, [o for o in function.body.block.ops if o in int8_ops], inputs)
+            # The ranges of every value the input and the parameters determine: an op between
+            # trainable layers stays f32, and the next layer quantizes its result.
+            forward = frozen_prefix(function, frozen | trainable)
+            ranges = prefix_ranges(module, function, forward, inputs)
             quantizer = TrainableLayerQuantizer(
                 function,
                 params,
@@ -291,7 +299,7 @@ def trainable_layers(
         if not all(operand in determined for operand in op.operands):
             continue
         determined.update(op.results)
-        if len(op.operands) > 1 and loaded_param(op.operands[1]) in trainable:
+        if isinstance(op, LAYER_OPS) and loaded_param(op.operands[1]) in trainable:
             layers.add(op)
             value = op.results[0]
             for _ in range(3):  # batch norm, bias add, activation
@@ -300,4 +308,29 @@ def trainable_layers(
                     break
                 layers.add(uses[0].operation)
                 value = uses[0].operation.results[0]
+    for op in function.body.block.ops:
+        if op in layers and not isinstance(op, LAYER_OPS):
+            # In a layer's chain the bias add of a matmul may read a trainable parameter, and
+            # so may the batch norm of a trainable conv: folded in, its affine trains as part of
+            # the layer's integers (TTE trains the folded weight).
+            first = op.operands[0].owner
+            allowed = (isinstance(op, ew.AddOp) and isinstance(first, mm.MatmulOp)) or (
+                isinstance(op, BatchnormEvalOp) and isinstance(first, LAYER_OPS)
+            )
+            reads = [loaded_param(v) for v in op.operands[len(op.operands) if allowed else 0 :]]
+        elif op in layers:
+            reads = [loaded_param(v) for v in op.operands[0:1]]
+        elif all(v in determined for v in op.operands):
+            reads = [loaded_param(v) for v in op.operands]
+        else:
+            continue
+        for name in reads:
+            if name in trainable:
+                raise OpError(
+                    op,
+                    f"quantize-frozen-prefix{{level=2}}: the trainable parameter @{name} is read "
+                    "by an op with no int8 training form (level 2 trains the weight and bias of "
+                    "conv2d and matmul layers, a frozen batch norm folded in); train it in float "
+                    "with level=1 after insert-optimizer",
+                )
     return layers

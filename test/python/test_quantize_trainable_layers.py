@@ -93,7 +93,9 @@ def test_the_classifier_trains_integer_parameters(case: dict) -> None:
 def test_ds_cnn_level_2_is_the_reference(case: dict) -> None:
     net = case["net"]
     ranges = float_ranges(case["float_step"], calibration_inputs())
-    out_scale, out_zp = ref.activation_params(*logits_range(case["float_step"], calibration_inputs()))
+    out_scale, out_zp = ref.activation_params(
+        *logits_range(case["float_step"], calibration_inputs())
+    )
     # The pooled features' scale: the last ReLU's (the average pool keeps its input's).
     x_scale, x_zp = ref.activation_params(*ranges[-1])
     w_q, w_scale = ref.symmetric_per_channel(net.fc.weight.detach().reshape(1, -1))
@@ -105,7 +107,9 @@ def test_ds_cnn_level_2_is_the_reference(case: dict) -> None:
     w_step, b_step = ref.qas_step_scales(x_scale, w_scales, True)
     w_step, b_step = w_step.float(), b_step.float()  # adir.step_scale holds float32
     step, grad = Session(case["step"]), Session(case["grad"])
-    logits_probe, _ = with_results(case["step"], "loss", lambda op: op.name == "adir.qfully_connected")
+    logits_probe, _ = with_results(
+        case["step"], "loss", lambda op: op.name == "adir.qfully_connected"
+    )
     probe = Session(logits_probe)
     moved = 0
     for k, (x, label) in enumerate(training_data()):
@@ -158,9 +162,7 @@ def test_level_2_in_c_is_the_interpreter(case: dict, compiler: str) -> None:
     same planned module: each step's loss to 1e-5. The C parameter API (f32 parameters only)
     does not give out the integers; each step's loss is computed from the previous step's
     integers, so a wrong update shows in the next loss."""
-    module = run_pipeline(
-        case["step"], "fuse-weight-updates,reorder-updates,bufferize,plan-memory"
-    )
+    module = run_pipeline(case["step"], "fuse-weight-updates,reorder-updates,bufferize,plan-memory")
     steps = [[x, label] for x, label in training_data()]
     expected = interpreter_run(module, "train_step", 0, steps)
     with tempfile.TemporaryDirectory(prefix="adir-int8-level2-") as directory:
@@ -169,3 +171,39 @@ def test_level_2_in_c_is_the_interpreter(case: dict, compiler: str) -> None:
     assert len(actual) == len(expected) >= len(steps)
     for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"array {index}")
+
+
+def scheme(train: str):
+    net = ds_cnn()
+    x, _ = training_data()[0]
+    return import_module(net, (torch.from_numpy(x),), loss="cross_entropy", train=train)
+
+
+def test_a_trained_batch_norm_beta_is_a_located_error() -> None:
+    """`bias+last:1` trains each batch norm's beta behind a frozen conv: level 2 has no int8
+    form for it (the error names the parameter at the batch norm that reads it)."""
+    with pytest.raises(OpError, match=r"@features_2_bias is read by an op with no int8"):
+        run_pipeline(
+            scheme("bias+last:1"),
+            "infer-shapes,freeze-batchnorm,quantize-frozen-prefix{level=2 samples=2}",
+        )
+
+
+def test_last_3_trains_the_last_conv_with_its_batch_norm_folded() -> None:
+    """`last:3` trains the last pointwise conv, its batch norm and the classifier: the batch
+    norm is folded into the conv, whose 64x1x1x64 int8 weight and 64 int32 biases train with
+    the classifier's (four qsgd_updates); the float parameters are gone."""
+    module = run_pipeline(
+        scheme("last:3"),
+        "infer-shapes,freeze-batchnorm,quantize-frozen-prefix{level=2 samples=2},autodiff,"
+        f"insert-optimizer{{kind=sgd lr={LR}}}",
+    )
+    params = {op.sym_name.data: str(op.type) for op in module.ops if op.name == "adir.param"}
+    assert params == {
+        "features_30_weight_q": "tensor<64x1x1x64xi8>",
+        "features_30_weight_q_bias": "tensor<64xi32>",
+        "fc_weight_q": "tensor<12x64xi8>",
+        "fc_weight_q_bias": "tensor<12xi32>",
+    }
+    ops = [op.name for op in function(module, "train_step").body.block.ops]
+    assert ops.count("adir.qsgd_update") == 4 and "adir.batchnorm_eval" not in ops
