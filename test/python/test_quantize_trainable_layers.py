@@ -32,6 +32,7 @@ from test_quantize_frozen_prefix import (
     calibration_inputs,
     ds_cnn,
     float_ranges,
+    fold,
     reference_backbone,
     training_data,
     with_results,
@@ -207,3 +208,103 @@ def test_last_3_trains_the_last_conv_with_its_batch_norm_folded() -> None:
     }
     ops = [op.name for op in function(module, "train_step").body.block.ops]
     assert ops.count("adir.qsgd_update") == 4 and "adir.batchnorm_eval" not in ops
+
+
+def test_ds_cnn_last_3_is_the_reference(tmp_path) -> None:
+    """`last:3`: the last pointwise conv (its batch norm folded in, ReLU as the clamp) and the
+    classifier train as int8. Between them the global average pool runs in f32 (the int8 pool
+    has no VJP): the conv's int8 output dequantized, pooled, quantized for the classifier. The
+    reference: the backbone's first eight convs as level 1's, then `fake_quantized_conv2d`,
+    the f32 pool and `fake_quantize`'s straight-through rounding, `fake_quantized_linear`;
+    20 steps: the int8 outputs of both layers and the four integer tensors after each update
+    bit for bit, the loss and the four integer gradients to 1e-5."""
+    net = ds_cnn()
+    calibration = tmp_path / "inputs.npy"
+    np.save(calibration, calibration_inputs())
+    imported = scheme("last:3")
+    quantized = run_pipeline(imported, f"infer-shapes,freeze-batchnorm,{level_2(calibration)}")
+    step = Session(run_pipeline(quantized, f"autodiff,insert-optimizer{{kind=sgd lr={LR}}}"))
+    grad = Session(run_pipeline(quantized, "autodiff"))
+    float_step = run_pipeline(scheme("last:1"), FLOAT_STEP)
+    inputs = calibration_inputs()
+    ranges = float_ranges(float_step, inputs)
+    probe, _ = with_results(float_step, "loss", lambda op: op.name == "adir.global_avgpool2d")
+    pooled = [Session(probe).call("loss", x, np.zeros(1, np.int32))[0] for x in inputs]
+    p_scale, p_zp = ref.activation_params(float(np.min(pooled)), float(np.max(pooled)))
+    out_scale, out_zp = ref.activation_params(*logits_range(float_step, inputs))
+    layers = list(net.features)
+    conv_index = max(i for i, layer in enumerate(layers) if isinstance(layer, torch.nn.Conv2d))
+    weight, bias = fold(layers[conv_index], layers[conv_index + 1])
+    x_scale, x_zp = ref.activation_params(*ranges[8])
+    y_scale, y_zp = ref.activation_params(*ranges[9])
+    cw_q, cw_scales = ref.symmetric_per_channel(weight)
+    cb_q = ref.round_half_away(bias.double() / (x_scale * cw_scales.double())).long()
+    pairs = [ref.quantize_multiplier(x_scale * float(s) / y_scale) for s in cw_scales]
+    cw_step, cb_step = (s.float() for s in ref.qas_step_scales(x_scale, cw_scales, True))
+    fw_q, f_scale = ref.symmetric_per_channel(net.fc.weight.detach().reshape(1, -1))
+    fw_q = fw_q.reshape(net.fc.weight.shape)
+    f_scales = f_scale.repeat(fw_q.shape[0])
+    fb_q = ref.round_half_away(net.fc.bias.detach().double() / (p_scale * f_scales.double()))
+    fb_q = fb_q.long()
+    f_pair = ref.quantize_multiplier(p_scale * float(f_scale[0]) / out_scale)
+    fw_step, fb_step = (s.float() for s in ref.qas_step_scales(p_scale, f_scales, True))
+    names = ("features_30_weight_q", "features_30_weight_q_bias", "fc_weight_q", "fc_weight_q_bias")
+    picked = ("adir.qconv2d", "adir.qfully_connected")
+    outputs, _ = with_results(step.module, "loss", lambda op: op.name in picked)
+    outputs_session = Session(outputs)
+    conv_moves = 0
+    for k, (x, label) in enumerate(training_data()):
+        tensors, _ = reference_backbone(net, ranges, x)
+        leaves = [t.double().requires_grad_(True) for t in (cw_q, cb_q, fw_q, fb_q)]
+        cw, cb, fw, fb = leaves
+        y_exact, y = ref.fake_quantized_conv2d(
+            tensors[8].double(),
+            x_zp,
+            cw,
+            cb,
+            [m for m, _ in pairs],
+            [s for _, s in pairs],
+            y_zp,
+            max(-128, y_zp),
+            127,
+            (1, 1),
+            (0, 0, 0, 0),
+        )
+        pooled32 = ref.dequantize(y_exact, y_scale, y_zp).mean(dim=(2, 3))
+        t = ((y - y_zp) * y_scale).mean(dim=(2, 3)) / p_scale
+        p_exact = ref.quantize(pooled32, p_scale, p_zp)
+        inside = (t > -128.5 - p_zp) & (t < 127.5 - p_zp)
+        # quantize's VJP: straight through the rounding, slope 1 / scale, inside the clamp.
+        p = torch.where(inside, t + (p_exact.double() - t).detach(), p_exact.double())
+        exact, logits = ref.fake_quantized_linear(
+            p, p_zp, fw, fb, f_pair[0], f_pair[1], out_zp, -128, 127
+        )
+        loss = F.cross_entropy((logits - out_zp) * out_scale, torch.from_numpy(label).long())
+        loss.backward()
+        where = f"step {k}"
+        for session in (grad, outputs_session):
+            session.params.update({n: step.params[n].copy() for n in names})
+        *_, conv_out, fc_out = outputs_session.call("loss", x, label)
+        np.testing.assert_array_equal(
+            conv_out.transpose(0, 3, 1, 2), y_exact.numpy(), err_msg=where
+        )
+        np.testing.assert_array_equal(fc_out, exact.numpy(), err_msg=where)
+        loss_g, *grads = grad.call("loss_grad", x, label)
+        np.testing.assert_allclose(float(loss_g), loss.item(), rtol=1e-5, err_msg=where)
+        want = [cw.grad.permute(0, 2, 3, 1), cb.grad, fw.grad, fb.grad]
+        for name, got, expected in zip(names, grads, want, strict=True):
+            assert_close_to_scale(got, expected.numpy(), f"{name} gradient, {where}")
+        step.call("train_step", x, label)
+        moved = int((ref.integer_sgd_float32(cw_q, cw.grad, LR, cw_step, -127, 127) != cw_q).sum())
+        conv_moves += moved
+        cw_q = ref.integer_sgd_float32(cw_q, cw.grad, LR, cw_step, -127, 127)
+        cb_q = ref.integer_sgd_float32(cb_q, cb.grad, LR, cb_step, -(2**31), 2**31 - 1)
+        fw_q = ref.integer_sgd_float32(fw_q, fw.grad, LR, fw_step, -127, 127)
+        fb_q = ref.integer_sgd_float32(fb_q, fb.grad, LR, fb_step, -(2**31), 2**31 - 1)
+        expected = [cw_q.permute(0, 2, 3, 1), cb_q, fw_q, fb_q]
+        for name, value in zip(names, expected, strict=True):
+            np.testing.assert_array_equal(
+                step.params[name], value.numpy(), err_msg=f"{name}, {where}"
+            )
+    print(f"last:3: {conv_moves} updates of the conv's int8 weights over 20 steps")
+    assert conv_moves > 0  # the trained conv's int8 weights move under QAS
