@@ -163,7 +163,24 @@ def test_level_2_in_c_is_the_interpreter(case: dict, compiler: str) -> None:
     same planned module: each step's loss to 1e-5. The C parameter API (f32 parameters only)
     does not give out the integers; each step's loss is computed from the previous step's
     integers, so a wrong update shows in the next loss."""
-    module = run_pipeline(case["step"], "fuse-weight-updates,reorder-updates,bufferize,plan-memory")
+    check_c(case["step"], compiler)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("compiler", c_compilers())
+def test_level_2_last_3_in_c_is_the_interpreter(compiler: str) -> None:
+    """As above with the last conv trained too (its qconv2d's backward, the f32 pool between
+    the two int8 layers)."""
+    step = run_pipeline(
+        scheme("last:3"),
+        "infer-shapes,freeze-batchnorm,quantize-frozen-prefix{level=2 samples=8},autodiff,"
+        f"insert-optimizer{{kind=sgd lr={LR}}}",
+    )
+    check_c(step, compiler)
+
+
+def check_c(step, compiler: str) -> None:
+    module = run_pipeline(step, "fuse-weight-updates,reorder-updates,bufferize,plan-memory")
     steps = [[x, label] for x, label in training_data()]
     expected = interpreter_run(module, "train_step", 0, steps)
     with tempfile.TemporaryDirectory(prefix="adir-int8-level2-") as directory:
