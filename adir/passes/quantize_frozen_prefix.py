@@ -45,17 +45,12 @@ from xdsl.rewriter import Rewriter
 from xdsl.traits import is_side_effect_free
 
 from adir.diagnostics import OpError
-from adir.dialects.tensor import elementwise as ew
-from adir.dialects.tensor import matmul as mm
-from adir.dialects.tensor.normalization import BatchnormEvalOp
 from adir.dialects.tensor.params import LoadOp, ParamOp
 from adir.interpreter import Session
 from adir.interpreter.arrays import to_numpy_dtype
 from adir.interpreter.params import initial_params
 from adir.param_storage import FROZEN, is_marked_frozen, param_kind, written_params
 from adir.passes.quantize_int8 import (
-    LAYER_FUSIONS,
-    LAYER_OPS,
     Quantizer,
     calibration_inputs,
     observed_ranges,
@@ -235,19 +230,20 @@ class QuantizeFrozenPrefixPass(ModulePass):
             if not types or types[0] != args[0]:
                 continue
             prefix = frozen_prefix(function, frozen)
-            layers = trainable_layers(function, frozen, trainable)
+            # What the input and the parameters determine: its ranges are calibrated (an op
+            # between trainable layers stays f32, and the next layer quantizes its result).
+            forward = frozen_prefix(function, frozen | trainable)
+            layers = trainable_layers(function, forward, trainable)
             if not prefix and not layers:
                 continue
             int8_ops = set(prefix) | layers
-            # The ranges of every value the input and the parameters determine: an op between
-            # trainable layers stays f32, and the next layer quantizes its result.
-            forward = frozen_prefix(function, frozen | trainable)
             ranges = prefix_ranges(module, function, forward, inputs)
             quantizer = TrainableLayerQuantizer(
                 function,
                 params,
                 ranges,
                 int8_ops=int8_ops,
+                forward=set(forward),
                 module=module,
                 trainable=trainable,
                 qas=self.qas,
@@ -280,57 +276,12 @@ class QuantizeFrozenPrefixPass(ModulePass):
                 Rewriter.erase_op(param)
 
 
-def trainable_layers(
-    function: func.FuncOp, frozen: set[str], trainable: set[str]
-) -> set[Operation]:
-    """The ops of a level-2 layer: each op that reads a trainable parameter's load as its
-    weight (operand 1 of a conv2d or a matmul) and that the input and the parameters determine,
-    with the single-use chain after it that quantize-int8 fuses into it (a frozen batch norm,
-    the bias add, the relu or clamp): the Quantizer fuses what fits and leaves the rest f32."""
-    determined: set[SSAValue] = {function.body.block.args[0]}
-    layers: set[Operation] = set()
-    for op in function.body.block.ops:
-        if isinstance(op, LoadOp):
-            if op.param.root_reference.data in frozen | trainable:
-                determined.add(op.result)
-            continue
-        if not op.results or not is_side_effect_free(op) or isinstance(op, func.ReturnOp):
-            continue
-        if not all(operand in determined for operand in op.operands):
-            continue
-        determined.update(op.results)
-        if isinstance(op, LAYER_OPS) and loaded_param(op.operands[1]) in trainable:
-            layers.add(op)
-            value = op.results[0]
-            for _ in range(3):  # batch norm, bias add, activation
-                uses = list(value.uses)
-                if len(uses) != 1 or not isinstance(uses[0].operation, LAYER_FUSIONS):
-                    break
-                layers.add(uses[0].operation)
-                value = uses[0].operation.results[0]
-    for op in function.body.block.ops:
-        if op in layers and not isinstance(op, LAYER_OPS):
-            # In a layer's chain the bias add of a matmul may read a trainable parameter, and
-            # so may the batch norm of a trainable conv: folded in, its affine trains as part of
-            # the layer's integers (TTE trains the folded weight).
-            first = op.operands[0].owner
-            allowed = (isinstance(op, ew.AddOp) and isinstance(first, mm.MatmulOp)) or (
-                isinstance(op, BatchnormEvalOp) and isinstance(first, LAYER_OPS)
-            )
-            reads = [loaded_param(v) for v in op.operands[len(op.operands) if allowed else 0 :]]
-        elif op in layers:
-            reads = [loaded_param(v) for v in op.operands[0:1]]
-        elif all(v in determined for v in op.operands):
-            reads = [loaded_param(v) for v in op.operands]
-        else:
-            continue
-        for name in reads:
-            if name in trainable:
-                raise OpError(
-                    op,
-                    f"quantize-frozen-prefix{{level=2}}: the trainable parameter @{name} is read "
-                    "by an op with no int8 training form (level 2 trains the weight and bias of "
-                    "conv2d and matmul layers, a frozen batch norm folded in); train it in float "
-                    "with level=1 after insert-optimizer",
-                )
-    return layers
+def trainable_layers(function: func.FuncOp, forward: list[Operation], trainable: set[str]):
+    """The ops of `forward` whose weight (operand 1: a conv2d's weight, a matmul's right-hand
+    side) is a load of a trainable parameter: the candidates for level-2 layers. The Quantizer
+    makes those it has a conv or fully-connected form for int8 layers (fusing the batch norm,
+    bias add and activation that alone read their result); any other reader of a trainable
+    parameter stays f32 and is then an error."""
+    return {
+        op for op in forward if len(op.operands) > 1 and loaded_param(op.operands[1]) in trainable
+    }

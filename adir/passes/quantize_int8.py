@@ -511,13 +511,6 @@ class Quantizer:
         return self.block
 
 
-# The ops that the conv2d and matmul rules fuse into the layer when one alone reads its result:
-# its batch norm, bias add, and relu or clamp (level 2 marks them with a trainable layer).
-LAYER_FUSIONS = (BatchnormEvalOp, ew.AddOp, act.ReluOp, act.ClampOp)
-# The rules that build their weight and bias through `Quantizer.layer_params` (the weight is
-# operand 1 of both; a conv2d's bias operand 2, a matmul's bias the fused add's operand 1).
-LAYER_OPS = (cp.Conv2dOp, mm.MatmulOp)
-
 # The int8 form of each op that has one (an op with the `Int8Lookup` trait needs none): a
 # registry keyed by op class, like the VJP rules. A rule returns False where the op stays f32.
 INT8_RULES: dict[type[Operation], Callable[[Quantizer, Any], bool]] = {

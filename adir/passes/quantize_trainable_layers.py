@@ -54,10 +54,28 @@ class TrainableLayerQuantizer(Quantizer):
 
     module: ModuleOp | None = None
     trainable: set[str] = field(default_factory=set[str])
+    # The ops the input and the parameters determine: a layer may fuse any of them.
+    forward: set[Operation] = field(default_factory=set[Operation])
+    # The trainable parameters whose data the current layer's rule read (its weight, bias,
+    # batch norm, bias add), reset by `layer_params`.
+    read: list[str] = field(default_factory=list[str])
     qas: bool = True
     # The integer parameters made so far, by name: every function that computes the same
     # layer gets the same data (the same calibration), which is checked.
     created: dict[str, ParamOp] = field(default_factory=dict[str, ParamOp])
+
+    def param(self, value: SSAValue) -> np.ndarray | None:
+        if (name := loaded_param(value)) in self.trainable:
+            self.read.append(name)  # type: ignore[arg-type]
+        return super().param(value)
+
+    def single_user(self, value: SSAValue, kind: type[Operation]) -> Operation | None:
+        """The op of `kind` that alone reads `value`, if the input and the parameters
+        determine it: a trainable layer fuses its batch norm, bias add and activation."""
+        uses = list(value.uses)
+        if len(uses) == 1 and isinstance(uses[0].operation, kind):
+            return uses[0].operation if uses[0].operation in self.forward else None
+        return None
 
     def layer_params(
         self,
@@ -70,7 +88,16 @@ class TrainableLayerQuantizer(Quantizer):
     ) -> tuple[SSAValue, SSAValue]:
         # A conv2d's weight and a matmul's right-hand side are both operand 1.
         weight = loaded_param(op.operands[1])
+        folded, self.read = self.read, []
         if weight is None or weight not in self.trainable:
+            if folded:
+                raise OpError(
+                    op,
+                    f"quantize-frozen-prefix{{level=2}}: the trainable parameter @{folded[0]} "
+                    f"would fold into the int8 layer of a frozen weight (level 2 trains a conv's "
+                    "or linear layer's folded weight and bias together); train it in float with "
+                    "level=1 after insert-optimizer",
+                )
             return super().layer_params(op, w_q, b_q, in_scale, w_scales, axis)
         s_w = w_scales.astype(np.float64)
         if self.qas:

@@ -198,9 +198,11 @@ def scheme(train: str):
 
 
 def test_a_trained_batch_norm_beta_is_a_located_error() -> None:
-    """`bias+last:1` trains each batch norm's beta behind a frozen conv: level 2 has no int8
-    form for it (the error names the parameter at the batch norm that reads it)."""
-    with pytest.raises(OpError, match=r"@features_2_bias is read by an op with no int8"):
+    """`bias+last:1` trains each batch norm's beta behind a frozen conv: folding it into the
+    conv's int8 constants would freeze it, so level 2 refuses, naming the parameter."""
+    with pytest.raises(
+        OpError, match=r"@features_2_bias would fold into the int8 layer of a frozen weight"
+    ):
         run_pipeline(
             scheme("bias+last:1"),
             "infer-shapes,freeze-batchnorm,quantize-frozen-prefix{level=2 samples=2}",
