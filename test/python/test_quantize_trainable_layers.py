@@ -16,6 +16,7 @@ two integer gradients (from `@loss_grad`) to 1e-5 of the reference's largest mag
 from __future__ import annotations
 
 import copy
+import re
 import tempfile
 from pathlib import Path
 
@@ -327,3 +328,30 @@ def test_ds_cnn_last_3_is_the_reference(tmp_path) -> None:
             )
     print(f"last:3: {conv_moves} updates of the conv's int8 weights over 20 steps")
     assert conv_moves > 0  # the trained conv's int8 weights move under QAS
+
+
+def test_the_flags(tmp_path) -> None:
+    """`--quantize-frozen --quantize-level=2` runs level 2 before autodiff: DS-CNN `last:1`'s
+    trainable parameters are the 12x64 int8 weight and 12 int32 biases, 768 + 48 = 816 bytes
+    of RAM; `--quantize-level` alone, or `--no-qas` at level 1, is an error (exit 1)."""
+    import subprocess
+    import sys
+
+    model = tmp_path / "ds_cnn_last1.mlir"
+    model.write_text(str(scheme("last:1")))
+    adir_opt = [sys.executable, "-m", "adir.tools.adir_opt", str(model), "--optimizer=sgd"]
+    level_2 = ["--quantize-frozen", "--quantize-level=2", "--plan-memory", "--memory-report"]
+    done = subprocess.run(
+        [*adir_opt, *level_2, "-o", str(tmp_path / "out.mlir")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"trainable parameters +816\n", done.stderr)
+    alone = subprocess.run([*adir_opt, "--quantize-level=2"], capture_output=True, text=True)
+    assert alone.returncode == 1 and "--quantize-level needs --quantize-frozen" in alone.stderr
+    no_qas = subprocess.run(
+        [*adir_opt, "--quantize-frozen", "--no-qas"], capture_output=True, text=True
+    )
+    assert no_qas.returncode == 1 and "--no-qas needs --quantize-level=2" in no_qas.stderr
