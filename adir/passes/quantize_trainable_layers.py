@@ -11,9 +11,8 @@ with their `adir.step_scale`: QAS's s_W^-2 and (s_x s_W)^-2 per output channel, 
 `autodiff` then gives their gradients in integer units (the quantized ops' `IntegerAdjoints`)
 and `insert-optimizer{kind=sgd}` their `qsgd_update`s.
 
-Between two trainable layers only the ops whose int8 form has `IntegerAdjoints` (conv, fully
-connected, reshape) stay int8; the others run in f32 between a dequantize and a quantize, whose
-VJPs carry the gradient (the int8 pools and sums have no VJP).
+Every other op that a trainable layer reaches runs in f32 between a dequantize and a quantize,
+whose VJPs carry the gradient (the int8 pools and sums have no VJP).
 """
 
 from __future__ import annotations
