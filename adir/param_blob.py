@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr, f32
 
 from adir.diagnostics import OpError
 from adir.dialects.tensor import params as p
@@ -56,10 +56,12 @@ def blob_name(op: p.ParamOp) -> str:
 
 
 def blob_entries(module: ModuleOp) -> list[BlobEntry]:
-    """The table of the module's parameters; `OpError` at a second parameter of one name."""
+    """The table of the module's f32 parameters (the blob holds float32 values; the integer
+    parameters of a level-2 int8 layer are not in the C parameter API either); `OpError` at a
+    second parameter of one name."""
     entries: dict[str, BlobEntry] = {}
     for op in module.ops:
-        if isinstance(op, p.ParamOp):
+        if isinstance(op, p.ParamOp) and op.type.element_type == f32:
             name = blob_name(op)
             if name in entries:
                 raise OpError(op, f"two parameters have the name {name!r} in a parameter blob")

@@ -357,7 +357,9 @@ def qsgd_update(param: np.ndarray, grad: np.ndarray, lr: np.ndarray, op: q.QSgdU
     step = (np.float32(lr) * np.asarray(grad, np.float32)) * scales.reshape(shape)
     delta = np.nan_to_num(round_half_away(step.astype(np.float32)), nan=0.0)
     delta = np.clip(delta, -(2.0**31), 2.0**31 - 1).astype(np.int64)
-    lo, hi = op.bounds()
+    # The bounds follow the parameter's dtype, as op.bounds() does from its operand's type:
+    # a bufferized update runs on a property-only twin of the op (no operands to ask).
+    lo, hi = (-q.INT8_MAX, q.INT8_MAX) if param.dtype == np.int8 else (-(2**31), 2**31 - 1)
     return np.clip(param.astype(np.int64) - delta, lo, hi).astype(param.dtype)
 
 

@@ -50,7 +50,12 @@ from adir.interpreter import Session
 from adir.interpreter.arrays import to_numpy_dtype
 from adir.interpreter.params import initial_params
 from adir.param_storage import FROZEN, is_marked_frozen, param_kind, written_params
-from adir.passes.quantize_int8 import Quantizer, calibration_inputs, observed_ranges
+from adir.passes.quantize_int8 import (
+    Quantizer,
+    calibration_inputs,
+    observed_ranges,
+)
+from adir.passes.quantize_trainable_layers import TrainableLayerQuantizer, loaded_param
 
 
 def frozen_params(module: ModuleOp) -> set[str]:
@@ -132,8 +137,17 @@ class QuantizeFrozenPrefixPass(ModulePass):
     calibration: str = ""  # a .npy of calibration inputs (first arguments) stacked on axis 0
     samples: int = 32  # without a file: this many standard-normal inputs
     seed: int = 0
+    # 1: the frozen prefix only (after insert-optimizer); 2: also the trainable conv and linear
+    # layers, on integer parameters (before autodiff, on the loss: quantize_trainable_layers).
+    level: int = 1
+    qas: bool = True  # level 2: quantization-aware scaling of the integer gradients
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.level == 2:
+            self.apply_level_2(op)
+            return
+        if self.level != 1:
+            raise OpError(op, f"{self.name}: level={self.level}: must be 1 or 2")
         functions = {f.sym_name.data: f for f in op.ops if isinstance(f, func.FuncOp)}
         step = functions.get(self.func)
         if step is None:
@@ -171,3 +185,103 @@ class QuantizeFrozenPrefixPass(ModulePass):
         for param in [p for p in op.ops if isinstance(p, ParamOp)]:
             if param.sym_name.data in frozen and param.sym_name.data not in loaded:
                 Rewriter.erase_op(param)
+
+    def apply_level_2(self, module: ModuleOp) -> None:
+        """The frozen prefix and the trainable conv and linear layers of the loss (and of every
+        function with its first argument) int8, before autodiff."""
+        functions = [f for f in module.ops if isinstance(f, func.FuncOp)]
+        losses = [f for f in functions if "adir.loss" in f.attributes]
+        if not losses:
+            raise OpError(
+                module,
+                f"{self.name}{{level=2}}: no function marked adir.loss (run it before autodiff)",
+            )
+        loss = losses[0]
+        if any(f.sym_name.data == self.func for f in functions):
+            raise OpError(
+                module,
+                f"{self.name}{{level=2}}: @{self.func} exists: level 2 runs before autodiff "
+                "(autodiff then differentiates the int8 layers)",
+            )
+        args = loss.function_type.inputs.data
+        if not args or not (
+            isinstance(args[0], TensorType)
+            and args[0].element_type == f32
+            and args[0].has_static_shape()
+        ):
+            raise OpError(
+                loss,
+                f"{self.name}: @{loss.sym_name.data}'s first argument must be an f32 tensor of "
+                "static shape (the input the quantized layers compute from)",
+            )
+        inputs = calibration_inputs(
+            self.name, loss, tuple(args[0].get_shape()), self.calibration, self.samples, self.seed
+        )
+        frozen = frozen_params(module)
+        trainable = {
+            p.sym_name.data
+            for p in module.ops
+            if isinstance(p, ParamOp) and not is_marked_frozen(p)
+        }
+        params = initial_params(module, np.dtype(np.float32))
+        created: dict[str, ParamOp] = {}
+        for function in functions:
+            types = function.function_type.inputs.data
+            if not types or types[0] != args[0]:
+                continue
+            prefix = frozen_prefix(function, frozen)
+            # What the input and the parameters determine: its ranges are calibrated (an op
+            # between trainable layers stays f32, and the next layer quantizes its result).
+            forward = frozen_prefix(function, frozen | trainable)
+            layers = trainable_layers(function, forward, trainable)
+            if not prefix and not layers:
+                continue
+            int8_ops = set(prefix) | layers
+            ranges = prefix_ranges(module, function, forward, inputs)
+            quantizer = TrainableLayerQuantizer(
+                function,
+                params,
+                ranges,
+                int8_ops=int8_ops,
+                forward=set(forward),
+                module=module,
+                trainable=trainable,
+                qas=self.qas,
+                created=created,
+            )
+            block = quantizer.run()
+            for new in block.ops:
+                name = loaded_param(new.results[0]) if isinstance(new, LoadOp) else None
+                if name in trainable:
+                    raise OpError(
+                        next(
+                            o
+                            for o in function.body.block.ops
+                            if any(loaded_param(v) == name for v in o.operands)
+                        ),
+                        f"{self.name}{{level=2}}: the trainable parameter @{name} is read by an op "
+                        "with no int8 training form (level 2 trains the weight and bias of "
+                        "conv2d and matmul layers, a frozen batch norm folded in); train it in "
+                        "float with level=1 after insert-optimizer",
+                    )
+            function.body.detach_block(function.body.block)
+            function.body.add_block(block)
+            function.attributes["adir.quantized_prefix"] = StringAttr("int8")
+        loaded = {
+            load.param.root_reference.data for load in module.walk() if isinstance(load, LoadOp)
+        }
+        for param in [p for p in module.ops if isinstance(p, ParamOp)]:
+            name = param.sym_name.data
+            if (name in frozen or name in trainable) and name not in loaded:
+                Rewriter.erase_op(param)
+
+
+def trainable_layers(function: func.FuncOp, forward: list[Operation], trainable: set[str]):
+    """The ops of `forward` whose weight (operand 1: a conv2d's weight, a matmul's right-hand
+    side) is a load of a trainable parameter: the candidates for level-2 layers. The Quantizer
+    makes those it has a conv or fully-connected form for int8 layers (fusing the batch norm,
+    bias add and activation that alone read their result); any other reader of a trainable
+    parameter stays f32 and is then an error."""
+    return {
+        op for op in forward if len(op.operands) > 1 and loaded_param(op.operands[1]) in trainable
+    }

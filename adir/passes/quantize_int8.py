@@ -317,10 +317,23 @@ class Quantizer:
         self.done.update(chain)
         return True
 
-    def bias(self, b: np.ndarray, in_scale: float, w_scales: np.ndarray, origin: Operation):
+    def bias(self, b: np.ndarray, in_scale: float, w_scales: np.ndarray) -> np.ndarray:
         scaled = b.astype(np.float64) / (float(in_scale) * w_scales.astype(np.float64))
-        data = np.clip(round_half_away(scaled), INT32_MIN, INT32_MAX).astype(np.int32)
-        return self.constant(data, i32, origin)
+        return np.clip(round_half_away(scaled), INT32_MIN, INT32_MAX).astype(np.int32)
+
+    def layer_params(
+        self,
+        op: Operation,
+        w_q: np.ndarray,
+        b_q: np.ndarray,
+        in_scale: float,
+        w_scales: np.ndarray,
+        axis: int,
+    ) -> tuple[SSAValue, SSAValue]:
+        """The int8 weight and int32 bias of a conv or fully-connected layer: constants here;
+        level 2 of quantized training makes a trainable layer's integer parameters instead
+        (`w_scales` per output channel, the channel along `axis` of `w_q`)."""
+        return self.constant(w_q, i8, op), self.constant(b_q, i32, op)
 
     # -- the ops -----------------------------------------------------------------------
 
@@ -355,12 +368,10 @@ class Quantizer:
         props.update(
             {name: op.properties[name] for name in ("stride", "padding", "dilation", "groups")}
         )
-        conv = q.QConv2dOp(
-            x.value,
-            self.constant(w_q, i8, op),
-            self.bias(b, x.scale, w_scales, op),
-            props,
+        weight, bias = self.layer_params(
+            op, w_q, self.bias(b, x.scale, w_scales), x.scale, w_scales, 3 if depthwise else 0
         )
+        conv = q.QConv2dOp(x.value, weight, bias, props)
         self.emit(conv, op, out)
         self.ints[out] = QValue(conv.results[0], scale, zero_point, nhwc=True)
         self.done.update(chain)
@@ -388,12 +399,11 @@ class Quantizer:
         x = self.plain(x, op)
         w_q, w_scales = symmetric_weights(w, None)
         props, scale, zero_point = self.requantize(x.scale, w_scales, out, activation, x.zero_point)
-        fc = q.QFullyConnectedOp(
-            x.value,
-            self.constant(w_q, i8, op),
-            self.bias(b, x.scale, np.repeat(w_scales, w.shape[0]), op),
-            props,
+        channel_scales = np.repeat(w_scales, w.shape[0])
+        weight, bias = self.layer_params(
+            op, w_q, self.bias(b, x.scale, channel_scales), x.scale, channel_scales, 0
         )
+        fc = q.QFullyConnectedOp(x.value, weight, bias, props)
         self.emit(fc, op, out)
         self.ints[out] = QValue(fc.results[0], scale, zero_point)
         self.done.update(chain)

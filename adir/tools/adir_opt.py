@@ -85,6 +85,8 @@ SHORTCUT_ORDER = [
     "apply-update-scheme",  # first: it decides which batchnorms freeze-batchnorm freezes
     "freeze-batchnorm",
     "derive-predict",
+    # quantize-frozen-prefix{level=2}: before autodiff, which then differentiates the int8 layers
+    "quantize-frozen-prefix (level 2)",
     "autodiff",
     "insert-optimizer",
     "quantize-frozen-prefix",  # after insert-optimizer: its stores say what trains
@@ -194,6 +196,22 @@ class AdirOptMain(xDSLOptMain):
             "32 standard-normal ones, each 1x1 expansion fused into its depthwise conv and the "
             "depthwise conv at the peak in place (quantize-frozen-prefix, fuse-expand-depthwise, "
             "in-place-depthwise; docs/quantized_training.md)",
+        )
+        group.add_argument(
+            "--quantize-level",
+            type=int,
+            choices=(1, 2),
+            default=1,
+            help="with --quantize-frozen: 1 (default) quantizes the frozen prefix after "
+            "insert-optimizer; 2 also makes each trainable conv and linear layer int8 with int8 "
+            "weights and int32 biases that SGD updates (quantize-frozen-prefix{level=2}, before "
+            "autodiff; level 2 of quantized training, docs/quantized_training.md)",
+        )
+        group.add_argument(
+            "--no-qas",
+            action="store_true",
+            help="with --quantize-level=2: no quantization-aware scaling of the integer "
+            "gradients (step scales 1)",
         )
         group.add_argument(
             "--recompute",
@@ -364,13 +382,20 @@ class AdirOptMain(xDSLOptMain):
             if "insert-optimizer" not in wanted:
                 raise DiagnosticError("adir-opt", "--quantize-frozen needs --optimizer")
             calibration = args.quantize_frozen
-            options = f"{{calibration={pipeline_string(calibration)}}}" if calibration else ""
-            wanted["quantize-frozen-prefix"] = (
-                f"quantize-frozen-prefix{options}",
-                "--quantize-frozen",
-            )
+            options = [f"calibration={pipeline_string(calibration)}"] if calibration else []
+            if args.quantize_level == 2:
+                options = ["level=2", *([] if not args.no_qas else ["qas=false"]), *options]
+                key = "quantize-frozen-prefix (level 2)"
+            else:
+                key = "quantize-frozen-prefix"
+            spec = f"quantize-frozen-prefix{{{' '.join(options)}}}" if options else ""
+            wanted[key] = (spec or "quantize-frozen-prefix", "--quantize-frozen")
             for lowering in ("fuse-expand-depthwise", "in-place-depthwise"):
                 wanted[lowering] = (lowering, "--quantize-frozen")
+        if args.quantize_level != 1 and args.quantize_frozen is None:
+            raise DiagnosticError("adir-opt", "--quantize-level needs --quantize-frozen")
+        if args.no_qas and args.quantize_level != 2:
+            raise DiagnosticError("adir-opt", "--no-qas needs --quantize-level=2")
         if args.predict_batch is not None and not args.predict:
             raise DiagnosticError("adir-opt", "--predict-batch needs --predict")
         if args.predict:

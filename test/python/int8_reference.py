@@ -257,3 +257,16 @@ def integer_sgd(
     shape = (-1,) + (1,) * (q.dim() - 1)
     step = round_half_away(lr * grad.double() * scale.double().reshape(shape)).long()
     return (q.long() - step).clamp(low, high)
+
+
+def integer_sgd_float32(
+    q: torch.Tensor, grad: torch.Tensor, lr: float, scale: torch.Tensor, low: int, high: int
+) -> torch.Tensor:
+    """`integer_sgd` in qsgd_update's precision (docs/quantized_training.md): the step
+    float32(float32(lr * grad) * scale[o]) from the float32 gradient, then rounded. Where a
+    step lies within float32's spacing of a half (a bias step of thousands, under QAS), the
+    float64 step of `integer_sgd` may round the other way."""
+    shape = (-1,) + (1,) * (q.dim() - 1)
+    lr32 = torch.tensor(lr, dtype=torch.float32)
+    step = (lr32 * grad.float()) * scale.float().reshape(shape)
+    return (q.long() - round_half_away(step).long()).clamp(low, high)
