@@ -90,6 +90,7 @@ SHORTCUT_ORDER = [
     "quantize-frozen-prefix",  # after insert-optimizer: its stores say what trains
     "fuse-expand-depthwise",  # on the int8 prefix that quantize-frozen-prefix made
     "in-place-depthwise",  # the depthwise convs that fuse-expand-depthwise left
+    "fuse-quantize-conv",  # the image's quantization, once the blocks' peaks are lowered
     "fuse-weight-updates",
     "recompute-activations",
     "reorder-updates",
@@ -191,9 +192,10 @@ class AdirOptMain(xDSLOptMain):
             metavar="CALIBRATION.npy",
             help="with --optimizer: run the frozen first layers of the training step on int8 "
             "kernels, weights in flash, calibrated on the given inputs (stacked on axis 0) or on "
-            "32 standard-normal ones, each 1x1 expansion fused into its depthwise conv and the "
-            "depthwise conv at the peak in place (quantize-frozen-prefix, fuse-expand-depthwise, "
-            "in-place-depthwise; docs/quantized_training.md)",
+            "32 standard-normal ones, each 1x1 expansion fused into its depthwise conv, the "
+            "depthwise conv at the peak in place and the image quantized inside the first conv "
+            "where that is the peak (quantize-frozen-prefix, fuse-expand-depthwise, "
+            "in-place-depthwise, fuse-quantize-conv; docs/quantized_training.md)",
         )
         group.add_argument(
             "--recompute",
@@ -369,7 +371,7 @@ class AdirOptMain(xDSLOptMain):
                 f"quantize-frozen-prefix{options}",
                 "--quantize-frozen",
             )
-            for lowering in ("fuse-expand-depthwise", "in-place-depthwise"):
+            for lowering in ("fuse-expand-depthwise", "in-place-depthwise", "fuse-quantize-conv"):
                 wanted[lowering] = (lowering, "--quantize-frozen")
         if args.predict_batch is not None and not args.predict:
             raise DiagnosticError("adir-opt", "--predict-batch needs --predict")
