@@ -68,10 +68,10 @@ class Chain:
 def chain_through(op: Operation) -> Chain | None:
     """The chain `op` is one of the three ops of, if any."""
     conv = op
-    if isinstance(op, QuantizeOp) and op.result.has_one_use():
-        conv = op.result.get_use().operation  # type: ignore[union-attr]
+    if isinstance(conv, QuantizeOp) and conv.result.has_one_use():
+        conv = conv.result.get_user_of_unique_use()
     if isinstance(conv, QTransposeOp) and conv.result.has_one_use():
-        conv = conv.result.get_use().operation  # type: ignore[union-attr]
+        conv = conv.result.get_user_of_unique_use()
     if not isinstance(conv, QConv2dOp) or conv.is_depthwise:
         return None
     transpose = conv.input.owner
