@@ -65,13 +65,8 @@ class Chain:
         return arena_bytes(self.quantize.input) + arena_bytes(self.conv.result)
 
 
-def chain_through(op: Operation) -> Chain | None:
-    """The chain `op` is one of the three ops of, if any."""
-    conv = op
-    if isinstance(conv, QuantizeOp) and conv.result.has_one_use():
-        conv = conv.result.get_user_of_unique_use()
-    if isinstance(conv, QTransposeOp) and conv.result.has_one_use():
-        conv = conv.result.get_user_of_unique_use()
+def chain_ending_at(conv: Operation) -> Chain | None:
+    """The chain whose convolution is `conv`, if any."""
     if not isinstance(conv, QConv2dOp) or conv.is_depthwise:
         return None
     transpose = conv.input.owner
@@ -89,6 +84,22 @@ def chain_through(op: Operation) -> Chain | None:
     ):
         return None
     return Chain(quantize, transpose, conv)
+
+
+def chain_through(op: Operation) -> Chain | None:
+    """The chain `op` is one of the three ops of, if any: its convolution is `op` or the
+    reader of its only use, or that op's."""
+    reach = [op]
+    while len(reach) < 3 and len(reach[-1].results) == 1:
+        user = reach[-1].results[0].get_user_of_unique_use()
+        if user is None:
+            break
+        reach.append(user)
+    for candidate in reach:
+        chain = chain_ending_at(candidate)
+        if chain is not None and op in chain.ops:
+            return chain
+    return None
 
 
 def fuse(chain: Chain) -> None:
