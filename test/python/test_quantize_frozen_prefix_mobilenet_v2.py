@@ -348,7 +348,9 @@ def test_mobilenet_v2_fused_in_c_is_the_unfused_interpreter(
     np.testing.assert_array_equal(features, expected[-3])  # the last tensor: the pooled ones
 
 
-ARENA_PLAN = "fuse-weight-updates,reorder-updates,bufferize,select-kernels{kernels=reference},plan-memory"
+ARENA_PLAN = (
+    "fuse-weight-updates,reorder-updates,bufferize,select-kernels{kernels=reference},plan-memory"
+)
 
 
 @pytest.fixture(scope="module")
