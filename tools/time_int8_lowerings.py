@@ -5,10 +5,11 @@
 
 For each lowering of the frozen int8 prefix (`quantize-frozen-prefix` alone; then
 `fuse-expand-depthwise`; then `in-place-depthwise` as well; then `fuse-quantize-conv` too),
-with `--train=last:1`, SGD, batch 1 and the reference kernels: the planned arena of `@train_step`, the C's time per step (built
-with -O2, the mean of `--steps` calls after one warm-up call, clock_gettime), and the
-interpreter's time for one call. A step is the int8 prefix and the float classifier's
-forward, backward and update, which is a few thousand multiply-adds of the ~25 million.
+with `--train=last:1`, SGD, batch 1 and the reference kernels: the planned arena of
+`@train_step`, the C's time per step (built with -O2, the mean of `--steps` calls after one
+warm-up call, clock_gettime), and the interpreter's time for one call. A step is the int8
+prefix and the float classifier's forward, backward and update, which is a few thousand
+multiply-adds of the ~25 million.
 """
 
 from __future__ import annotations
