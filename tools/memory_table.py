@@ -14,8 +14,8 @@ plan's JSON: the arena (the largest function's, which the C allocates), the pers
 (trainable parameters, optimizer state, other mutable state such as batch norms' running
 statistics) and the flash (frozen parameters, initial values, constants). Every example is at
 batch 1 except the autoencoder, at 2: PyTorch refuses its BatchNorm1d in training mode at
-batch 1. docs/frontends.md holds the table; test/python/test_tools.py runs the tool on two
-examples.
+batch 1. docs/frontends.md holds the table; test/python/test_memory_table.py runs the tool on
+every example and checks each row against the docs and the example's IR.
 """
 
 from __future__ import annotations

@@ -344,6 +344,34 @@ def quantize_qconv2d(
     return requantize_to_int8(acc, op)
 
 
+def requantize_grad(
+    y: np.ndarray, grad: np.ndarray, op: q.QRequantizeGradOp, dtype: np.dtype
+) -> np.ndarray:
+    """The gradient through a requantization (its real multiplier, rounded to the session's
+    float type: f32 as the C) and its clamp (passed where act_min < y < act_max), channels on
+    the last axis."""
+    multiplier = [int(v) for v in op.multiplier.get_values()]
+    shift = [int(v) for v in op.shift.get_values()]
+    real = np.array(q.real_multipliers(multiplier, shift), np.float64).astype(dtype)
+    inside = (y > op.act_min.value.data) & (y < op.act_max.value.data)
+    scaled = np.asarray(grad, dtype) * real
+    return np.where(inside, scaled, dtype.type(0.0)).astype(dtype)
+
+
+def qsgd_update(param: np.ndarray, grad: np.ndarray, lr: np.ndarray, op: q.QSgdUpdateOp):
+    """SGD on the integers: the f32 step lr * grad * step_scale, rounded half away from zero,
+    subtracted, the result clamped to the op's bounds."""
+    scales = np.array(op.scales(), np.float32)
+    shape = [1] * param.ndim
+    if scales.size > 1:
+        shape[op.axis.value.data] = -1
+    step = (np.float32(lr) * np.asarray(grad, np.float32)) * scales.reshape(shape)
+    delta = np.nan_to_num(round_half_away(step.astype(np.float32)), nan=0.0)
+    delta = np.clip(delta, -(2.0**31), 2.0**31 - 1).astype(np.int64)
+    lo, hi = op.bounds()
+    return np.clip(param.astype(np.int64) - delta, lo, hi).astype(param.dtype)
+
+
 def pool_windows(x: np.ndarray, op: q.QPoolOp, fill: int) -> tuple[np.ndarray, np.ndarray]:
     """The windows [N, Ho, Wo, C, KH, KW] of x padded with `fill`, and which taps are inside."""
     kernel, stride, padding = op.window()
@@ -433,3 +461,13 @@ class QuantizedFunctions(FamilyFunctions):
     @impl(q.QTransposeOp)
     def run_qtranspose(self, interpreter: Interpreter, op: q.QTransposeOp, args: tuple[Any, ...]):
         return (np.ascontiguousarray(args[0].transpose(q.int_values(op.permutation))),)
+
+    @impl(q.QRequantizeGradOp)
+    def run_qrequantize_grad(
+        self, interpreter: Interpreter, op: q.QRequantizeGradOp, args: tuple[Any, ...]
+    ):
+        return (requantize_grad(args[0], args[1], op, self.float_dtype),)
+
+    @impl(q.QSgdUpdateOp)
+    def run_qsgd_update(self, interpreter: Interpreter, op: q.QSgdUpdateOp, args: tuple[Any, ...]):
+        return (qsgd_update(*args, op),)

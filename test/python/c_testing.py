@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp, f32
 
 from adir.backends.c.calls import c_type
 from adir.backends.c.files import c_files, runtime_files
@@ -70,6 +70,16 @@ def function(module: ModuleOp, name: str) -> func.FuncOp:
         if isinstance(op, func.FuncOp) and op.sym_name.data == name:
             return op
     raise KeyError(name)
+
+
+def api_params(module: ModuleOp) -> list:
+    """The parameters the C model's parameter API lists (and the driver dumps): the f32 ones,
+    not the integer parameters of trainable int8 layers."""
+    return [
+        op
+        for op in module.ops
+        if op.name == "adir.param" and op.type.element_type == f32  # type: ignore[attr-defined]
+    ]
 
 
 def driver_source(planned: ModuleOp, name: str, steps: int, state_each_step: bool = False) -> str:
@@ -186,7 +196,7 @@ class CBuild:
             offset += array.nbytes
             return array
 
-        params = [op for op in self.planned.ops if op.name == "adir.param"]
+        params = api_params(self.planned)
         for _ in steps:
             for type_ in outputs:
                 results.append(take(type_, tuple(type_.get_shape())))
@@ -250,7 +260,7 @@ def interpreter_run(
     results = []
     for args in steps:
         results += list(session.call(name, *args))
-    results += [session.params[op.sym_name.data] for op in module.ops if op.name == "adir.param"]
+    results += [session.params[op.sym_name.data] for op in api_params(module)]
     return results
 
 
@@ -303,7 +313,7 @@ def check_c_against_interpreter(
             **({"state_each_step": True} if each_step_from_c_state else {}),
         )
         actual = built.run(seed, steps)
-    params = [op.sym_name.data for op in tensor_level.ops if op.name == "adir.param"]
+    params = [op.sym_name.data for op in api_params(tensor_level)]
     if each_step_from_c_state:
         expected, labels = interpreter_steps_from(actual, tensor_level, name, seed, steps)
     else:
@@ -332,7 +342,7 @@ def interpreter_steps_from(
     each step from the C's parameters after the step before; with a (label, parameter name or
     None) for each array."""
     session = Session(module, np.float32, seed=seed)
-    params = [op.sym_name.data for op in module.ops if op.name == "adir.param"]
+    params = [op.sym_name.data for op in api_params(module)]
     results = len(function(module, name).function_type.outputs.data)
     expected, labels = [], []
     for index, args in enumerate(steps):

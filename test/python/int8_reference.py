@@ -17,6 +17,22 @@ interpreter or C: integer tensors are int64 (exact), the float ends are float32 
   left shift 20, each input to the unit 2 max(s1, s2), the sum to the output's scale.
 - `qavgpool`: the sum over the window, divided rounding halves away from zero, as TFLite's
   AveragePool does ((sum +- count / 2) / count in C's truncating division).
+
+Level 2 of quantized training (a conv whose int8 weight and int32 bias train; TTE: Lin et al.,
+"On-Device Training Under 256KB Memory", NeurIPS 2022, section 2.2 and its code's
+`_QuantizedConv2dFunc` and `SGDScale`):
+
+- `fake_quantized_conv2d`: the layer as a differentiable float64 function of the integers
+  W_bar, b_bar (autograd, not a hand-written backward): the accumulator conv(x - z_x, W_bar) +
+  b_bar, rounding passed straight through (its derivative the real multiplier M = s_x s_W /
+  s_y), the clamp passing gradient where the int8 output lies strictly inside it, the value
+  that of `qconv2d` exactly.
+- `fake_quantized_linear`: the same for a fully-connected layer; `fake_quantize`: quantize with
+  the rounding passed straight through where its clamp is not active.
+- `qas_step_scales`: QAS, the gradient of W_bar scaled by s_W^-2 (per output channel) and that
+  of b_bar by (s_x s_W)^-2; without QAS, 1.
+- `integer_sgd`: W_bar - round(lr * grad * scale), halves away from zero, clamped to [-127,
+  127] (int8) or the int32 range.
 """
 
 from __future__ import annotations
@@ -139,3 +155,105 @@ def qadd(
         (b - b_zero_point) * 2**20, [b_m], [b_s]
     )
     return (requantize(total, [m], [s]) + out_zero_point).clamp(-128, 127)
+
+
+def real_multiplier(multiplier: int, shift: int) -> float:
+    """The real that QuantizeMultiplier's (M, s) stands for: M * 2^(s - 31)."""
+    return multiplier * 2.0 ** (shift - 31)
+
+
+def fake_quantized_conv2d(
+    x: torch.Tensor,
+    x_zero_point: int,
+    w: torch.Tensor,
+    bias: torch.Tensor,
+    multipliers: list[int],
+    shifts: list[int],
+    out_zero_point: int,
+    act_min: int,
+    act_max: int,
+    stride: tuple[int, int],
+    padding: tuple[int, int, int, int],
+    groups: int = 1,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(the int8 output as int64, the same values as a float64 tensor differentiable in `x`,
+    `w` and `bias`: float64 tensors holding the integers x_q, W_bar and b_bar). NCHW, weights
+    OIHW (depthwise: groups = channels); padded taps are the input's zero point, 0 once it is
+    subtracted."""
+    exact = qconv2d(
+        x.detach().round().long(),
+        x_zero_point,
+        w.detach().round().long(),
+        bias.detach().round().long(),
+        multipliers,
+        shifts,
+        out_zero_point,
+        act_min,
+        stride,
+        padding,
+        groups,
+        act_max,
+    )
+    top, bottom, left, right = padding
+    shifted = F.pad(x.double() - x_zero_point, (left, right, top, bottom))
+    acc = F.conv2d(shifted, w, stride=stride, groups=groups) + bias.reshape(1, -1, 1, 1)
+    m = torch.tensor([real_multiplier(a, b) for a, b in zip(multipliers, shifts, strict=True)])
+    linear = acc * m.double().reshape(1, -1, 1, 1)
+    through = linear + (exact.double() - linear).detach()  # the value exact, the slope M
+    inside = (exact > act_min) & (exact < act_max)
+    return exact, torch.where(inside, through, exact.double())
+
+
+def fake_quantize(
+    x: torch.Tensor, scale: float, zero_point: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(`quantize`'s int8 values, the same values differentiable in `x`: straight through the
+    rounding, slope 1 / scale, where the clamp to [-128, 127] is not active)."""
+    exact = quantize(x.detach(), scale, zero_point)
+    t = x.double() / scale
+    through = t + (exact.double() - t).detach()
+    inside = (t > -128.5 - zero_point) & (t < 127.5 - zero_point)
+    return exact, torch.where(inside, through, exact.double())
+
+
+def fake_quantized_linear(
+    x: torch.Tensor,
+    x_zero_point: int,
+    w: torch.Tensor,
+    bias: torch.Tensor,
+    multiplier: int,
+    shift: int,
+    out_zero_point: int,
+    act_min: int,
+    act_max: int,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """`fake_quantized_conv2d` for a fully-connected layer (TFLite's FULLY_CONNECTED: one
+    multiplier for all outputs): x [N, K], w [M, K], bias [M], all holding integers."""
+    acc_exact = (x.detach().round().long() - x_zero_point) @ w.detach().round().long().T
+    acc_exact = acc_exact + bias.detach().round().long()
+    exact = (requantize(acc_exact, [multiplier], [shift]) + out_zero_point).clamp(act_min, act_max)
+    acc = (x.double() - x_zero_point) @ w.T + bias
+    linear = acc * real_multiplier(multiplier, shift)
+    through = linear + (exact.double() - linear).detach()
+    inside = (exact > act_min) & (exact < act_max)
+    return exact, torch.where(inside, through, exact.double())
+
+
+def qas_step_scales(
+    x_scale: float, w_scales: torch.Tensor, qas: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The factors of the weight's and the bias's integer gradients: s_W^-2 and (s_x s_W)^-2
+    per output channel with QAS, 1 without."""
+    s_w = w_scales.double()
+    if not qas:
+        return torch.ones_like(s_w), torch.ones_like(s_w)
+    return 1.0 / s_w**2, 1.0 / (x_scale * s_w) ** 2
+
+
+def integer_sgd(
+    q: torch.Tensor, grad: torch.Tensor, lr: float, scale: torch.Tensor, low: int, high: int
+) -> torch.Tensor:
+    """q - round(lr * grad * scale[o]) (o the first axis), halves away from zero, clamped."""
+    shape = (-1,) + (1,) * (q.dim() - 1)
+    step = round_half_away(lr * grad.double() * scale.double().reshape(shape)).long()
+    return (q.long() - step).clamp(low, high)

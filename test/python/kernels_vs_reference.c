@@ -25,6 +25,7 @@
 
 #include "adir_kernels.h"
 #include "adir_target.h"
+#include "adir_tuned.h"
 
 #define UNIT_ROUNDOFF (1.0 / 16777216.0)
 
@@ -392,12 +393,40 @@ static int32_t depthwise_scratch_floats(struct conv c)
     return hp * wp + c.kw + c.out_h * wp;
 }
 
-/* One shape through the GEMM kernels (`floats` floats of scratch) or the depthwise ones,
- * against the references: the same data, bound and term counts as conv_case. */
-static void scratch_conv_case(struct conv c, int32_t floats, int depthwise, int exact)
+/* The tuned kernels a scratch_conv_case runs: the GEMM ones, the depthwise ones on flat rows,
+ * or the register-blocked depthwise 3 x 3 ones (the Cortex-M targets'). */
+enum scratch_kernels { GEMM, DEPTHWISE, DEPTHWISE_3X3 };
+
+typedef void (*conv_forward_fn)(const float *, const float *, const float *, float *, int32_t,
+                                int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,
+                                int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,
+                                int32_t, float *, int32_t);
+typedef void (*conv_adjoint_fn)(const float *, const float *, float *, int32_t, int32_t, int32_t,
+                                int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,
+                                int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, float *,
+                                int32_t);
+
+/* The register-blocked kernels' scratch: the larger of the padded input plane and the stride-1
+ * input gradient's padded dy plane (height + 2 by width + 2), as select_kernels/tuned.py
+ * sizes it. */
+static int32_t depthwise_3x3_scratch_floats(struct conv c, int32_t height, int32_t width)
 {
-    const int32_t height = (c.out_h - 1) * c.stride + c.dilation * (c.kh - 1) + 1 - 2 * c.pad;
-    const int32_t width = (c.out_w - 1) * c.stride + c.dilation * (c.kw - 1) + 1 - 2 * c.pad;
+    const int32_t hp = (c.out_h - 1) * c.stride + 3, wp = (c.out_w - 1) * c.stride + 3;
+    const int32_t dy_plane = (height + 2) * (width + 2);
+    return hp * wp > dy_plane ? hp * wp : dy_plane;
+}
+
+/* One shape through the GEMM kernels (`floats` floats of scratch) or the depthwise ones,
+ * against the references: the same data, bound and term counts as conv_case. `extra` rows and
+ * columns past the last window's (an image whose bottom and right no window reads: a stride-2
+ * conv of an even size) are in the image. */
+static void scratch_conv_case_of(struct conv c, int32_t floats, enum scratch_kernels kernels,
+                                 int32_t extra, int exact)
+{
+    const int32_t height =
+        (c.out_h - 1) * c.stride + c.dilation * (c.kh - 1) + 1 - 2 * c.pad + extra;
+    const int32_t width =
+        (c.out_w - 1) * c.stride + c.dilation * (c.kw - 1) + 1 - 2 * c.pad + extra;
     const int32_t group_channels = c.channels / c.groups;
     const size_t x_size = (size_t)c.batch * (size_t)c.channels * (size_t)height * (size_t)width;
     const size_t w_size =
@@ -414,52 +443,128 @@ static void scratch_conv_case(struct conv c, int32_t floats, int depthwise, int 
     /* garbage in: the kernels must not read it */
     float *scratch;
     const char *names[3];
+    conv_forward_fn forward;
+    conv_adjoint_fn grad_input, grad_weight;
     char shape[200];
-    if (depthwise) {
+    if (kernels == DEPTHWISE) {
         floats = depthwise_scratch_floats(c);
-    }
-    scratch = filled((size_t)floats, 0);
-    if (depthwise) {
         names[0] = "conv2d_depthwise", names[1] = "conv2d_grad_input_depthwise";
         names[2] = "conv2d_grad_weight_depthwise";
+        forward = adir_tuned_conv2d_depthwise;
+        grad_input = adir_tuned_conv2d_grad_input_depthwise;
+        grad_weight = adir_tuned_conv2d_grad_weight_depthwise;
+    } else if (kernels == DEPTHWISE_3X3) {
+        floats = depthwise_3x3_scratch_floats(c, height, width);
+        names[0] = "conv2d_depthwise_3x3", names[1] = "conv2d_grad_input_depthwise_3x3";
+        names[2] = "conv2d_grad_weight_depthwise_3x3";
+        forward = adir_tuned_conv2d_depthwise_3x3;
+        grad_input = adir_tuned_conv2d_grad_input_depthwise_3x3;
+        grad_weight = adir_tuned_conv2d_grad_weight_depthwise_3x3;
     } else {
         names[0] = "conv2d_gemm", names[1] = "conv2d_grad_input_gemm";
         names[2] = "conv2d_grad_weight_gemm";
+        forward = adir_tuned_conv2d_gemm;
+        grad_input = adir_tuned_conv2d_grad_input_gemm;
+        grad_weight = adir_tuned_conv2d_grad_weight_gemm;
     }
+    scratch = filled((size_t)floats, 0);
     sprintf(shape,
             "batch %d channels %d out %d groups %d kernel %dx%d out %dx%d stride %d pad %d "
-            "dilation %d scratch %d",
+            "dilation %d extra %d scratch %d",
             (int)c.batch, (int)c.channels, (int)c.out_channels, (int)c.groups, (int)c.kh,
             (int)c.kw, (int)c.out_h, (int)c.out_w, (int)c.stride, (int)c.pad, (int)c.dilation,
-            (int)floats);
+            (int)extra, (int)floats);
 #define CONV_SIZES                                                                              \
     c.batch, c.channels, height, width, c.out_channels, c.out_h, c.out_w, c.kh, c.kw, c.stride, \
         c.stride, c.pad, c.pad, c.dilation, c.dilation, c.groups
-    (depthwise ? adir_tuned_conv2d_depthwise : adir_tuned_conv2d_gemm)(x, w, bias, tuned,
-                                                                        CONV_SIZES, scratch, floats);
+    forward(x, w, bias, tuned, CONV_SIZES, scratch, floats);
     adir_conv2d(x, w, bias, ref, CONV_SIZES);
     adir_conv2d(abs_x, abs_w, abs_bias, sums, CONV_SIZES);
     compare(names[0], shape, exact, tuned, ref, sums, (long)group_channels * c.kh * c.kw + 1,
             y_size);
-    (depthwise ? adir_tuned_conv2d_depthwise : adir_tuned_conv2d_gemm)(x, w, NULL, tuned,
-                                                                        CONV_SIZES, scratch, floats);
+    forward(x, w, NULL, tuned, CONV_SIZES, scratch, floats);
     adir_conv2d(x, w, NULL, ref, CONV_SIZES);
     adir_conv2d(abs_x, abs_w, NULL, sums, CONV_SIZES);
     compare(names[0], shape, exact, tuned, ref, sums, (long)group_channels * c.kh * c.kw, y_size);
-    (depthwise ? adir_tuned_conv2d_grad_input_depthwise
-               : adir_tuned_conv2d_grad_input_gemm)(dy, w, tuned, CONV_SIZES, scratch, floats);
+    grad_input(dy, w, tuned, CONV_SIZES, scratch, floats);
     adir_conv2d_grad_input(dy, w, ref, CONV_SIZES);
     adir_conv2d_grad_input(abs_dy, abs_w, sums, CONV_SIZES);
     compare(names[1], shape, exact, tuned, ref, sums,
             (long)(c.out_channels / c.groups) * c.kh * c.kw, x_size);
-    (depthwise ? adir_tuned_conv2d_grad_weight_depthwise
-               : adir_tuned_conv2d_grad_weight_gemm)(x, dy, tuned, CONV_SIZES, scratch, floats);
+    grad_weight(x, dy, tuned, CONV_SIZES, scratch, floats);
     adir_conv2d_grad_weight(x, dy, ref, CONV_SIZES);
     adir_conv2d_grad_weight(abs_x, abs_dy, sums, CONV_SIZES);
     compare(names[2], shape, exact, tuned, ref, sums, (long)c.batch * c.out_h * c.out_w, w_size);
 #undef CONV_SIZES
     free(x), free(w), free(bias), free(dy), free(abs_x), free(abs_w), free(abs_dy);
     free(abs_bias), free(tuned), free(ref), free(sums), free(scratch);
+}
+
+static void scratch_conv_case(struct conv c, int32_t floats, int depthwise, int exact)
+{
+    scratch_conv_case_of(c, floats, depthwise ? DEPTHWISE : GEMM, 0, exact);
+}
+
+/* The register-blocked depthwise 3 x 3 kernels: stride 1 and 2, padding 0 to 2, images whose
+ * bottom and right no window reads, output widths across the blocks of 4 pixels and their
+ * tails (1 .. 9), odd and even heights, and channel counts that are not the batch's. */
+static void depthwise_3x3_convs(void)
+{
+    /* batch, channels, out_channels, groups, kh, kw, out_h, out_w, stride, pad, dilation */
+    const struct conv fixed[] = {
+        {1, 4, 4, 4, 3, 3, 25, 5, 1, 1, 1},    /* DS-CNN's (4 of its 64 channels) */
+        {2, 3, 3, 3, 3, 3, 7, 7, 1, 0, 1},     /* unpadded */
+        {1, 2, 2, 2, 3, 3, 5, 6, 1, 2, 1},     /* padding 2 */
+        {2, 3, 3, 3, 3, 3, 4, 5, 2, 1, 1},     /* stride 2 (MobileNet's) */
+        {1, 2, 2, 2, 3, 3, 3, 9, 2, 0, 1},     /* stride 2, unpadded */
+        {1, 2, 2, 2, 3, 3, 5, 3, 2, 2, 1},     /* stride 2, padding 2 */
+        {1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1},     /* one pixel */
+        {3, 5, 5, 5, 3, 3, 3, 11, 1, 1, 1},    /* odd sizes */
+    };
+    int32_t out_w, extra, stride, pad;
+    int i, exact;
+    for (exact = 0; exact < 2; ++exact) {
+        for (i = 0; i < (int)(sizeof fixed / sizeof fixed[0]); ++i) {
+            for (extra = 0; extra < 2; ++extra) {
+                scratch_conv_case_of(fixed[i], 0, DEPTHWISE_3X3, extra, exact);
+            }
+        }
+        for (stride = 1; stride <= 2; ++stride) {
+            for (pad = 0; pad <= 2; ++pad) {
+                for (out_w = 1; out_w <= 9; ++out_w) {
+                    const struct conv c = {1, 2, 2, 2, 3, 3, 3, out_w, stride, pad, 1};
+                    if ((out_w - 1) * stride + 3 - 2 * pad + out_w % 2 >= 1) { /* a width */
+                        scratch_conv_case_of(c, 0, DEPTHWISE_3X3, out_w % 2, exact);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* The scratch of each implicit-GEMM path (adir_tuned_conv_implicit.c) for a shape, and every
+ * one of them (a path with -1 takes none: the GEMM kernels build panels there). */
+static int32_t implicit_floats(struct conv c, int32_t kind)
+{
+    const int32_t height = (c.out_h - 1) * c.stride + c.dilation * (c.kh - 1) + 1 - 2 * c.pad;
+    const int32_t width = (c.out_w - 1) * c.stride + c.dilation * (c.kw - 1) + 1 - 2 * c.pad;
+    return adir_conv_implicit_floats(kind, c.channels, height, width, c.out_channels, c.out_h,
+                                     c.out_w, c.kh, c.kw, c.stride, c.stride, c.pad, c.pad,
+                                     c.dilation, c.dilation, c.groups);
+}
+
+/* Each implicit path's scratch exactly (that path runs; the others where it holds theirs) and
+ * one float less (that path builds panels instead). */
+static void implicit_conv_cases(struct conv c, int exact)
+{
+    int32_t kind, floats;
+    for (kind = ADIR_CONV_IMPLICIT_FORWARD; kind <= ADIR_CONV_IMPLICIT_GRAD_WEIGHT; ++kind) {
+        floats = implicit_floats(c, kind);
+        if (floats > 1) {
+            scratch_conv_case(c, floats, 0, exact);
+            scratch_conv_case(c, floats - 1, 0, exact);
+        }
+    }
 }
 
 static void scratch_convs(void)
@@ -475,6 +580,11 @@ static void scratch_convs(void)
         {1, 4, 6, 2, 3, 3, 4, 11, 1, 1, 1},    /* groups */
         {1, 3, 4, 1, 3, 3, 4, 6, 1, 2, 2},     /* dilation */
         {1, 2, 3, 1, 3, 3, 3, 3, 2, 0, 1},     /* stride, no padding */
+        {2, 16, 16, 1, 3, 3, 12, 12, 1, 1, 1}, /* ResNet-8's 3x3 (whole MR x NR tiles) */
+        {2, 8, 32, 1, 3, 3, 5, 7, 1, 1, 1},    /* two tiles of NR outputs, rows past NR */
+        {1, 3, 17, 1, 2, 5, 6, 9, 3, 2, 1},    /* stride 3, an even kernel, edges of MR */
+        {1, 2, 4, 1, 3, 3, 5, 5, 1, 0, 2},     /* dilation 2, no padding */
+        {1, 2, 4, 1, 3, 3, 5, 5, 2, 2, 2},     /* dilation 2 and stride 2: one phase a side */
     };
     const struct conv depthwise[] = {
         {2, 6, 6, 6, 3, 3, 5, 5, 1, 1, 1},     /* DS-CNN's depthwise (padding 1) */
@@ -511,6 +621,7 @@ static void scratch_convs(void)
             scratch_conv_case(fixed[i], taps * chunk - 1, 0, exact);
             scratch_conv_case(fixed[i], chunk - 1 > 0 ? chunk - 1 : 1, 0, exact);
             scratch_conv_case(fixed[i], 1, 0, exact);
+            implicit_conv_cases(fixed[i], exact);
         }
         for (i = 0; i < (int)(sizeof depthwise / sizeof depthwise[0]); ++i) {
             scratch_conv_case(depthwise[i], 0, 1, exact);
@@ -522,9 +633,12 @@ static void scratch_convs(void)
         add_edges(sizes, &count, ADIR_GEMM_NR);
         for (i = 0; i < count; ++i) {
             c = base, c.out_channels = sizes[i], scratch_conv_case(c, gemm_taps(c) * 64, 0, exact);
+            implicit_conv_cases(c, exact);
             c = base, c.channels = sizes[i], c.kh = 1, c.kw = 1, c.pad = 0;
             scratch_conv_case(c, gemm_taps(c) * (ADIR_GEMM_NR + 1), 0, exact);
+            implicit_conv_cases(c, exact);
             c.stride = 2, scratch_conv_case(c, gemm_taps(c) * 64, 0, exact);
+            implicit_conv_cases(c, exact);
             c = base, c.channels = sizes[i], c.groups = sizes[i], c.out_channels = sizes[i];
             scratch_conv_case(c, 0, 1, exact);
         }
@@ -534,7 +648,68 @@ static void scratch_convs(void)
         for (i = 0; i < count; ++i) {
             c = base, c.out_w = sizes[i];
             scratch_conv_case(c, gemm_taps(c) * 2 * ADIR_GEMM_NR, 0, exact);
+            implicit_conv_cases(c, exact);
             c.channels = 4, c.out_channels = 4, c.groups = 4, scratch_conv_case(c, 0, 1, exact);
+        }
+    }
+}
+
+/* --- batchnorm -------------------------------------------------------------------------- */
+
+/* The tuned batchnorm and its gradient (the same operations in the same order as the
+ * references) against them, bit for bit: every output, on shapes around the loops' blocks of
+ * four (spatial sizes 1 .. 9) and DS-CNN's (125 pixels), one to three samples. */
+static void batchnorm_case(int32_t batch, int32_t channels, int32_t spatial, int exact)
+{
+    const size_t size = (size_t)batch * (size_t)channels * (size_t)spatial;
+    const size_t ch = (size_t)channels;
+    float *x = filled(size, exact), *dy = filled(size, exact), *gamma = filled(ch, exact);
+    float *beta = filled(ch, exact), *mean0 = filled(ch, exact), *var0 = absolute(x, ch);
+    float *y[2], *stats[2][4], *dx[2], *dgamma[2], *dbeta[2];
+    char shape[96];
+    int k, t;
+    for (k = 0; k < 2; ++k) {
+        y[k] = filled(size, 0), dx[k] = filled(size, 0);
+        dgamma[k] = filled(ch, 0), dbeta[k] = filled(ch, 0);
+        for (t = 0; t < 4; ++t) {
+            stats[k][t] = filled(ch, 0);
+        }
+    }
+    sprintf(shape, "batch %d channels %d spatial %d", (int)batch, (int)channels, (int)spatial);
+    adir_tuned_batchnorm(x, gamma, beta, mean0, var0, y[0], stats[0][0], stats[0][1],
+                         stats[0][2], stats[0][3], batch, channels, spatial, 0.1f, 1e-5f);
+    adir_batchnorm(x, gamma, beta, mean0, var0, y[1], stats[1][0], stats[1][1], stats[1][2],
+                   stats[1][3], batch, channels, spatial, 0.1f, 1e-5f);
+    compare("batchnorm", shape, 1, y[0], y[1], NULL, 0, size);
+    for (t = 0; t < 4; ++t) {
+        compare("batchnorm", shape, 1, stats[0][t], stats[1][t], NULL, 0, ch);
+    }
+    adir_tuned_batchnorm_grad(x, gamma, stats[1][0], stats[1][1], dy, dx[0], dgamma[0],
+                              dbeta[0], batch, channels, spatial);
+    adir_batchnorm_grad(x, gamma, stats[1][0], stats[1][1], dy, dx[1], dgamma[1], dbeta[1],
+                        batch, channels, spatial);
+    compare("batchnorm_grad", shape, 1, dx[0], dx[1], NULL, 0, size);
+    compare("batchnorm_grad", shape, 1, dgamma[0], dgamma[1], NULL, 0, ch);
+    compare("batchnorm_grad", shape, 1, dbeta[0], dbeta[1], NULL, 0, ch);
+    for (k = 0; k < 2; ++k) {
+        free(y[k]), free(dx[k]), free(dgamma[k]), free(dbeta[k]);
+        for (t = 0; t < 4; ++t) {
+            free(stats[k][t]);
+        }
+    }
+    free(x), free(dy), free(gamma), free(beta), free(mean0), free(var0);
+}
+
+static void batchnorms(void)
+{
+    int32_t batch, spatial;
+    int exact;
+    for (exact = 0; exact < 2; ++exact) {
+        for (batch = 1; batch <= 3; ++batch) {
+            for (spatial = batch == 1 ? 2 : 1; spatial <= 9; ++spatial) {
+                batchnorm_case(batch, 3, spatial, exact);
+            }
+            batchnorm_case(batch, 2, 125, exact);
         }
     }
 }
@@ -762,6 +937,8 @@ int main(void)
     matmuls();
     convs();
     scratch_convs();
+    depthwise_3x3_convs();
+    batchnorms();
     maxpools();
     updates();
     for (i = 0; i < kernel_count; ++i) {

@@ -44,8 +44,13 @@ KERNELS = {
     "conv2d_depthwise",
     "conv2d_grad_input_depthwise",
     "conv2d_grad_weight_depthwise",
+    "conv2d_depthwise_3x3",
+    "conv2d_grad_input_depthwise_3x3",
+    "conv2d_grad_weight_depthwise_3x3",
     "maxpool2d",
     "maxpool2d_grad",
+    "batchnorm",
+    "batchnorm_grad",
     "sgd_update",
     "momentum_update",
     "adam_update",
@@ -55,10 +60,13 @@ KERNELS = {
     "matmul_adam_update",
 }
 # Bit for bit the reference's on any data, on every target: they pick or compute elementwise
-# with the same operations in the same order.
+# with the same operations in the same order (batchnorm's sums too: one running sum each, in the
+# reference's order; its driver cases fail on any difference).
 ALWAYS_IDENTICAL = {
     "maxpool2d",
     "maxpool2d_grad",
+    "batchnorm",
+    "batchnorm_grad",
     "sgd_update",
     "momentum_update",
     "adam_update",
@@ -67,7 +75,8 @@ ALWAYS_IDENTICAL = {
 # the reference's order (with fmaf each step rounds once, so only within the bound). The GEMM
 # convolution's forward pass sums over (c, i, j) from 0 as the reference does (a tap in the
 # padding adds a product of 0), its weight gradient over (n, p, q), each panel continuing the
-# last one's sums; the depthwise kernels keep the reference's order in all three. The GEMM
+# last one's sums; the depthwise kernels (flat rows, and register-blocked 3x3) keep the
+# reference's order in all three. The GEMM
 # input gradient (sums over the outputs, then col2im over the taps) is within the bound.
 IDENTICAL_WITHOUT_FMA = {
     "conv2d",
@@ -77,6 +86,9 @@ IDENTICAL_WITHOUT_FMA = {
     "conv2d_depthwise",
     "conv2d_grad_input_depthwise",
     "conv2d_grad_weight_depthwise",
+    "conv2d_depthwise_3x3",
+    "conv2d_grad_input_depthwise_3x3",
+    "conv2d_grad_weight_depthwise_3x3",
     "matmul_sgd_update",
     "matmul_sgd_update_general",
     "matmul_momentum_update",

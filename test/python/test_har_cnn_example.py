@@ -14,26 +14,15 @@ tensor's largest magnitude, for entries that a step carries through zero.
 
 from __future__ import annotations
 
-import copy
 import os
-import tempfile
-from pathlib import Path
 from types import ModuleType
 
-import numpy as np
 import pytest
-import torch
-from c_testing import build_c, c_compilers, run_pipeline
-from examples_testing import STEPS, batches, load_example, torch_training, training_matrix
+from examples_testing import check_trains_in_c_like_pytorch, load_example, training_matrix
 
 from adir.frontends.torch_import import import_module
-from adir.passes import PLANNING_PIPELINE
 
-RTOL = 1e-4
-OPTIMIZERS = {
-    "sgd": ("sgd lr=0.01", lambda params: torch.optim.SGD(params, lr=0.01)),
-    "adam": ("adam lr=0.001", lambda params: torch.optim.Adam(params, lr=0.001)),
-}
+LR = {"sgd": 0.01, "adam": 0.001}
 
 
 @pytest.fixture(scope="module")
@@ -63,40 +52,7 @@ RUNS = training_matrix([("sgd", 1)], [("sgd", 8), ("adam", 1), ("adam", 8)])
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("optimizer", "batch"), RUNS)
-def test_trains_in_c_like_pytorch(example: ModuleType, optimizer: str, batch: int) -> None:
-    options, make_optimizer = OPTIMIZERS[optimizer]
-    model = example.model()
-    reference = copy.deepcopy(model)
-    data = batches(example, batch)
-    module = import_module(model, tuple(torch.from_numpy(a) for a in data[0]))
-    planned = run_pipeline(
-        module, f"infer-shapes,autodiff,insert-optimizer{{kind={options}}},{PLANNING_PIPELINE}"
+def test_trains_in_c_like_pytorch(optimizer: str, batch: int) -> None:
+    check_trains_in_c_like_pytorch(
+        "har_cnn", optimizer, batch, LR[optimizer], report=bool(os.environ.get("ADIR_HAR_REPORT"))
     )
-    torch_losses, torch_state = torch_training(
-        reference, make_optimizer(reference.parameters()), data
-    )
-    params = [op.sym_name.data for op in planned.ops if op.name == "adir.param"]
-    # Every compiler (gcc and clang) for one configuration, the first for the others.
-    compilers = c_compilers() if (optimizer, batch) == ("sgd", 1) else c_compilers()[:1]
-    for compiler in compilers:
-        with tempfile.TemporaryDirectory(prefix="adir-har-") as directory:
-            build = build_c(planned, "train_step", STEPS, Path(directory), compiler, sanitize=True)
-            outputs = build.run(0, data)
-        assert len(outputs) == STEPS + len(params)
-        c_losses = np.array([float(v) for v in outputs[:STEPS]])
-        c_state = dict(zip(params, outputs[STEPS:], strict=True))
-        assert set(torch_state) <= set(c_state)
-        worst = {"loss": float(np.max(np.abs(c_losses / np.array(torch_losses) - 1)))}
-        np.testing.assert_allclose(c_losses, np.array(torch_losses), rtol=RTOL, err_msg=compiler)
-        for symbol, expected in torch_state.items():
-            scale = float(np.abs(expected).max())
-            worst[symbol] = float(np.max(np.abs(c_state[symbol] - expected)) / scale)
-            np.testing.assert_allclose(
-                c_state[symbol], expected, rtol=RTOL, atol=RTOL * scale, err_msg=symbol
-            )
-        if os.environ.get("ADIR_HAR_REPORT"):
-            print(f"\n{optimizer} batch {batch} ({compiler}): the largest difference relative")
-            print(
-                f"  to the tensor's largest magnitude: {max(worst.values()):.2e} "
-                f"({max(worst, key=worst.get)})"
-            )

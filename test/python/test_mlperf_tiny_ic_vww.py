@@ -31,10 +31,14 @@ same batches (batch 2, plain SGD at lr 0.01, 3 steps, batch norms in training mo
   PyTorch float64 (or 1e-4, if larger); its first loss (the forward pass, same weights)
   within 1e-5.
 
-Issue 19's matrix (`test_trains_20_steps_in_c_like_pytorch`): 20 steps at batch 1 and 8 with
-SGD (lr 0.01) and Adam (lr 0.001), the C under ASan/UBSan against PyTorch float64, within 1e-4
-or twice PyTorch float32's own distance from float64 (losses over the steps, parameters tensor
-by tensor; a chaotic run's losses only). CI runs two cases, `ADIR_EXAMPLES_MATRIX=1` all eight.
+Issue 19's matrix (`test_trains_20_steps_in_c_like_pytorch`): ResNet-8, MobileNetV1 and
+MobileNetV2 (test_mobilenet_v2_example.py's model), 20 steps at batch 1 and 8 with SGD (lr
+0.01) and Adam (lr 0.001), the C under ASan/UBSan against PyTorch float64: within 1e-4 where
+PyTorch float32 itself is (tensor by tensor; the batch-normed conv biases by their running
+means without them, cancelled_biases.py; under Adam each entry also within what float32
+rounding of its gradients can move Adam's steps, adam_noise.py), and otherwise
+(ill-conditioned) by the loss curve within twice PyTorch float32's distance. CI runs three
+cases, `ADIR_EXAMPLES_MATRIX=1` all twelve.
 
 The ReLU6 MobileNet also keeps the arena of its ReLU form, byte for byte: `adir.clamp`'s
 gradient reads its output, as `adir.relu_grad` does (issue 19: 3,968,400 bytes at batch 1 when
@@ -53,7 +57,9 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from adam_noise import rounding_allowance
 from c_testing import build_c, c_compilers, run_pipeline
+from cancelled_biases import adam_step_bound, batchnorm_after, bias_free_running_mean, zero_gradient
 from examples_testing import STEPS as STEPS_20
 from examples_testing import batches as batches_of_20
 from examples_testing import load_example, training_matrix
@@ -313,9 +319,11 @@ def test_relu6_mobilenet_has_the_arena_of_its_relu_form() -> None:
 
 
 def trained_in_torch(
-    model: nn.Module, data, optimizer: str, lr: float, dtype: torch.dtype
+    model: nn.Module, data, optimizer: str, lr: float, dtype: torch.dtype, trace=None
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """`torch_training` for any optimizer of OPTIMIZERS: losses and state by adir symbol."""
+    """`torch_training` for any optimizer of OPTIMIZERS: losses and state by adir symbol. With
+    a list `trace`, each step appends every parameter's gradient and every parameter before
+    the step, by adir symbol."""
     model = copy.deepcopy(model).to(dtype)
     if dtype == torch.float64:
         lr = float(np.float32(lr))
@@ -325,28 +333,37 @@ def trained_in_torch(
                 layer.momentum = float(np.float32(layer.momentum))
     kind = torch.optim.SGD if optimizer == "sgd" else torch.optim.Adam
     step_with = kind(model.parameters(), lr=lr)
+    symbols = symbol_names(list(model.state_dict()))
     losses = []
     for x, label in data:
         step_with.zero_grad()
         loss = F.cross_entropy(model(torch.from_numpy(x).to(dtype)), torch.from_numpy(label))
         loss.backward()
+        if trace is not None:
+            named = list(model.named_parameters())
+            trace.append(
+                (
+                    {symbols[n]: p.grad.double().numpy().copy() for n, p in named},
+                    {symbols[n]: p.detach().double().numpy().copy() for n, p in named},
+                )
+            )
         step_with.step()
         losses.append(loss.item())
-    symbols = symbol_names(list(model.state_dict()))
     state = model.state_dict()
     state = {symbols[k]: v.double().numpy() for k, v in state.items() if v.is_floating_point()}
     return np.array(losses), state
 
 
 OPTIMIZERS = {"sgd": 0.01, "adam": 0.001}
-# CI: ResNet-8 with SGD at batch 1 (well conditioned: 1e-4 of float32 PyTorch), MobileNet with
-# Adam at batch 1; ADIR_EXAMPLES_MATRIX=1: both with both at batch 1 and 8.
-CI_RUNS = [("resnet8", "sgd", 1), ("mobilenet_v1", "adam", 1)]
+# CI: ResNet-8 with SGD at batch 1 (well conditioned: 1e-4 of float32 PyTorch), MobileNetV1 with
+# Adam at batch 1, MobileNetV2 with SGD at batch 1; ADIR_EXAMPLES_MATRIX=1: each with both at
+# batch 1 and 8.
+CI_RUNS = [("resnet8", "sgd", 1), ("mobilenet_v1", "adam", 1), ("mobilenet_v2", "sgd", 1)]
 RUNS_20_STEPS = training_matrix(
     CI_RUNS,
     [
         (name, optimizer, batch)
-        for name in ("resnet8", "mobilenet_v1")
+        for name in ("resnet8", "mobilenet_v1", "mobilenet_v2")
         for optimizer in ("sgd", "adam")
         for batch in (1, 8)
         if (name, optimizer, batch) not in CI_RUNS
@@ -358,10 +375,11 @@ RUNS_20_STEPS = training_matrix(
 @pytest.mark.parametrize(("name", "optimizer", "batch"), RUNS_20_STEPS)
 def test_trains_20_steps_in_c_like_pytorch(name: str, optimizer: str, batch: int) -> None:
     """Issue 19's matrix: 20 steps of the C (ASan/UBSan) against PyTorch in float64, the
-    referee, within 1e-4 relative (1e-4 of a tensor's largest magnitude for a parameter) or,
-    where PyTorch's own float32 run is farther from float64 than that, within twice its
-    distance (measured here, loss by loss and tensor by tensor; the module docstring says why
-    MobileNet's ReLUs make it so, and test_mlperf_tiny_examples.py why Adam does)."""
+    referee. The losses within 1e-4 relative or twice PyTorch float32's own largest distance
+    from float64. Where PyTorch float32 holds every tensor within 1e-4 of its largest
+    magnitude, the C must too, entry by entry (module docstring); where it does not, the run
+    is ill-conditioned and the loss curve is what is compared (the comment below says why).
+    The C writes its state after every step, for the batch-normed biases' running means."""
     example = load_example(name)
     model = example.model()
     data = batches_of_20(example, batch)
@@ -370,38 +388,97 @@ def test_trains_20_steps_in_c_like_pytorch(name: str, optimizer: str, batch: int
     pipeline = f"infer-shapes,autodiff,insert-optimizer{{kind={optimizer} lr={lr}}}"
     planned = run_pipeline(module, f"{pipeline},{PLANNING_PIPELINE}")
     with tempfile.TemporaryDirectory(prefix=f"adir-{name}-") as directory:
-        build = build_c(planned, "train_step", STEPS_20, Path(directory), c_compilers()[0], True)
-        build.timeout = 1200  # MobileNet at batch 8 under ASan, on a loaded machine
+        build = build_c(
+            planned,
+            "train_step",
+            STEPS_20,
+            Path(directory),
+            c_compilers()[0],
+            True,
+            state_each_step=True,
+        )
+        # MobileNetV2 at batch 8 under ASan: the whole case took 1,104 s on two cores loaded
+        # 8 times over (load average 15); the C's 20 steps are most of it.
+        build.timeout = 3600
         outputs = build.run(0, data)
     params = [op.sym_name.data for op in planned.ops if op.name == "adir.param"]
-    assert len(outputs) == STEPS_20 + len(params)
-    c_losses = np.array([float(v) for v in outputs[:STEPS_20]])
-    c_state = dict(zip(params, outputs[STEPS_20:], strict=True))
-    losses32, state32 = trained_in_torch(model, data, optimizer, lr, torch.float32)
-    losses64, state64 = trained_in_torch(model, data, optimizer, lr, torch.float64)
+    assert len(outputs) == STEPS_20 * (1 + len(params))
+    per_step = [outputs[i : i + 1 + len(params)] for i in range(0, len(outputs), 1 + len(params))]
+    c_losses = np.array([float(step[0]) for step in per_step])
+    c_states = [dict(zip(params, step[1:], strict=True)) for step in per_step]
+    c_state = c_states[-1]
+    trace32: list = []
+    trace64: list = []
+    losses32, state32 = trained_in_torch(model, data, optimizer, lr, torch.float32, trace32)
+    losses64, state64 = trained_in_torch(model, data, optimizer, lr, torch.float64, trace64)
     # Over the 20 steps, as test_mlperf_tiny_examples.py's autoencoder at batch 2: where the
-    # training is chaotic, which step strays most differs from run to run.
+    # training is ill-conditioned, which step strays most differs from run to run.
     spread = float(np.max(np.abs(losses32 / losses64 - 1)))
     c_error = float(np.max(np.abs(c_losses / losses64 - 1)))
     assert c_error <= max(RTOL, 2 * spread), (c_error, spread)
-    worst = {"loss": spread}
     assert set(state64) <= set(c_state)
-    # A chaotic run (PyTorch's own float32 losses 1e-3 or more from float64's): which tensor
-    # strays most differs from run to run, so only the loss curve is compared, as for the
-    # autoencoder at batch 2 (MobileNet with Adam at batch 1: the C's fc_bias 4.0e-3 from
-    # float64, PyTorch float32's 1.6e-3, while their losses stray by 4.8e-2 and 4.3e-2).
-    chaotic = spread > 1e-3
-    for symbol, expected in ({} if chaotic else state64).items():
-        scale = float(np.abs(expected).max())
-        distance = float(np.abs(state32[symbol] - expected).max())
-        worst[symbol] = distance / scale
-        np.testing.assert_allclose(
-            c_state[symbol], expected, rtol=0, atol=max(RTOL * scale, 2 * distance), err_msg=symbol
-        )
+    # What is compared: the state, less the biases a batch norm cancels (their running means
+    # without them instead, cancelled_biases.py). Every parameter whose float64 gradient is 0
+    # to rounding must be such a bias where parameters are compared, or this test would not
+    # know how to compare it (ResNet-8: its 7 conv biases).
+    cancelled = batchnorm_after(model, (torch.from_numpy(data[0][0]),))
+    zero = zero_gradient([gradients for gradients, _ in trace64])
+    expected, float32, actual = dict(state64), dict(state32), dict(c_state)
+    c_biases = {
+        bias: [trace64[0][1][bias], *(state[bias] for state in c_states[:-1])] for bias in cancelled
+    }
+    for bias, (mean, momentum) in cancelled.items():
+        for values, trace, biases in (
+            (expected, trace64, None),
+            (float32, trace32, None),
+            (actual, None, c_biases[bias]),
+        ):
+            biases = biases or [before[bias] for _, before in trace]
+            values[mean] = bias_free_running_mean(values[mean], biases, momentum)
+            del values[bias]
+    distance = {
+        s: float(np.abs(float32[s] - e).max() / np.abs(e).max()) for s, e in expected.items()
+    }
+    worst = {"loss": spread, **distance}
+    # Ill-conditioned: PyTorch's own float32 run is farther from float64 than RTOL (its loss,
+    # or a tensor relative to its largest magnitude), so PyTorch itself would fail the 1e-4
+    # comparison and its distance, tensor by tensor, is one draw of a chaotic spread (which
+    # tensor strays most differs from run to run: MobileNet with Adam at batch 1, the C's
+    # fc_bias 4.0e-3 from float64, PyTorch float32's 1.6e-3, while their losses stray by
+    # 4.8e-2 and 4.3e-2). Then the loss curve is compared, as above. ResNet-8 at batch 8 is:
+    # its example batch puts a ReLU 0.26 float32 spreads from its kink in the first step
+    # (test_resnet8_adam_batch_1_puts_a_relu_on_its_kink), and the ReLU's decision differs
+    # between float32 programs (PyTorch float32's stacks_2_bn1_bias 5.6e-2 of its largest
+    # magnitude from float64 with SGD, its stem_1_bias 9.4e-2 with Adam).
+    ill_conditioned = max(worst.values()) > RTOL
+    if not ill_conditioned:
+        assert zero == set(cancelled), zero ^ set(cancelled)
+        for symbol, reference in expected.items():
+            scale = float(np.abs(reference).max())
+            atol = RTOL * scale
+            if optimizer == "adam" and symbol in trace64[0][0]:
+                # What float32 rounding of the gradients can move Adam by (adam_noise.py):
+                # ResNet-8 at batch 1, stacks.2.conv2.weight[61, 24, 1, 0] near a zero gradient.
+                atol = atol + rounding_allowance(
+                    [g[symbol] for g, _ in trace64], [g[symbol] for g, _ in trace32], lr
+                )
+            error = np.abs(actual[symbol] - reference)
+            excess = error - atol
+            assert np.all(excess <= 0), (symbol, float(excess.max()), int(np.argmax(excess)))
+    if optimizer == "adam":
+        # Each step of a cancelled bias is at most lr times Adam's bound (1 to 1.156 over the
+        # 20 steps; adam_step_bound), plus a float32 ulp of the bias for the update's rounding.
+        for bias, biases in c_biases.items():
+            for step, (before, after) in enumerate(
+                zip(biases, [*biases[1:], c_state[bias]], strict=True)
+            ):
+                bound = lr * adam_step_bound(step + 1) + np.spacing(np.abs(before).max())
+                assert np.abs(after - before).max() <= bound, (bias, step)
     if os.environ.get("ADIR_EXAMPLES_REPORT"):
         print(
-            f"\n{name} {optimizer} batch {batch}{' (chaotic)' if chaotic else ''}: PyTorch "
-            "float32 vs float64, the largest "
-            f"difference relative to its tensor's magnitude: {max(worst.values()):.2e} "
-            f"({max(worst, key=worst.get)}); the C's loss vs float64: {c_error:.2e}"
+            f"\n{name} {optimizer} batch {batch}"
+            f"{' (ill-conditioned)' if ill_conditioned else ''}: PyTorch float32 vs float64, "
+            f"the largest difference relative to its tensor's magnitude: {max(worst.values()):.2e} "
+            f"({max(worst, key=worst.get)}), of the losses {spread:.2e}; the C's loss vs "
+            f"float64: {c_error:.2e}"
         )

@@ -18,32 +18,22 @@ row, which the softmax takes away again. Its computed gradient is rounding noise
 6.7e-10 in PyTorch float32 on the example's first batch, 1.4e-18 in float64), and Adam turns
 noise into steps of up to lr whatever its size (m / (sqrt(v) + eps) with eps = 1e-8), so under
 Adam the C and PyTorch move those entries by different noise: they are compared to STEPS * lr
-(`NOISE_DRIVEN`), as test_mlperf_tiny_examples.py does for DS-CNN's scale-invariant gammas.
-SGD moves them by lr times the noise, and is compared like every other entry.
+(`NOISE_DRIVEN`, examples_testing.check_trains_in_c_like_pytorch), as
+test_mlperf_tiny_examples.py does for DS-CNN's scale-invariant gammas. SGD moves them by lr
+times the noise, and is compared like every other entry.
 """
 
 from __future__ import annotations
 
-import copy
 import os
-import tempfile
-from pathlib import Path
 
-import numpy as np
 import pytest
-import torch
-from c_testing import build_c, c_compilers, run_pipeline
-from examples_testing import STEPS, batches, load_example, torch_training, training_matrix
+from examples_testing import check_trains_in_c_like_pytorch, load_example, training_matrix
 
 from adir.frontends.builder import module_to_text
 from adir.frontends.torch_import import import_module
-from adir.passes import PLANNING_PIPELINE
 
-RTOL = 1e-4
-OPTIMIZERS = {
-    "sgd": ("sgd lr=0.05", lambda params: torch.optim.SGD(params, lr=0.05)),
-    "adam": ("adam lr=0.001", lambda params: torch.optim.Adam(params, lr=0.001)),
-}
+LR = {"sgd": 0.05, "adam": 0.001}
 # Entries whose gradient is 0 in real arithmetic (the docstring says why), by model and symbol.
 NOISE_DRIVEN = {
     "transformer": {
@@ -90,47 +80,6 @@ def test_imports_with_no_edits(name: str, ops: dict[str, int]) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "optimizer", "batch"), RUNS)
 def test_trains_in_c_like_pytorch(name: str, optimizer: str, batch: int) -> None:
-    example = load_example(name)
-    options, make_optimizer = OPTIMIZERS[optimizer]
-    model = example.model()
-    reference = copy.deepcopy(model)
-    data = batches(example, batch)
-    module = import_module(model, tuple(torch.from_numpy(a) for a in data[0]))
-    planned = run_pipeline(
-        module, f"infer-shapes,autodiff,insert-optimizer{{kind={options}}},{PLANNING_PIPELINE}"
-    )
-    torch_losses, torch_state = torch_training(
-        reference, make_optimizer(reference.parameters()), data
-    )
-    params = [op.sym_name.data for op in planned.ops if op.name == "adir.param"]
-    # Every compiler (gcc and clang) for the SGD runs at batch 1, the first for the others.
-    compilers = c_compilers() if (optimizer, batch) == ("sgd", 1) else c_compilers()[:1]
-    for compiler in compilers:
-        with tempfile.TemporaryDirectory(prefix=f"adir-{name}-") as directory:
-            build = build_c(planned, "train_step", STEPS, Path(directory), compiler, sanitize=True)
-            outputs = build.run(0, data)
-        assert len(outputs) == STEPS + len(params)
-        c_losses = np.array([float(v) for v in outputs[:STEPS]])
-        c_state = dict(zip(params, outputs[STEPS:], strict=True))
-        assert set(torch_state) <= set(c_state)
-        np.testing.assert_allclose(c_losses, np.array(torch_losses), rtol=RTOL, err_msg=compiler)
-        worst = {"loss": float(np.max(np.abs(c_losses / np.array(torch_losses) - 1)))}
-        noise_driven = NOISE_DRIVEN.get(name, {}) if optimizer == "adam" else {}
-        for symbol, expected in torch_state.items():
-            actual, scale = c_state[symbol].copy(), float(np.abs(expected).max())
-            if symbol in noise_driven:
-                part = noise_driven[symbol]
-                np.testing.assert_allclose(
-                    actual[part], expected[part], rtol=0, atol=STEPS * 0.001, err_msg=symbol
-                )
-                actual[part] = expected[part]
-            worst[symbol] = float(np.max(np.abs(actual - expected)) / scale)
-            np.testing.assert_allclose(
-                actual, expected, rtol=RTOL, atol=RTOL * scale, err_msg=symbol
-            )
-        if os.environ.get("ADIR_SEQUENCE_REPORT"):
-            print(
-                f"\n{name} {optimizer} batch {batch} ({compiler}): the largest difference "
-                f"relative to the tensor's largest magnitude: {max(worst.values()):.2e} "
-                f"({max(worst, key=worst.get)})"
-            )
+    report = bool(os.environ.get("ADIR_SEQUENCE_REPORT"))
+    noise_driven = NOISE_DRIVEN.get(name)
+    check_trains_in_c_like_pytorch(name, optimizer, batch, LR[optimizer], noise_driven, report)

@@ -43,9 +43,9 @@ def print_header(printer: ModelPrinter, arena_bytes: int) -> str:
         *blob_header_lines(pre, printer.blob),
         "",
         "/* Parameters and optimizer state, by index: element counts. */",
-        f"#define {m}NUM_PARAMS {len(printer.params)}",
+        f"#define {m}NUM_PARAMS {len(printer.api_params)}",
     ]
-    for index, op in enumerate(printer.params):
+    for index, op in enumerate(printer.api_params):
         index_macro, size_macro = printer.names.param_macros[op.sym_name.data]
         out.append(f"#define {index_macro} {index}")
         out.append(f"#define {size_macro} {size_of(op.type)}")

@@ -112,6 +112,12 @@ class ModelPrinter:
         self.prefix = prefix
         self.macro = prefix.upper()
         self.params = [op for op in module.ops if isinstance(op, p.ParamOp)]
+        # The parameter API (param_data, ..., the blob) is float: it lists the f32 parameters.
+        # The int8 weights and int32 biases of trainable int8 layers (level 2 of quantized
+        # training) are the model's storage but not in it yet.
+        self.api_params = [
+            op for op in self.params if isinstance(op.type.element_type, Float32Type)
+        ]
         self.blob = blob_entries(module)  # the table of save_params/load_params' blob
         # RAM or flash for each parameter: flash for the frozen ones, which no function writes
         self.memory = static_memory(module)
@@ -306,7 +312,12 @@ class ModelPrinter:
             shape = tuple(op.type.get_shape())
             if isinstance(init, DenseIntOrFPElementsAttr):
                 splat = splat_value(init)
-                if splat is not None:  # a fill, not a table of one number
+                integer = not isinstance(op.type.element_type, Float32Type)
+                if splat is not None and integer:
+                    lines.append(
+                        f"{{ size_t i; for (i = 0; i < {size}u; ++i) {name}[i] = {int(splat)}; }}"
+                    )
+                elif splat is not None:  # a fill, not a table of one number
                     lines.append(f"adir_init_fill({name}, {size}u, {c_float(float(splat))});")
                 else:
                     lines.append(f"memcpy({name}, {name}_initial, sizeof {name});")
@@ -335,18 +346,20 @@ class ModelPrinter:
             if self.in_flash(op):
                 continue
             name, size = self.storage[op.sym_name.data], max(size_of(op.type), 1)
-            ram.append(f"static float {name}[{size}];")
+            element = c_type(op.type.element_type)
+            ram.append(f"static {element} {name}[{size}];")
             init = op.initial_value
             if isinstance(init, DenseIntOrFPElementsAttr) and has_initial_table(
                 op, self.kinds[op.sym_name.data]
             ):
                 values = dense_to_numpy(init, np.dtype(np.float32))
                 ram.append(
-                    f"static const float {name}_initial[{size}] = "
+                    f"static const {element} {name}_initial[{size}] = "
                     f"{literal_list(values, op.type.element_type)};"
                 )
         frozen = [
-            f"static const float {self.storage[op.sym_name.data]}[{max(size_of(op.type), 1)}] = "
+            f"static const {c_type(op.type.element_type)} "
+            f"{self.storage[op.sym_name.data]}[{max(size_of(op.type), 1)}] = "
             f"{frozen_initializer(op)};"
             for op in self.params
             if self.in_flash(op)
@@ -413,7 +426,8 @@ class ModelPrinter:
         out += [f"    {line}" for line in init]
         out += ["}", ""]
         out += self.param_accessors()
-        out += ["", *blob_source_lines(pre, [op.sym_name.data for op in self.params], self.blob)]
+        names = [op.sym_name.data for op in self.api_params]
+        out += ["", *blob_source_lines(pre, names, self.blob)]
         out += ["", *functions]
         return "\n".join(out).rstrip() + "\n"
 
@@ -459,13 +473,14 @@ class ModelPrinter:
 
     def param_accessors(self) -> list[str]:
         pre = self.prefix
-        count = len(self.params)
-        data = ", ".join(self.storage[op.sym_name.data] for op in self.params)
+        count = len(self.api_params)
+        data = ", ".join(self.storage[op.sym_name.data] for op in self.api_params)
         writable = ", ".join(
-            "NULL" if self.in_flash(op) else self.storage[op.sym_name.data] for op in self.params
+            "NULL" if self.in_flash(op) else self.storage[op.sym_name.data]
+            for op in self.api_params
         )
-        names = ", ".join(c_string(op.sym_name.data) for op in self.params)
-        sizes = ", ".join(f"{size_of(op.type)}u" for op in self.params)
+        names = ", ".join(c_string(op.sym_name.data) for op in self.api_params)
+        sizes = ", ".join(f"{size_of(op.type)}u" for op in self.api_params)
         if count == 0:
             return [
                 f"const float *{pre}param_data(size_t index) {{ (void)index; return NULL; }}",

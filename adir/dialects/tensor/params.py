@@ -7,7 +7,9 @@
     adir.store %w_new, @w1 : tensor<32x784xf32>
 
 A parameter is a symbol of the module, so a training step is a plain function that loads,
-computes and stores. Its initial value is dense data or an initializer (`initializers.py`).
+computes and stores. Its initial value is dense data or an initializer (`initializers.py`). It
+holds f32, or i8 or i32 with dense data: the int8 weight and int32 bias of a trainable int8
+layer (level 2 of quantized training, docs/quantized_training.md).
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from adir.dialects.tensor.base import TensorOp
 from adir.dialects.tensor.initializers import InitializerAttr, KaimingUniformInit, XavierUniformInit
-from adir.dialects.tensor.shapes import FloatTensor, check_size, is_compatible
+from adir.dialects.tensor.shapes import AnyTensor, check_size, is_compatible
 from adir.dialects.tensor.traits import (
     EvalForm,
     HasEvalForm,
@@ -58,6 +60,10 @@ from adir.dialects.tensor.traits import (
     NotDifferentiable,
     ResultsOutsideArena,
 )
+
+# What a parameter holds: f32, or the i8 weights and i32 biases of a trainable int8 layer (the
+# load's and the store's types are checked against the parameter's).
+ParamTensor = AnyTensor
 
 
 @irdl_op_definition
@@ -89,12 +95,16 @@ class ParamOp(IRDLOperation):
         if not self.type.has_static_shape():
             raise VerifyException(f"{name}: the type {self.type} must have a static shape")
         check_size(self.type, f"{name}: the type")
-        if not isinstance(self.type.element_type, Float32Type):
+        element = self.type.element_type
+        integer = isinstance(element, IntegerType) and element.width.data in (8, 32)
+        if not (isinstance(element, Float32Type) or integer):
             raise VerifyException(
-                f"{name}: the type {self.type} must have f32 elements (adir.load and adir.store "
-                "move f32 tensors)"
+                f"{name}: the type {self.type} must have f32 elements, or i8 or i32 (the int8 "
+                "weights and int32 biases of a trainable int8 layer)"
             )
         init = self.initial_value
+        if integer and not isinstance(init, DenseIntOrFPElementsAttr):
+            raise VerifyException(f"{name}: an integer parameter needs dense data")
         if isinstance(init, DenseIntOrFPElementsAttr):
             if init.type != self.type:
                 raise VerifyException(
@@ -230,7 +240,7 @@ class LoadOp(TensorOp):
 
     name = "adir.load"
     param = prop_def(SymbolRefAttr)
-    result = result_def(FloatTensor)
+    result = result_def(ParamTensor)
     traits = traits_def(
         MemoryReadEffect(),
         ResultsOutsideArena(),
@@ -281,7 +291,7 @@ class StoreOp(IRDLOperation, HasEvalForm):
     """Overwrite a parameter with a new value (semantically; bufferization makes it in place)."""
 
     name = "adir.store"
-    value = operand_def(FloatTensor)
+    value = operand_def(ParamTensor)
     param = prop_def(SymbolRefAttr)
     traits = traits_def(
         MemoryWriteEffect(),

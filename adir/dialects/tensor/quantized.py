@@ -22,11 +22,14 @@ Images are NHWC, as TFLite and CMSIS-NN hold them: qconv2d's weight is OHWI [O, 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from xdsl.dialects.builtin import (
     I32,
     I64,
+    ArrayAttr,
     DenseArrayBase,
     Float32Type,
     FloatAttr,
@@ -38,7 +41,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
@@ -62,7 +65,9 @@ from adir.dialects.tensor.shapes import (
     tensor_type,
 )
 from adir.dialects.tensor.traits import (
+    InPlaceOperands,
     InPlaceWhenMarked,
+    IntegerAdjoints,
     NotDifferentiable,
     ReferenceScratch,
 )
@@ -86,9 +91,11 @@ def int_values(array: Attribute) -> tuple[int, ...]:
 
 
 class QuantizedOp(TensorOp):
-    """An op of the family: checks that its int operands are i8 (or i32 where named)."""
+    """An op of the family: checks that its int operands are i8 (or i32 where named). Each op
+    says whether it is differentiable: a VJP rule and `IntegerAdjoints` (level 2 of quantized
+    training), or `NotDifferentiable`."""
 
-    traits = traits_def(Pure(), NotDifferentiable("integer arithmetic, for inference"))
+    traits = traits_def(Pure())
 
     def require_element(self, index: int, width: int, what: str) -> None:
         elem = self.operand_element_type(index)
@@ -131,6 +138,7 @@ class QuantizeOp(ScaleOp):
     name = "adir.quantize"
     input = operand_def(FloatTensor)
     result = result_def(AnyTensor)
+    traits = traits_def(Pure(), IntegerAdjoints())
 
     def infer_result_types(self) -> Sequence[Attribute]:
         self.check_scale()
@@ -144,6 +152,7 @@ class DequantizeOp(ScaleOp):
     name = "adir.dequantize"
     input = operand_def(AnyTensor)
     result = result_def(FloatTensor)
+    traits = traits_def(Pure(), IntegerAdjoints())
 
     def infer_result_types(self) -> Sequence[Attribute]:
         self.check_scale()
@@ -185,29 +194,7 @@ class RequantizingOp(QuantizedOp):
     def check_requantization(self, out_channels: Dim) -> None:
         self.int_prop("input_zero_point")
         self.int_prop("output_zero_point")
-        if self.int_prop("act_min") > self.int_prop("act_max"):
-            raise VerifyException(
-                f"{self.name}: act_min {self.act_min.value.data} exceeds act_max "
-                f"{self.act_max.value.data}"
-            )
-        multiplier, shift = int_values(self.multiplier), int_values(self.shift)
-        if len(multiplier) != len(shift):
-            raise VerifyException(
-                f"{self.name}: {len(multiplier)} multipliers but {len(shift)} shifts"
-            )
-        if len(multiplier) != 1 and out_channels is not None and len(multiplier) != out_channels:
-            raise VerifyException(
-                f"{self.name}: {len(multiplier)} multipliers for {out_channels} output channels "
-                "(one per channel, or one for all)"
-            )
-        for m in multiplier:
-            if m and not MULTIPLIER_MIN <= m <= MULTIPLIER_MAX:
-                raise VerifyException(
-                    f"{self.name}: multiplier {m} is not 0 or in [2^30, 2^31 - 1]"
-                )
-        for s in shift:
-            if not SHIFT_MIN <= s <= SHIFT_MAX:
-                raise VerifyException(f"{self.name}: shift {s} is not in [-31, 30]")
+        check_multipliers(self, out_channels)
 
     def check_bias(self, index: int, out_channels: Dim) -> None:
         self.require_element(index, 32, "bias")
@@ -220,11 +207,35 @@ class RequantizingOp(QuantizedOp):
             )
 
 
+def check_multipliers(op: QuantizedOp, out_channels: Dim) -> None:
+    """act_min <= act_max, and the `multiplier` and `shift` tables of a requantization: one
+    pair per output channel or one for all, each TFLite's QuantizeMultiplier range."""
+    if op.int_prop("act_min") > op.int_prop("act_max"):
+        raise VerifyException(
+            f"{op.name}: act_min {op.act_min.value.data} exceeds act_max {op.act_max.value.data}"
+        )
+    multiplier, shift = int_values(op.multiplier), int_values(op.shift)
+    if len(multiplier) != len(shift):
+        raise VerifyException(f"{op.name}: {len(multiplier)} multipliers but {len(shift)} shifts")
+    if len(multiplier) != 1 and out_channels is not None and len(multiplier) != out_channels:
+        raise VerifyException(
+            f"{op.name}: {len(multiplier)} multipliers for {out_channels} output channels "
+            "(one per channel, or one for all)"
+        )
+    for m in multiplier:
+        if m and not MULTIPLIER_MIN <= m <= MULTIPLIER_MAX:
+            raise VerifyException(f"{op.name}: multiplier {m} is not 0 or in [2^30, 2^31 - 1]")
+    for s in shift:
+        if not SHIFT_MIN <= s <= SHIFT_MAX:
+            raise VerifyException(f"{op.name}: shift {s} is not in [-31, 30]")
+
+
 @irdl_op_definition
 class QFullyConnectedOp(RequantizingOp):
     """input [N, K] i8, weight [M, K] i8, bias [M] i32 -> [N, M] i8 (TFLite FULLY_CONNECTED)."""
 
     name = "adir.qfully_connected"
+    traits = traits_def(Pure(), IntegerAdjoints())
     input = operand_def(AnyTensor)
     weight = operand_def(AnyTensor)
     bias = operand_def(AnyTensor)
@@ -271,6 +282,7 @@ class QConv2dOp(RequantizingOp):
     # input channel into a plane of scratch before it writes that output channel.
     in_place = opt_prop_def(UnitAttr)
     traits = traits_def(
+        IntegerAdjoints(),
         InPlaceWhenMarked(),
         ReferenceScratch(
             lambda kernel: plane_bytes(kernel.ins[0]) if kernel.ins[0] is kernel.outs[0] else 0
@@ -396,6 +408,7 @@ class QPoolOp(QuantizedOp):
     window (padding is never read), clamped to [act_min, act_max]. Input and output share a
     scale and zero point, as TFLite requires of its int8 pools."""
 
+    traits = traits_def(Pure(), NotDifferentiable("integer arithmetic, for inference"))
     input = operand_def(AnyTensor)
     result = result_def(AnyTensor)
     kernel_size = prop_def(DenseArrayBase[I64])
@@ -481,6 +494,7 @@ class QAddOp(QuantizedOp):
     `multiplier` and `shift`; plus the output zero point, clamped to [act_min, act_max]. Each
     product is MultiplyByQuantizedMultiplier's (the qconv2d's rounding)."""
 
+    traits = traits_def(Pure(), NotDifferentiable("integer arithmetic, for inference"))
     name = "adir.qadd"
     lhs = operand_def(AnyTensor)
     rhs = operand_def(AnyTensor)
@@ -550,9 +564,12 @@ class QExpandDepthwiseOp(QuantizedOp):
     """
 
     name = "adir.qexpand_depthwise"
-    # Its kernel's scratch: one expanded channel, the input's H x W plane, int8 (Pure and
-    # NotDifferentiable come from QuantizedOp).
-    traits = traits_def(ReferenceScratch(lambda kernel: plane_bytes(kernel.ins[0])))
+    # Its kernel's scratch: one expanded channel, the input's H x W plane, int8 (Pure comes
+    # from QuantizedOp).
+    traits = traits_def(
+        NotDifferentiable("integer arithmetic, for inference"),
+        ReferenceScratch(lambda kernel: plane_bytes(kernel.ins[0])),
+    )
     input = operand_def(AnyTensor)
     expand_weight = operand_def(AnyTensor)
     expand_bias = operand_def(AnyTensor)
@@ -709,7 +726,8 @@ class QuantizeQConv2dOp(RequantizingOp):
 
     name = "adir.quantize_qconv2d"
     traits = traits_def(
-        ReferenceScratch(lambda kernel: num_elements(kernel.ins[1].type.get_shape()[1:]))
+        NotDifferentiable("integer arithmetic on a frozen prefix's input, for inference"),
+        ReferenceScratch(lambda kernel: num_elements(kernel.ins[1].type.get_shape()[1:])),
     )
     input = operand_def(FloatTensor)
     weight = operand_def(AnyTensor)
@@ -767,6 +785,7 @@ class QLookupOp(QuantizedOp):
     """`y = table[x + 128]`: any function of one int8, tabulated by the quantizer (TFLite's
     int8 LOGISTIC and TANH are such tables)."""
 
+    traits = traits_def(Pure(), NotDifferentiable("integer arithmetic, for inference"))
     name = "adir.qlookup"
     input = operand_def(AnyTensor)
     table = operand_def(AnyTensor)
@@ -791,6 +810,7 @@ class QReshapeOp(QuantizedOp):
     """The same int8 elements in row-major order, in `shape`."""
 
     name = "adir.qreshape"
+    traits = traits_def(Pure(), IntegerAdjoints())
     input = operand_def(AnyTensor)
     result = result_def(AnyTensor)
     shape = prop_def(DenseArrayBase[I64])
@@ -816,6 +836,7 @@ class QTransposeOp(QuantizedOp):
     between NCHW and NHWC)."""
 
     name = "adir.qtranspose"
+    traits = traits_def(Pure(), IntegerAdjoints())
     input = operand_def(AnyTensor)
     result = result_def(AnyTensor)
     permutation = prop_def(DenseArrayBase[I64])
@@ -856,6 +877,7 @@ class QSoftmaxOp(QuantizedOp):
     `diff_min` (-CalculateInputRadius) counts as exp = 0. adir/interpreter/quantized.py works
     the fixed-point exp and reciprocal through."""
 
+    traits = traits_def(Pure(), NotDifferentiable("integer arithmetic, for inference"))
     name = "adir.qsoftmax"
     input = operand_def(AnyTensor)
     result = result_def(AnyTensor)
@@ -895,6 +917,158 @@ class QSoftmaxOp(QuantizedOp):
         return [tensor_type(i8, x)]
 
 
+# --- level 2 of quantized training: the gradient and the update of a trainable int8 layer -----
+
+
+def real_multipliers(multiplier: Sequence[int], shift: Sequence[int]) -> list[float]:
+    """The reals M * 2^(s - 31) that the fixed-point (multiplier, shift) pairs stand for."""
+    return [m * 2.0 ** (s - 31) for m, s in zip(multiplier, shift, strict=True)]
+
+
+@irdl_op_definition
+class QRequantizeGradOp(QuantizedOp):
+    """The gradient of a requantizing op's int32 accumulator from the gradient of its int8
+    output, both in integer units (level 2 of quantized training, docs/quantized_training.md):
+
+        acc_grad[..., c] = grad[..., c] * float32(M[c] * 2^(s[c] - 31))  if act_min < y < act_max
+                         = 0                                               otherwise
+
+    `output` is the int8 result y of the qconv2d or qfully_connected (channels last: NHWC or
+    [N, M]) and `multiplier`, `shift`, `act_min`, `act_max` are that op's: rounding passes the
+    gradient straight through (the requantization's derivative is its real multiplier), and the
+    clamp passes it where the output is strictly inside it (a fused ReLU or ReLU6, as PyTorch's
+    relu and hardtanh do at their kinks; a saturated output gets none)."""
+
+    name = "adir.qrequantize_grad"
+    output = operand_def(AnyTensor)
+    grad = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    multiplier = prop_def(DenseArrayBase[I32])
+    shift = prop_def(DenseArrayBase[I32])
+    act_min = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MIN))
+    act_max = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MAX))
+    traits = traits_def(Pure(), NotDifferentiable("part of a gradient, in integer units"))
+
+    def __init__(
+        self,
+        output: SSAValue,
+        grad: SSAValue,
+        multiplier: Sequence[int],
+        shift: Sequence[int],
+        act_min: int = INT8_MIN,
+        act_max: int = INT8_MAX,
+    ):
+        properties = {
+            "multiplier": _array(multiplier, i32),
+            "shift": _array(shift, i32),
+            "act_min": _i32(act_min),
+            "act_max": _i32(act_max),
+        }
+        super().__init__([output, grad], properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.require_element(0, 8, "output")
+        y, g = self.operand_shape(0), self.operand_shape(1)
+        if y is not None and g is not None and y != g:
+            raise VerifyException(
+                f"{self.name}: output {format_shape(y)} and grad {format_shape(g)} differ"
+            )
+        shape = y if y is not None else g
+        if shape is not None and not shape:
+            raise VerifyException(f"{self.name}: operand output must have rank 1 or more")
+        channels = None if shape is None else shape[-1]
+        check_multipliers(self, channels)
+        return [tensor_type(f32, shape)]
+
+
+@dataclass(frozen=True)
+class UpdatesParamInPlace(InPlaceOperands):
+    """The new int8 weight (or int32 bias) may be written over the old one (operand 0)."""
+
+    def operands_for(self, op: Operation, result: int) -> Sequence[int]:
+        return (0,)
+
+
+@irdl_op_definition
+class QSgdUpdateOp(QuantizedOp):
+    """One SGD step on an int8 weight or an int32 bias (level 2 of quantized training, TTE's
+    update of the integers themselves; docs/quantized_training.md):
+
+        step  = float32(float32(lr * grad) * step_scale[c])
+        delta = round(step)                        halves away from zero, within int32 (nan: 0)
+        new   = clamp(param - delta, lo, hi)       i8: [-127, 127], i32: [-2^31, 2^31 - 1]
+
+    `grad` is the gradient with respect to the integers (in integer units), `c` the index along
+    `axis` (the output channel; one `step_scale` entry: the same for all). Quantization-aware
+    scaling (QAS) is `step_scale = s^-2`, s the scale of the integers (s_W per channel for a
+    weight, s_x s_W for a bias); `step_scale = 1` is plain SGD on the integers. The step is
+    rounded before it is subtracted, so an int32 bias far beyond 2^24 is updated exactly."""
+
+    name = "adir.qsgd_update"
+    param = operand_def(AnyTensor)
+    grad = operand_def(FloatTensor)
+    lr = operand_def(FloatTensor)
+    new_param = result_def(AnyTensor)
+    # An array of FloatAttr, not a dense array: xDSL prints a float that 7 digits do not
+    # round-trip (QAS's scales often) in hex, which it reads back only as a FloatAttr.
+    step_scale = prop_def(ArrayAttr[FloatAttr[Float32Type]])
+    axis = prop_def(IntegerAttr[I64], default_value=IntegerAttr(0, i64))
+    traits = traits_def(
+        Pure(),
+        UpdatesParamInPlace(),
+        NotDifferentiable("a step of the optimizer, after the gradient"),
+    )
+
+    def __init__(
+        self,
+        param: SSAValue,
+        grad: SSAValue,
+        lr: SSAValue,
+        step_scale: Sequence[float],
+        axis: int = 0,
+    ):
+        properties = {
+            "step_scale": ArrayAttr([FloatAttr(float(v), f32) for v in step_scale]),
+            "axis": IntegerAttr(axis, i64),
+        }
+        super().__init__([param, grad, lr], properties)
+
+    def bounds(self) -> tuple[int, int]:
+        """[lo, hi] of the updated integers: symmetric int8 weights, or the int32 range."""
+        elem = self.operand_element_type(0)
+        if isinstance(elem, IntegerType) and elem.width.data == 8:
+            return -INT8_MAX, INT8_MAX
+        return -(2**31), 2**31 - 1
+
+    def scales(self) -> tuple[float, ...]:
+        return tuple(float(v.value.data) for v in self.step_scale.data)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        elem = self.operand_element_type(0)
+        if not (isinstance(elem, IntegerType) and elem.width.data in (8, 32)):
+            raise VerifyException(f"{self.name}: operand param must be i8 or i32, got {elem}")
+        w, g, lr = self.operand_shape(0), self.operand_shape(1), self.operand_shape(2)
+        if w is not None and g is not None and w != g:
+            raise VerifyException(
+                f"{self.name}: param {format_shape(w)} and grad {format_shape(g)} differ"
+            )
+        if lr is not None and lr != ():
+            raise VerifyException(f"{self.name}: operand lr must be a scalar tensor<f32>")
+        axis = self.axis.value.data
+        if w is not None and not 0 <= axis < max(len(w), 1):
+            raise VerifyException(f"{self.name}: axis {axis} is not an axis of {format_shape(w)}")
+        scales = self.scales()
+        if not all(math.isfinite(v) and v >= 0 for v in scales):
+            raise VerifyException(f"{self.name}: step_scale must be finite and >= 0")
+        channels = None if w is None or not w else w[axis]
+        if len(scales) != 1 and (channels is None or len(scales) != channels):
+            raise VerifyException(
+                f"{self.name}: {len(scales)} step_scale entries for {channels} entries along "
+                f"axis {axis} (one per entry, or one for all)"
+            )
+        return [self.operands[0].type]
+
+
 QUANTIZED_OPS = [
     QuantizeOp,
     DequantizeOp,
@@ -908,5 +1082,7 @@ QUANTIZED_OPS = [
     QTransposeOp,
     QSoftmaxOp,
     QExpandDepthwiseOp,
+    QRequantizeGradOp,
+    QSgdUpdateOp,
     QuantizeQConv2dOp,
 ]

@@ -297,3 +297,12 @@ class NotDifferentiable(OpTrait):
     it. The completeness test accepts this mark instead of a rule."""
 
     why: str
+
+
+@dataclass(frozen=True)
+class IntegerAdjoints(OpTrait):
+    """The op's integer results carry f32 adjoints, in integer units (the gradient with respect
+    to the integer q itself, not the real value it stands for): `autodiff` varies them when an
+    operand is varied, and the op's VJP rule takes and gives such adjoints (level 2 of
+    quantized training, docs/quantized_training.md). Without this mark an integer value is
+    never varied."""

@@ -7,7 +7,9 @@ arguments. Everything is ordinary adir ops.
 
 1. Activity analysis. A value is *varied* if it depends on a trainable parameter (or a chosen
    argument) and *useful* if the loss depends on it; only values that are both get adjoints.
-   Integer and boolean values are never varied.
+   Integer and boolean values are never varied, except the results of an op marked
+   `IntegerAdjoints` (the quantized ops of level 2 of quantized training: their adjoints are
+   f32, in integer units).
 2. The sweep visits the forward ops in reverse. For each op whose result has an adjoint, its
    VJP rule (`rules/`) gives the adjoints of its operands; an operand used several times sums
    the adjoints of its uses (fan-out).
@@ -44,7 +46,7 @@ from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from adir.diagnostics import OpError, warn
 from adir.dialects.tensor import LOSS_MARKER
 from adir.dialects.tensor.params import LoadOp, ParamOp
-from adir.dialects.tensor.traits import ResultsOutsideArena
+from adir.dialects.tensor.traits import IntegerAdjoints, ResultsOutsideArena
 from adir.passes.autodiff.builder import BackwardBuilder, is_float, name_value, static_shape
 from adir.passes.autodiff.rules import VJP_RULES
 from adir.passes.split_partial_updates import REMATERIALIZE
@@ -63,7 +65,8 @@ def activity(forward: Sequence[Operation], seeds: set[SSAValue], loss: SSAValue)
     varied = set(seeds)
     for op in forward:
         if any(operand in varied for operand in op.operands):
-            varied.update(result for result in op.results if is_float(result))
+            integers = op.has_trait(IntegerAdjoints)  # f32 adjoints of int8 values
+            varied.update(result for result in op.results if integers or is_float(result))
     useful = {loss}
     for op in reversed(forward):
         if any(result in useful for result in op.results):

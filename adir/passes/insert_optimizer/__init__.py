@@ -48,6 +48,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     FunctionType,
     IntegerAttr,
+    IntegerType,
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
@@ -68,6 +69,7 @@ from adir.dialects.tensor.initializers import ZerosInit
 from adir.dialects.tensor.op_builder import TensorBuilder, name_value
 from adir.dialects.tensor.optimizers import SCHEDULES, LrScheduleOp
 from adir.dialects.tensor.params import LoadOp, ParamOp, StoreOp
+from adir.dialects.tensor.quantized import QSgdUpdateOp
 from adir.param_storage import OPTIMIZER_STATE
 from adir.passes.insert_optimizer.updates import (
     BiasCorrections,
@@ -80,6 +82,13 @@ from adir.passes.insert_optimizer.updates import (
 
 KINDS = ("sgd", "adam", "adamw")
 STEP_COUNTER = "optimizer_step"
+# On an integer parameter (level 2 of quantized training): its update's `qsgd_update` factors,
+# one per slice along `adir.step_axis` (default 0) or one for all.
+STEP_SCALE, STEP_AXIS = "adir.step_scale", "adir.step_axis"
+
+
+def is_integer(param: ParamOp) -> bool:
+    return isinstance(param.type.element_type, IntegerType)
 
 
 @dataclass(frozen=True)
@@ -264,7 +273,9 @@ class TrainStepBuilder:
                 eps=options.eps,
                 clip_value=options.clip_value,
             )
-            if options.kind == "sgd":
+            if is_integer(param):
+                new_p = self.integer_sgd(b, param, p, g, hyper)
+            elif options.kind == "sgd":
                 buf = None
                 if options.momentum:
                     buf = self.load_state(b, f"{name}_momentum_buffer", param)
@@ -291,6 +302,39 @@ class TrainStepBuilder:
         # (and the device's arena) see only the functions that run.
         Rewriter.erase_op(self.gradient)
         return step
+
+    def integer_sgd(
+        self, b: TensorBuilder, param: ParamOp, p: SSAValue, g: SSAValue, hyper: Hyper
+    ) -> SSAValue:
+        """An int8 weight or int32 bias (level 2 of quantized training) steps by
+        `qsgd_update`, its step scales (QAS's s^-2, or 1) recorded on the parameter by the pass
+        that quantized it: plain SGD only, as TTE trains its int8 layers."""
+        options = self.options
+        name = param.sym_name.data
+        if options.kind != "sgd" or options.momentum or hyper.weight_decay or hyper.clip_value:
+            raise OpError(
+                param,
+                f"insert-optimizer: @{name} is an integer parameter (a trainable int8 layer), "
+                "which trains with plain SGD only (no momentum, weight decay or clipping)",
+            )
+        scales = param.attributes.get(STEP_SCALE)
+        if not isinstance(scales, ArrayAttr) or not all(
+            isinstance(v, FloatAttr) for v in scales.data
+        ):
+            raise OpError(
+                param,
+                f"insert-optimizer: integer parameter @{name} has no `{STEP_SCALE}` (an array "
+                "of f32: its gradient's factors per output channel, QAS's s^-2, or 1)",
+            )
+        axis = param.attributes.get(STEP_AXIS)
+        update = QSgdUpdateOp(
+            p,
+            g,
+            hyper.lr,
+            [float(v.value.data) for v in scales.data],  # type: ignore[attr-defined]
+            axis.value.data if isinstance(axis, IntegerAttr) else 0,
+        )
+        return b.emit(update)
 
     def clip(
         self, b: TensorBuilder, updated: list[tuple[str, SSAValue, SSAValue]]

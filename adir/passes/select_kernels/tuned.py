@@ -14,6 +14,10 @@
                                                                                   padding
     maxpool2d, maxpool2d_grad                       adir_tuned_<kernel>           windows tile the
                                                                                   image
+    batchnorm, batchnorm_grad                       adir_tuned_<kernel>           Cortex-M4F, M7
+
+On the Cortex-M4F and M7 (`SCALAR_FPU_TARGETS`) a depthwise 3x3 of stride 1 or 2 calls
+the register-blocked `_depthwise_3x3` kernels.
 
 The direct convolution tiles read the im2col view of an unpadded stride-1 convolution as
 contiguous runs of the input's rows (LeNet's convolutions). The `_gemm` kernels build im2col a
@@ -23,9 +27,13 @@ any stride, padding, dilation and groups; a pointwise (1x1, stride 1, unpadded) 
 a GEMM on the image itself, whose forward pass and input gradient need no scratch. The
 `_depthwise` kernels (one input channel per output channel) copy each plane with its padding
 into scratch. The pool tiles assume every pixel is in at most one window inside the image.
-Outside those shapes the op keeps its reference kernel. Each tuned kernel is tested against its
-reference on shapes that reach every tile edge, and the `_gemm` kernels on every panel shape
-(`test/python/test_c_kernels_vs_reference.py`).
+On the hosts (`IMPLICIT_TARGETS`) a `_gemm` kernel also has an implicit-GEMM path
+(`adir_tuned_conv_implicit.c`): it copies one sample's image into phase planes, from which
+every im2col row is read in place, and asks for that scratch (`implicit_floats`) where it is
+more than the panel; given less, it builds panels. Outside those shapes the op keeps its
+reference kernel. Each tuned kernel is tested against its reference on shapes that reach every
+tile edge, and the `_gemm` kernels on every panel shape and at each implicit path's exact
+scratch (`test/python/test_c_kernels_vs_reference.py`).
 
 Scratch. The tuned kernels must not make a training step need more memory than the reference
 kernels do. A `_gemm` kernel asks for a panel of every tap by `PANEL_PIXELS` pixels (`taps x
@@ -48,6 +56,7 @@ from xdsl.dialects.builtin import IntegerAttr
 from adir.dialects.kernel import KernelOp
 from adir.dialects.tensor import conv_and_pool as cp
 from adir.dialects.tensor import matmul as mm
+from adir.dialects.tensor import normalization as norm
 from adir.dialects.tensor import optimizers as opt
 from adir.passes.select_kernels.rules import Refuse, Use, in_shape, ints, judges, out_shape
 from adir.passes.select_kernels.targets import KernelTarget
@@ -113,6 +122,74 @@ MIN_PANEL_TAPS = dict.fromkeys(SMALL_SRAM_TARGETS, 4)
 pixels): a micro-kernel tile's width, the target's ADIR_GEMM_NR (4 on these cores, up to 16
 elsewhere), so that the weight gradient's GEMM over a block of taps still runs whole tiles."""
 FLOAT_BYTES = 4
+IMPLICIT_TARGETS = ("host", "x86-avx2", "x86-avx512")
+"""Targets whose settings set ADIR_CONV_IMPLICIT: there a `_gemm` kernel asks for the scratch
+of its implicit-GEMM path (`implicit_floats`) where that is more than the panel."""
+IMPLICIT_SLACK = 64
+"""adir_tuned_conv_implicit.c's ADIR_IMPLICIT_SLACK."""
+
+
+def phases_used(kernel: int, dilation: int, stride: int) -> int:
+    """Phases of `stride` that some tap k < kernel lands on (k * dilation % stride)."""
+    return len({k * dilation % stride for k in range(kernel)})
+
+
+def implicit_floats(
+    kernel: str,
+    image: tuple[int, ...],
+    out: tuple[int, ...],
+    weight: tuple[int, ...],
+    stride: list[int],
+    padding: list[int],
+    dilation: list[int],
+    groups: int,
+) -> int | None:
+    """The scratch floats of a `_gemm` kernel's implicit-GEMM path (adir_conv_implicit_floats
+    in adir_tuned_conv_implicit.c: one sample's phase planes with their slack, one offset a
+    tap, and dy^T of one sample for the weight gradient or the weights transposed (flipped for
+    the input gradient)), or None where it has none (a strided or over-padded input gradient)."""
+    (_, channels, height, width), (_, outputs, rows, cols) = image, out
+    group_channels, group_outputs = channels // groups, outputs // groups
+    _, _, kh, kw = weight
+    top, _, left, _ = padding
+
+    def planes(ch: int, o_h: int, o_w: int, s: list[int]) -> tuple[int, int]:
+        """The planes' floats (with the slack) and the taps of `ch` channels into o_h x o_w."""
+        plane_rows = o_h + (kh - 1) * dilation[0] // s[0]
+        plane_cols = o_w + (kw - 1) * dilation[1] // s[1]
+        phases = phases_used(kh, dilation[0], s[0]) * phases_used(kw, dilation[1], s[1])
+        return phases * ch * plane_rows * plane_cols + plane_cols + IMPLICIT_SLACK, ch * kh * kw
+
+    if kernel == "conv2d_grad_input":
+        if stride != [1, 1] or top > (kh - 1) * dilation[0] or left > (kw - 1) * dilation[1]:
+            return None
+        floats, taps = planes(group_outputs, height, width, [1, 1])
+        return floats + taps + group_channels * taps
+    floats, taps = planes(group_channels, rows, cols, stride)
+    if kernel == "conv2d_grad_weight":
+        return floats + taps + rows * cols * group_outputs
+    return floats + taps + taps * group_outputs
+
+
+SCALAR_FPU_TARGETS = ("cortex-m4f", "cortex-m7")
+"""Scalar cores with 32 single-precision registers and VFMA (the M4F's settings header; not the
+M55, whose Helium vectors the flat rows may use, and where arm-none-eabi-gcc -O2 spills the
+register blocks below: 48 loads and stores to the stack, not measured). A
+depthwise 3x3 runs the register-blocked `_depthwise_3x3` kernels there: 9 weights and a block
+of output pixels' sums in registers, no padded columns computed (adir_tuned_depthwise_3x3.c).
+The flat rows of `_depthwise` are built for vector units and keep their sums in memory, about
+12 instructions a multiply-accumulate on the M4F (docs/cortex_m.md). Batchnorm runs its
+unrolled kernels there (`batchnorm` below)."""
+
+
+def depthwise_3x3(op: KernelOp, image: tuple[int, ...], kernel: tuple[int, int]) -> bool:
+    """Whether a depthwise convolution of `image` [N, C, H, W] fits the `_depthwise_3x3`
+    kernels: a 3x3 kernel, the same stride 1 or 2 both ways, padding at most 2 at the top and
+    left (the stride-1 input gradient places dy 2 - padding rows and columns into its plane)."""
+    stride = ints(op, "stride")
+    if kernel != (3, 3) or stride not in ([1, 1], [2, 2]):
+        return False
+    return all(0 <= pad <= 2 for pad in ints(op, "padding"))
 
 
 def conv2d_kernel(
@@ -133,6 +210,12 @@ def conv2d_kernel(
     _, group_channels, kh, kw = weight
     stride, dilation = ints(op, "stride"), ints(op, "dilation")
     if groups == channels == outputs and dilation == [1, 1]:
+        if target.name in SCALAR_FPU_TARGETS and depthwise_3x3(op, image, (kh, kw)):
+            # The larger of the padded input plane and the padded dy plane of the stride-1
+            # input gradient (adir_tuned_depthwise_3x3.c).
+            padded_rows, padded_cols = (rows - 1) * stride[0] + 3, (cols - 1) * stride[1] + 3
+            floats = max(padded_rows * padded_cols, (image[2] + 2) * (image[3] + 2))
+            return Use(call=f"{kernel}_depthwise_3x3", scratch=FLOAT_BYTES * floats)
         # A padded plane, kw zeros past it, and a row of sums (adir_tuned_depthwise.c).
         padded_rows, padded_cols = (rows - 1) * stride[0] + kh, (cols - 1) * stride[1] + kw
         floats = padded_rows * padded_cols + kw + rows * padded_cols
@@ -152,6 +235,10 @@ def conv2d_kernel(
     if budget is not None:
         wanted = min(wanted, budget // FLOAT_BYTES)
     least = MIN_PANEL_TAPS.get(target.name, 16) * pixels
+    if target.name in IMPLICIT_TARGETS:
+        padding = ints(op, "padding")
+        implicit = implicit_floats(kernel, image, out, weight, stride, padding, dilation, groups)
+        wanted = max(wanted, implicit or 0)
     return Use(
         call=f"{kernel}_gemm",
         scratch=FLOAT_BYTES * wanted,
@@ -204,3 +291,14 @@ def maxpool2d(op: KernelOp, target: KernelTarget) -> Use | Refuse:
 def maxpool2d_grad(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     """x and dy [N, C, P, Q] give dx."""
     return tiling_windows(op, in_shape(op, 0), in_shape(op, 1))
+
+
+@judges("tuned", norm.BatchnormOp, norm.BatchnormGradOp)
+def batchnorm(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    """Loops of four elements and the gradient's two sums in one pass, bit for bit the
+    reference's (adir_tuned_batchnorm.c): for a scalar core, where a loop's counter and branch
+    cost as much as an element's add (DS-CNN's batchnorms on the M4F: 16.7 and 21.7
+    instructions an element, forward and gradient)."""
+    if target.name not in SCALAR_FPU_TARGETS:
+        return Refuse(f"written for scalar cores, not measured on {target.name}")
+    return Use()

@@ -10,7 +10,10 @@
 //   gradient needs the panel, 4 taps x 64 pixels x 4 = 1024 bytes (then no smaller one);
 // - depthwise (groups = channels = outputs): a padded plane of 10 x 10, 3 zeros and a row of
 //   sums of 8 x 10: (100 + 3 + 80) x 4 = 732 bytes, not shrunk; dilated, it is a GEMM of one
-//   output a group (9 taps x 16 pixels x 4 = 576 bytes, under the host's least panel).
+//   output a group (9 taps x 16 pixels x 4 = 576 bytes, under the host's least panel). On a
+//   Cortex-M a 3x3 depthwise conv (stride 1 or 2, padding up to 2) takes the register-blocked
+//   `_depthwise_3x3` kernels: the larger of the padded input plane (10 x 10) and the stride-1
+//   input gradient's padded dy plane (8 + 2 by 8 + 2): 100 x 4 = 400 bytes.
 // On a Cortex-M a panel asks for at most 8 KB (the padded conv's: 8192 bytes, a block of 32
 // taps), and 1024 x 3 x 3 taps by 16 pixels (589,824 bytes) ask for 8192 there.
 // Planned (C), each panel gets what the arena has free at its op, at least its minimum: the
@@ -20,6 +23,7 @@
 // RUN: adir-opt %s -p 'bufferize,select-kernels' | filecheck %s --check-prefixes=CHECK,HOST
 // RUN: adir-opt %s -p 'bufferize,select-kernels{target=cortex-m4f}' | filecheck %s --check-prefixes=CHECK,M4F
 // RUN: adir-opt %s -p 'bufferize,select-kernels,plan-memory' -t c | filecheck %s --check-prefix=C
+// RUN: adir-opt %s -p 'bufferize,select-kernels{target=cortex-m4f},plan-memory' -t c | filecheck %s --check-prefix=C-M4F
 
 func.func @f(%x: tensor<2x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %v: tensor<6x4x5x5xf32>,
              %dw: tensor<4x1x3x3xf32>, %pw: tensor<6x4x1x1xf32>, %dy: tensor<2x6x8x8xf32>,
@@ -36,8 +40,10 @@ func.func @f(%x: tensor<2x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %v: tensor<6x4x5x
   // CHECK:     adir_kernel.conv2d ins(%x, %w {{.*}}) outs(%strided, %scratch_1 : memref<2x6x4x4xf32>, memref<2304xi8>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_gemm", adir.kernel_scratch = 2304 : i64, adir.kernel_scratch_min = {{1024|256}} : i64, padding = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>}
   // C:         ADIR_TUNED_CONV2D_GEMM(x, w, NULL, strided, 2, 4, 8, 8, 6, 4, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, (float *)(void *)scratch_1, 576);
   %strided = adir.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>} : tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32> -> tensor<2x6x4x4xf32>
-  // CHECK:     adir_kernel.conv2d ins(%x, %dw {{.*}}) outs(%depthwise, %scratch_2 : memref<2x4x8x8xf32>, memref<732xi8>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_depthwise", adir.kernel_scratch = 732 : i64, padding = array<i64: 1, 1, 1, 1>, groups = 4 : i64}
+  // HOST:      adir_kernel.conv2d ins(%x, %dw {{.*}}) outs(%depthwise, %scratch_2 : memref<2x4x8x8xf32>, memref<732xi8>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_depthwise", adir.kernel_scratch = 732 : i64, padding = array<i64: 1, 1, 1, 1>, groups = 4 : i64}
+  // M4F:       adir_kernel.conv2d ins(%x, %dw {{.*}}) outs(%depthwise, %scratch_2 : memref<2x4x8x8xf32>, memref<400xi8>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_depthwise_3x3", adir.kernel_scratch = 400 : i64, padding = array<i64: 1, 1, 1, 1>, groups = 4 : i64}
   // C:         ADIR_TUNED_CONV2D_DEPTHWISE(x, dw, NULL, depthwise, 2, 4, 8, 8, 4, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 4, (float *)(void *)scratch_2, 183);
+  // C-M4F:     ADIR_TUNED_CONV2D_DEPTHWISE_3X3(x, dw, NULL, depthwise, 2, 4, 8, 8, 4, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 4, (float *)(void *)scratch_{{[0-9]+}}, 100);
   %depthwise = adir.conv2d %x, %dw {padding = array<i64: 1, 1, 1, 1>, groups = 4 : i64} : tensor<2x4x8x8xf32>, tensor<4x1x3x3xf32> -> tensor<2x4x8x8xf32>
   // HOST:      adir_kernel.conv2d ins(%x, %dw {{.*}}) outs(%dilated, %scratch_3 : memref<2x4x4x4xf32>, memref<576xi8>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_gemm", adir.kernel_scratch = 576 : i64, dilation = array<i64: 2, 2>, groups = 4 : i64}
   // M4F:       adir_kernel.conv2d ins(%x, %dw {{.*}}) outs(%dilated, %scratch_3 : memref<2x4x4x4xf32>, memref<576xi8>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_gemm", adir.kernel_scratch = 576 : i64, adir.kernel_scratch_min = 256 : i64, dilation = array<i64: 2, 2>, groups = 4 : i64}

@@ -9,7 +9,7 @@
 // CHECK:      suggest-update-scheme: --train=all@fc,features.30
 // CHECK-NEXT:   SRAM 116,576 bytes of sram=131,072 (arena 97,072, trainable parameters 19,504, optimizer state 0)
 // CHECK-NEXT:   steps (trained values, SRAM bytes):
-// CHECK-NEXT:           780      68,592  all@fc
+// CHECK-NEXT:           780      67,888  all@fc
 // CHECK-NEXT:         4,876     116,576  all@fc,features.30
 // CHECK:      builtin.module attributes {{{.*}}adir.update_scheme = "all@fc,features.30"
 

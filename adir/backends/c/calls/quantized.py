@@ -8,7 +8,10 @@ padding; dilation for conv) and, for conv, whether it is depthwise.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr
+import math
+
+import numpy as np
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr
 
 from adir.backends.c.calls import CallSite, c_float, emits
 from adir.dialects.kernel import KernelOp
@@ -221,4 +224,43 @@ def qsoftmax(op: KernelOp, site: CallSite) -> str:
         scalar(op, "multiplier"),
         scalar(op, "shift"),
         scalar(op, "diff_min"),
+    )
+
+
+@emits(q.QRequantizeGradOp)
+def qrequantize_grad(op: KernelOp, site: CallSite) -> str:
+    multiplier, shift = ints(op, "multiplier"), ints(op, "shift")
+    shape = site.out_shape()
+    return site.call(
+        "qrequantize_grad",
+        *site.buffers(),
+        f"{site.out_size()}u",
+        shape[-1],
+        site.table(multiplier),
+        site.table(shift),
+        int(len(multiplier) > 1),
+        scalar(op, "act_min"),
+        scalar(op, "act_max"),
+    )
+
+
+@emits(q.QSgdUpdateOp)
+def qsgd_update(op: KernelOp, site: CallSite) -> str:
+    """The step scales go as their float32 bits in an int32 table (the kernel copies them back
+    into floats), so the C multiplies by exactly the scales of the IR."""
+    array = op.properties["step_scale"]
+    assert isinstance(array, ArrayAttr)
+    scales = np.array([float(v.value.data) for v in array.data], np.float32)
+    shape = site.out_shape()
+    axis = scalar(op, "axis")
+    inner = math.prod(shape[axis + 1 :])
+    width = "s8" if site.in_c_type(0) == "int8_t" else "s32"
+    return site.call(
+        f"qsgd_update_{width}",
+        *site.buffers(),
+        f"{site.out_size()}u",
+        inner,
+        shape[axis] if shape else 1,
+        site.table(scales.view(np.int32).tolist()),
+        int(scales.size > 1),
     )

@@ -149,6 +149,32 @@ void adir_tuned_conv2d_grad_weight_depthwise(const float *x, const float *dy, fl
 #ifndef ADIR_TUNED_CONV2D_GRAD_WEIGHT_DEPTHWISE
 #define ADIR_TUNED_CONV2D_GRAD_WEIGHT_DEPTHWISE adir_tuned_conv2d_grad_weight_depthwise
 #endif
+/* *_depthwise_3x3: the depthwise ones for a 3 x 3 kernel, stride 1 or 2, padding at most 2, with
+ * their sums in registers (a scalar core's: tuned/adir_tuned_depthwise_3x3.c). */
+void adir_tuned_conv2d_depthwise_3x3(const float *x, const float *w, const float *bias, float *y, int32_t batch, int32_t channels,
+    int32_t height, int32_t width, int32_t out_channels, int32_t out_height, int32_t out_width,
+    int32_t kernel_height, int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+    int32_t pad_top, int32_t pad_left, int32_t dilation_height, int32_t dilation_width,
+    int32_t groups, float *scratch, int32_t scratch_floats);
+#ifndef ADIR_TUNED_CONV2D_DEPTHWISE_3X3
+#define ADIR_TUNED_CONV2D_DEPTHWISE_3X3 adir_tuned_conv2d_depthwise_3x3
+#endif
+void adir_tuned_conv2d_grad_input_depthwise_3x3(const float *dy, const float *w, float *dx, int32_t batch, int32_t channels,
+    int32_t height, int32_t width, int32_t out_channels, int32_t out_height, int32_t out_width,
+    int32_t kernel_height, int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+    int32_t pad_top, int32_t pad_left, int32_t dilation_height, int32_t dilation_width,
+    int32_t groups, float *scratch, int32_t scratch_floats);
+#ifndef ADIR_TUNED_CONV2D_GRAD_INPUT_DEPTHWISE_3X3
+#define ADIR_TUNED_CONV2D_GRAD_INPUT_DEPTHWISE_3X3 adir_tuned_conv2d_grad_input_depthwise_3x3
+#endif
+void adir_tuned_conv2d_grad_weight_depthwise_3x3(const float *x, const float *dy, float *dw, int32_t batch, int32_t channels,
+    int32_t height, int32_t width, int32_t out_channels, int32_t out_height, int32_t out_width,
+    int32_t kernel_height, int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+    int32_t pad_top, int32_t pad_left, int32_t dilation_height, int32_t dilation_width,
+    int32_t groups, float *scratch, int32_t scratch_floats);
+#ifndef ADIR_TUNED_CONV2D_GRAD_WEIGHT_DEPTHWISE_3X3
+#define ADIR_TUNED_CONV2D_GRAD_WEIGHT_DEPTHWISE_3X3 adir_tuned_conv2d_grad_weight_depthwise_3x3
+#endif
 
 /* conv1d and its two adjoints: x [batch, channels, length], w [out_channels, channels /
  * groups, kernel], bias [out_channels] or NULL, y [batch, out_channels, out_length]; a tap k

@@ -53,6 +53,25 @@ void adir_batchnorm_grad(const float *x, const float *gamma, const float *mean,
 #define ADIR_BATCHNORM_GRAD adir_batchnorm_grad
 #endif
 
+/* The same two for a scalar core, bit for bit theirs (loops of four elements, the gradient's
+ * two sums in one pass: tuned/adir_tuned_batchnorm.c); select-kernels chooses them on the
+ * Cortex-M4F and M7. */
+void adir_tuned_batchnorm(const float *x, const float *gamma, const float *beta,
+                          const float *running_mean, const float *running_var, float *y,
+                          float *batch_mean, float *batch_invstd, float *new_running_mean,
+                          float *new_running_var, int32_t batch, int32_t channels,
+                          int32_t spatial, float momentum, float eps);
+#ifndef ADIR_TUNED_BATCHNORM
+#define ADIR_TUNED_BATCHNORM adir_tuned_batchnorm
+#endif
+void adir_tuned_batchnorm_grad(const float *x, const float *gamma, const float *mean,
+                               const float *invstd, const float *dy, float *x_grad,
+                               float *gamma_grad, float *beta_grad, int32_t batch,
+                               int32_t channels, int32_t spatial);
+#ifndef ADIR_TUNED_BATCHNORM_GRAD
+#define ADIR_TUNED_BATCHNORM_GRAD adir_tuned_batchnorm_grad
+#endif
+
 /* adir.layer_norm: each of `rows` rows of `cols` values (the normalized dims) by its own
  * statistics, as PyTorch's LayerNormKernelImpl:
  *   mean = sum(x) / cols,   var = sum((x - mean)^2) / cols,   rstd = 1 / sqrt(var + eps),

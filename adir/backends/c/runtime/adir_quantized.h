@@ -179,4 +179,31 @@ void adir_qsoftmax(const int8_t *x, int8_t *y, int32_t rows, int32_t row_size,
 #define ADIR_QSOFTMAX adir_qsoftmax
 #endif
 
+/* Level 2 of quantized training (docs/quantized_training.md), channels on the last axis of y:
+ * out = grad * float(multiplier[c] * 2^(shift[c] - 31)) where act_min < y < act_max, else 0
+ * (the gradient of a requantizing kernel's accumulator from that of its int8 output y). */
+void adir_qrequantize_grad(const int8_t *y, const float *grad, float *out, size_t size,
+                           int32_t channels, const int32_t *multiplier, const int32_t *shift,
+                           int32_t per_channel, int32_t act_min, int32_t act_max);
+#ifndef ADIR_QREQUANTIZE_GRAD
+#define ADIR_QREQUANTIZE_GRAD adir_qrequantize_grad
+#endif
+
+/* SGD on integers: out = clamp(w - round((lr * g) * step_scale[c]), lo, hi), the float step
+ * rounded half away from zero within int32; lo, hi = -127, 127 (s8) or the int32 range (s32).
+ * Element k is in slice c = (k / inner) % channels; step_scale_bits holds the float32 bits of
+ * each slice's step scale (one entry when per_channel is 0). out may be w. */
+void adir_qsgd_update_s8(const int8_t *w, const float *g, const float *lr, int8_t *out,
+                         size_t size, int32_t inner, int32_t channels,
+                         const int32_t *step_scale_bits, int32_t per_channel);
+#ifndef ADIR_QSGD_UPDATE_S8
+#define ADIR_QSGD_UPDATE_S8 adir_qsgd_update_s8
+#endif
+void adir_qsgd_update_s32(const int32_t *w, const float *g, const float *lr, int32_t *out,
+                          size_t size, int32_t inner, int32_t channels,
+                          const int32_t *step_scale_bits, int32_t per_channel);
+#ifndef ADIR_QSGD_UPDATE_S32
+#define ADIR_QSGD_UPDATE_S32 adir_qsgd_update_s32
+#endif
+
 #endif /* ADIR_QUANTIZED_H */

@@ -10,6 +10,7 @@ from adir.passes.autodiff.rules import (  # noqa: F401  (importing registers the
     losses,
     matmul,
     normalization,
+    quantized,
     reductions,
 )
 from adir.passes.autodiff.rules.registry import VJP_RULES, Adjoints, vjp

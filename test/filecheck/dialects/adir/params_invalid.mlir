@@ -7,8 +7,8 @@ adir.param @dynamic : tensor<?x3xf32> = #adir.zeros
 
 // -----
 
-adir.param @integers : tensor<4xi32> = dense<1> : tensor<4xi32>
-// CHECK: params_invalid.mlir:10:1: error: adir.param @integers: the type tensor<4xi32> must have f32 elements (adir.load and adir.store move f32 tensors)
+adir.param @integers : tensor<4xi16> = dense<1> : tensor<4xi16>
+// CHECK: params_invalid.mlir:10:1: error: adir.param @integers: the type tensor<4xi16> must have f32 elements, or i8 or i32 (the int8 weights and int32 biases of a trainable int8 layer)
 
 // -----
 
@@ -75,7 +75,7 @@ func.func @load_integers() {
   %0 = adir.load @w : tensor<2x3xi32>
   func.return
 }
-// CHECK: params_invalid.mlir:75:3: error: adir.load: result 'result' at position 0 does not verify: i32 should be of base attribute f32
+// CHECK: params_invalid.mlir:75:3: error: adir.load: result type tensor<2x3xi32> does not match @w of type tensor<2x3xf32>
 
 // -----
 
@@ -109,4 +109,10 @@ func.func @store_integers(%v: tensor<3xi32>) {
   adir.store %v, @w : tensor<3xi32>
   func.return
 }
-// CHECK: params_invalid.mlir:109:3: error: adir.store: operand 'value' at position 0 does not verify: i32 should be of base attribute f32
+// CHECK: params_invalid.mlir:109:3: error: adir.store: value of type tensor<3xi32> does not match @w of type tensor<3xf32>
+
+// -----
+
+// An int8 weight is the quantizer's data: no initializer draws integers.
+adir.param @int8_drawn : tensor<4x4xi8> = #adir.zeros
+// CHECK: error: adir.param @int8_drawn: an integer parameter needs dense data

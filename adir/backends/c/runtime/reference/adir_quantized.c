@@ -576,3 +576,70 @@ void adir_qsoftmax(const int8_t *x, int8_t *y, int32_t rows, int32_t row_size,
         }
     }
 }
+
+/* Level 2 of quantized training (docs/quantized_training.md). */
+
+/* float32(multiplier * 2^(shift - 31)): exact in double (a 31-bit integer times a power of
+ * two), then one rounding to float, as numpy's float64 -> float32. */
+static float adir_real_multiplier(int32_t multiplier, int32_t shift)
+{
+    return (float)ldexp((double)multiplier, (int)shift - 31);
+}
+
+void adir_qrequantize_grad(const int8_t *y, const float *grad, float *out, size_t size,
+                           int32_t channels, const int32_t *multiplier, const int32_t *shift,
+                           int32_t per_channel, int32_t act_min, int32_t act_max)
+{
+    size_t k;
+    for (k = 0; k < size; ++k) {
+        const size_t c = per_channel ? k % (size_t)channels : 0;
+        const int32_t value = y[k];
+        out[k] = (value > act_min && value < act_max)
+                     ? grad[k] * adir_real_multiplier(multiplier[c], shift[c])
+                     : 0.0f;
+    }
+}
+
+/* round(lr * g * step_scale) (halves away from zero) within int32, nan -> 0: the integer step
+ * of adir_qsgd_update_*. step_scale arrives as its float bits (the tables are int32_t). */
+static int64_t adir_integer_step(float lr, float g, int32_t step_scale_bits)
+{
+    float step_scale;
+    float rounded;
+    memcpy(&step_scale, &step_scale_bits, sizeof step_scale);
+    rounded = roundf((lr * g) * step_scale);
+    if (rounded != rounded) {
+        return 0;
+    }
+    if (rounded >= 2147483647.0f) {
+        return INT64_C(2147483647);
+    }
+    if (rounded <= -2147483648.0f) {
+        return -INT64_C(2147483648);
+    }
+    return (int64_t)rounded;
+}
+
+void adir_qsgd_update_s8(const int8_t *w, const float *g, const float *lr, int8_t *out,
+                         size_t size, int32_t inner, int32_t channels,
+                         const int32_t *step_scale_bits, int32_t per_channel)
+{
+    size_t k;
+    for (k = 0; k < size; ++k) {
+        const size_t c = per_channel ? (k / (size_t)inner) % (size_t)channels : 0;
+        const int64_t value = (int64_t)w[k] - adir_integer_step(*lr, g[k], step_scale_bits[c]);
+        out[k] = (int8_t)(value < -127 ? -127 : (value > 127 ? 127 : value));
+    }
+}
+
+void adir_qsgd_update_s32(const int32_t *w, const float *g, const float *lr, int32_t *out,
+                          size_t size, int32_t inner, int32_t channels,
+                          const int32_t *step_scale_bits, int32_t per_channel)
+{
+    size_t k;
+    for (k = 0; k < size; ++k) {
+        const size_t c = per_channel ? (k / (size_t)inner) % (size_t)channels : 0;
+        const int64_t value = (int64_t)w[k] - adir_integer_step(*lr, g[k], step_scale_bits[c]);
+        out[k] = (int32_t)(value < INT32_MIN ? INT32_MIN : (value > INT32_MAX ? INT32_MAX : value));
+    }
+}

@@ -14,6 +14,10 @@
 #define ADIR_GEMM_MR 4
 #define ADIR_GEMM_NR 4
 #define ADIR_GEMM_KC 256
+/* Two steps of the GEMM micro-kernel a turn of its loop over k (the same sums in the same
+ * order): DS-CNN's pointwise convolutions, GEMMs of 64 x 64 by 64 x 125, from 2.18 to 2.0
+ * instructions a multiply-add. */
+#define ADIR_GEMM_K_STEPS 2
 
 #define ADIR_DOT_ROWS 2
 #define ADIR_DOT_COLS 4

@@ -40,4 +40,8 @@
 /* Fused multiply-add: fmaf where the compiler says it is fast (C99's FP_FAST_FMAF, see
  * adir_tuning.h), else a multiply and an add. */
 
+/* The `_gemm` convolutions read im2col in place from phase planes where their scratch holds
+ * them (adir_tuned_conv_implicit.c; select-kernels asks for it on this target). */
+#define ADIR_CONV_IMPLICIT 1
+
 #endif /* ADIR_TARGET_SETTINGS_H */

@@ -28,4 +28,8 @@
 #define ADIR_UNROLL_TILES 0
 #define ADIR_LANES_INNERMOST 0
 
+/* The `_gemm` convolutions read im2col in place from phase planes where their scratch holds
+ * them (adir_tuned_conv_implicit.c; select-kernels asks for it on this target). */
+#define ADIR_CONV_IMPLICIT 1
+
 #endif /* ADIR_TARGET_SETTINGS_H */

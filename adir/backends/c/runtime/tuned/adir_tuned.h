@@ -62,7 +62,9 @@ static ADIR_INLINE void adir_gemm_sums(const float *restrict a, size_t a_row, si
                                        float acc[ADIR_GEMM_MR][ADIR_GEMM_NR])
 {
     int32_t i, j;
+    ADIR_UNROLL
     for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        ADIR_UNROLL
         for (j = 0; j < ADIR_GEMM_NR; ++j) {
             acc[i][j] = 0.0f;
         }
@@ -72,28 +74,90 @@ static ADIR_INLINE void adir_gemm_sums(const float *restrict a, size_t a_row, si
 
 /* The same, continuing the sums already in acc (a sum that runs on over several calls adds in
  * one order, p after p: the convolutions' weight gradient over panels and samples). */
+/* One step p of the micro-kernel. */
+static ADIR_INLINE void adir_gemm_step(const float *restrict a, size_t a_row, size_t a_col,
+                                       const float *restrict b, size_t b_row, int32_t p,
+                                       float acc[ADIR_GEMM_MR][ADIR_GEMM_NR])
+{
+    const float *restrict b_p = b + (size_t)p * b_row;
+    float x[ADIR_GEMM_MR];
+    int32_t i, j;
+    ADIR_UNROLL
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        x[i] = a[(size_t)i * a_row + (size_t)p * a_col];
+    }
+    /* Rows innermost: so gcc, too, keeps the tile in registers on every target. */
+    ADIR_UNROLL
+    for (j = 0; j < ADIR_GEMM_NR; ++j) {
+        const float y = b_p[j];
+        ADIR_UNROLL
+        for (i = 0; i < ADIR_GEMM_MR; ++i) {
+            acc[i][j] = ADIR_FMA(x[i], y, acc[i][j]);
+        }
+    }
+}
+
+/* Steps of the micro-kernel a turn of its loop (the target's ADIR_GEMM_K_STEPS, 1 unless it
+ * says): on a scalar core the loop's own instructions (a counter, a test, a branch and the
+ * pointer steps) are a fifth of a 4 x 4 tile's step, so two steps a turn save about 8% of it. */
+#ifndef ADIR_GEMM_K_STEPS
+#define ADIR_GEMM_K_STEPS 1
+#endif
+
 static ADIR_INLINE void adir_gemm_sums_onto(const float *restrict a, size_t a_row, size_t a_col,
                                             const float *restrict b, size_t b_row, int32_t k,
                                             float acc[ADIR_GEMM_MR][ADIR_GEMM_NR])
 {
-    int32_t i, j, p;
-    for (p = 0; p < k; ++p) {
-        const float *restrict b_p = b + (size_t)p * b_row;
-        float x[ADIR_GEMM_MR];
-        ADIR_UNROLL
-        for (i = 0; i < ADIR_GEMM_MR; ++i) {
-            x[i] = a[(size_t)i * a_row + (size_t)p * a_col];
-        }
-        /* Rows innermost: so gcc, too, keeps the tile in registers on every target. */
-        ADIR_UNROLL
-        for (j = 0; j < ADIR_GEMM_NR; ++j) {
-            const float y = b_p[j];
-            ADIR_UNROLL
-            for (i = 0; i < ADIR_GEMM_MR; ++i) {
-                acc[i][j] = ADIR_FMA(x[i], y, acc[i][j]);
-            }
-        }
+    int32_t p = 0;
+#if ADIR_GEMM_K_STEPS == 2
+    for (; p + 2 <= k; p += 2) {
+        adir_gemm_step(a, a_row, a_col, b, b_row, p, acc);
+        adir_gemm_step(a, a_row, a_col, b, b_row, p + 1, acc);
+    }
+#endif
+    for (; p < k; ++p) {
+        adir_gemm_step(a, a_row, a_col, b, b_row, p, acc);
     }
 }
+
+/* The implicit-GEMM convolutions (adir_tuned_conv_implicit.c): the `_gemm` kernels take them
+ * where the target's settings set ADIR_CONV_IMPLICIT and the scratch holds
+ * adir_conv_implicit_floats(kind, sizes...) floats (-1: that kind has no implicit path for
+ * those sizes); select_kernels/tuned.py computes the same count. */
+#ifndef ADIR_CONV_IMPLICIT
+#define ADIR_CONV_IMPLICIT 0
+#endif
+#define ADIR_CONV_IMPLICIT_FORWARD 0
+#define ADIR_CONV_IMPLICIT_GRAD_INPUT 1
+#define ADIR_CONV_IMPLICIT_GRAD_WEIGHT 2
+
+int32_t adir_conv_implicit_floats(int32_t kind, int32_t channels, int32_t height, int32_t width,
+                                  int32_t out_channels, int32_t out_height, int32_t out_width,
+                                  int32_t kernel_height, int32_t kernel_width,
+                                  int32_t stride_height, int32_t stride_width, int32_t pad_top,
+                                  int32_t pad_left, int32_t dilation_height,
+                                  int32_t dilation_width, int32_t groups);
+void adir_conv2d_implicit(const float *x, const float *w, const float *bias, float *y,
+                          int32_t batch, int32_t channels, int32_t height, int32_t width,
+                          int32_t out_channels, int32_t out_height, int32_t out_width,
+                          int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
+                          int32_t stride_width, int32_t pad_top, int32_t pad_left,
+                          int32_t dilation_height, int32_t dilation_width, int32_t groups,
+                          float *scratch);
+void adir_conv2d_grad_input_implicit(const float *dy, const float *w, float *dx, int32_t batch,
+                                     int32_t channels, int32_t height, int32_t width,
+                                     int32_t out_channels, int32_t out_height,
+                                     int32_t out_width, int32_t kernel_height,
+                                     int32_t kernel_width, int32_t pad_top, int32_t pad_left,
+                                     int32_t dilation_height, int32_t dilation_width,
+                                     int32_t groups, float *scratch);
+void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw, int32_t batch,
+                                      int32_t channels, int32_t height, int32_t width,
+                                      int32_t out_channels, int32_t out_height,
+                                      int32_t out_width, int32_t kernel_height,
+                                      int32_t kernel_width, int32_t stride_height,
+                                      int32_t stride_width, int32_t pad_top, int32_t pad_left,
+                                      int32_t dilation_height, int32_t dilation_width,
+                                      int32_t groups, float *scratch);
 
 #endif /* ADIR_TUNED_H */

@@ -34,7 +34,43 @@
 
 #include "adir_tuned.h"
 
-/* One MR x NR tile of c (c_row apart) = a b by the micro-kernel. */
+/* The micro-kernel's sums, with a's strides constants where one of them is 1 (a row of the
+ * weights, or of dy, in the forward pass and the weight gradient; a column of the weights in
+ * the input gradient): its loads then take constant offsets from one pointer a row, where a
+ * stride in a register costs an add a load on a scalar core (vldr has no register offset). */
+static ADIR_INLINE void adir_conv_gemm_sums_onto(const float *restrict a, size_t a_row,
+                                                 size_t a_col, const float *restrict b,
+                                                 size_t b_row, int32_t k,
+                                                 float acc[ADIR_GEMM_MR][ADIR_GEMM_NR])
+{
+    if (a_col == 1) {
+        adir_gemm_sums_onto(a, a_row, 1, b, b_row, k, acc);
+    } else if (a_row == 1) {
+        adir_gemm_sums_onto(a, 1, a_col, b, b_row, k, acc);
+    } else {
+        adir_gemm_sums_onto(a, a_row, a_col, b, b_row, k, acc);
+    }
+}
+
+static ADIR_INLINE void adir_conv_gemm_sums(const float *restrict a, size_t a_row, size_t a_col,
+                                            const float *restrict b, size_t b_row, int32_t k,
+                                            float acc[ADIR_GEMM_MR][ADIR_GEMM_NR])
+{
+    int32_t i, j;
+    ADIR_UNROLL
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        ADIR_UNROLL
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            acc[i][j] = 0.0f;
+        }
+    }
+    adir_conv_gemm_sums_onto(a, a_row, a_col, b, b_row, k, acc);
+}
+
+/* One MR x NR tile of c (c_row apart) = a b by the micro-kernel. Its loops over the tile are
+ * unrolled (ADIR_UNROLL) so that the sums stay in registers: rolled, gcc -O2 keeps acc in
+ * memory on a scalar core (the Cortex-M4F: a call of memset to zero it, then 16 stores to the
+ * stack and 16 loads back before the tile's stores to c). */
 ADIR_NOINLINE static void adir_conv_gemm_tile(const float *restrict a, size_t a_row,
                                               size_t a_col, const float *restrict b,
                                               size_t b_row, int32_t k, float *restrict c,
@@ -42,8 +78,10 @@ ADIR_NOINLINE static void adir_conv_gemm_tile(const float *restrict a, size_t a_
 {
     float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
     int32_t i, j;
-    adir_gemm_sums(a, a_row, a_col, b, b_row, k, acc);
+    adir_conv_gemm_sums(a, a_row, a_col, b, b_row, k, acc);
+    ADIR_UNROLL
     for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        ADIR_UNROLL
         for (j = 0; j < ADIR_GEMM_NR; ++j) {
             c[(size_t)i * c_row + (size_t)j] = acc[i][j];
         }
@@ -59,13 +97,17 @@ ADIR_NOINLINE static void adir_conv_gemm_tile_onto(const float *restrict a, size
 {
     float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
     int32_t i, j;
+    ADIR_UNROLL
     for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        ADIR_UNROLL
         for (j = 0; j < ADIR_GEMM_NR; ++j) {
             acc[i][j] = c[(size_t)i * c_row + (size_t)j];
         }
     }
-    adir_gemm_sums_onto(a, a_row, a_col, b, b_row, k, acc);
+    adir_conv_gemm_sums_onto(a, a_row, a_col, b, b_row, k, acc);
+    ADIR_UNROLL
     for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        ADIR_UNROLL
         for (j = 0; j < ADIR_GEMM_NR; ++j) {
             c[(size_t)i * c_row + (size_t)j] = acc[i][j];
         }
@@ -97,8 +139,48 @@ static void adir_conv_gemm_edge(const float *restrict a, size_t a_row, size_t a_
     }
 }
 
+/* Floats of b's edge columns packed at a time by adir_conv_gemm_edge_tile: KB rows of NR. */
+#define ADIR_CONV_EDGE_KB 64
+
+/* The MR x cols block (cols < NR) at a row of tiles' right edge, on the tile: b's cols columns
+ * packed KB rows at a time into a panel of NR columns (zeros past cols), each block continuing
+ * the last's sums on a tile of its own; each sum in p order, from 0 or (accumulate) from c, as
+ * adir_conv_gemm_edge's. (A pointwise convolution of 125 pixels, DS-CNN's, leaves 13 columns a
+ * row of tiles: row by row they took as long as the 7 tiles.) */
+static void adir_conv_gemm_edge_tile(const float *a, size_t a_row, size_t a_col, const float *b,
+                                     size_t b_row, int32_t k, float *c, size_t c_row,
+                                     int32_t cols, int accumulate)
+{
+    float panel[ADIR_CONV_EDGE_KB * ADIR_GEMM_NR];
+    float out[ADIR_GEMM_MR * ADIR_GEMM_NR];
+    int32_t i, j, p, first, rows;
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            out[i * ADIR_GEMM_NR + j] =
+                accumulate && j < cols ? c[(size_t)i * c_row + (size_t)j] : 0.0f;
+        }
+    }
+    for (first = 0; first < k; first += ADIR_CONV_EDGE_KB) {
+        rows = k - first < ADIR_CONV_EDGE_KB ? k - first : ADIR_CONV_EDGE_KB;
+        for (p = 0; p < rows; ++p) {
+            const float *b_p = b + (size_t)(first + p) * b_row;
+            for (j = 0; j < ADIR_GEMM_NR; ++j) {
+                panel[p * ADIR_GEMM_NR + j] = j < cols ? b_p[j] : 0.0f;
+            }
+        }
+        adir_conv_gemm_tile_onto(a + (size_t)first * a_col, a_row, a_col, panel, ADIR_GEMM_NR,
+                                 rows, out, ADIR_GEMM_NR);
+    }
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < cols; ++j) {
+            c[(size_t)i * c_row + (size_t)j] = out[i * ADIR_GEMM_NR + j];
+        }
+    }
+}
+
 /* c[i * c_row + j] (+)= the sum over p < k of a[i * a_row + p * a_col] * b[p * b_row + j], for
- * i < m, j < n: MR x NR tiles, then the edges. */
+ * i < m, j < n: MR x NR tiles, then the edges (the right one on tiles where the target's
+ * settings set ADIR_CONV_IMPLICIT: the hosts; the Cortex-M cores keep their loops). */
 static void adir_conv_gemm(const float *a, size_t a_row, size_t a_col, const float *b,
                            size_t b_row, float *c, size_t c_row, int32_t m, int32_t n,
                            int32_t k, int accumulate)
@@ -111,7 +193,10 @@ static void adir_conv_gemm(const float *a, size_t a_row, size_t a_col, const flo
             (accumulate ? adir_conv_gemm_tile_onto : adir_conv_gemm_tile)(
                 a_i, a_row, a_col, b + j, b_row, k, c_i + j, c_row);
         }
-        if (j < n) {
+        if (j < n && ADIR_CONV_IMPLICIT) {
+            adir_conv_gemm_edge_tile(a_i, a_row, a_col, b + j, b_row, k, c_i + j, c_row, n - j,
+                                     accumulate);
+        } else if (j < n) {
             adir_conv_gemm_edge(a_i, a_row, a_col, b + j, b_row, k, c_i + j, c_row,
                                 ADIR_GEMM_MR, n - j, accumulate);
         }
@@ -284,6 +369,27 @@ static struct adir_conv_gemm adir_conv_gemm_of(
     return g;
 }
 
+/* The sizes after the batch, as the kernels and adir_conv_implicit_floats take them. */
+#define CONV_GEMM_SIZES                                                                        \
+    channels, height, width, out_channels, out_height, out_width, kernel_height, kernel_width, \
+        stride_height, stride_width, pad_top, pad_left, dilation_height, dilation_width, groups
+
+/* Whether the implicit-GEMM path of `kind` takes these sizes and fits in scratch_floats. */
+static int adir_conv_implicit_fits(int32_t kind, int32_t channels, int32_t height,
+                                   int32_t width, int32_t out_channels, int32_t out_height,
+                                   int32_t out_width, int32_t kernel_height,
+                                   int32_t kernel_width, int32_t stride_height,
+                                   int32_t stride_width, int32_t pad_top, int32_t pad_left,
+                                   int32_t dilation_height, int32_t dilation_width,
+                                   int32_t groups, int32_t scratch_floats)
+{
+    const int32_t floats = adir_conv_implicit_floats(
+        kind, channels, height, width, out_channels, out_height, out_width, kernel_height,
+        kernel_width, stride_height, stride_width, pad_top, pad_left, dilation_height,
+        dilation_width, groups);
+    return floats > 0 && floats <= scratch_floats;
+}
+
 void adir_tuned_conv2d_gemm(const float *x, const float *w, const float *bias, float *y,
                             int32_t batch, int32_t channels, int32_t height, int32_t width,
                             int32_t out_channels, int32_t out_height, int32_t out_width,
@@ -298,6 +404,11 @@ void adir_tuned_conv2d_gemm(const float *x, const float *w, const float *bias, f
         dilation_width, groups, scratch_floats);
     int32_t n, k, o, first, t0;
     size_t pixel;
+    if (ADIR_CONV_IMPLICIT && !g.pointwise &&
+        adir_conv_implicit_fits(ADIR_CONV_IMPLICIT_FORWARD, CONV_GEMM_SIZES, scratch_floats)) {
+        adir_conv2d_implicit(x, w, bias, y, batch, CONV_GEMM_SIZES, scratch);
+        return;
+    }
     for (n = 0; n < batch; ++n) {
         for (k = 0; k < groups; ++k) {
             const float *x_g = x + ((size_t)n * (size_t)channels +
@@ -349,6 +460,14 @@ void adir_tuned_conv2d_grad_input_gemm(const float *dy, const float *w, float *d
         kernel_width, stride_height, stride_width, pad_top, pad_left, dilation_height,
         dilation_width, groups, scratch_floats);
     int32_t n, k, first, t0;
+    if (ADIR_CONV_IMPLICIT && !g.pointwise &&
+        adir_conv_implicit_fits(ADIR_CONV_IMPLICIT_GRAD_INPUT, CONV_GEMM_SIZES, scratch_floats)) {
+        adir_conv2d_grad_input_implicit(dy, w, dx, batch, channels, height, width, out_channels,
+                                        out_height, out_width, kernel_height, kernel_width,
+                                        pad_top, pad_left, dilation_height, dilation_width,
+                                        groups, scratch);
+        return;
+    }
     if (!g.pointwise) {
         memset(dx, 0, (size_t)batch * (size_t)channels * g.plane * sizeof *dx);
     }
@@ -398,6 +517,11 @@ void adir_tuned_conv2d_grad_weight_gemm(const float *x, const float *dy, float *
      * out_plane apart), b the panel built transposed (its rows, one pixel's taps, contiguous),
      * c dW's block of columns; the sums run on from chunk to chunk and sample to sample. */
     int32_t n, k, first, t0;
+    if (ADIR_CONV_IMPLICIT &&
+        adir_conv_implicit_fits(ADIR_CONV_IMPLICIT_GRAD_WEIGHT, CONV_GEMM_SIZES, scratch_floats)) {
+        adir_conv2d_grad_weight_implicit(x, dy, dw, batch, CONV_GEMM_SIZES, scratch);
+        return;
+    }
     memset(dw, 0, (size_t)out_channels * (size_t)g.taps * sizeof *dw);
     for (n = 0; n < batch; ++n) {
         for (k = 0; k < groups; ++k) {

@@ -1,0 +1,553 @@
+/* adir_tuned_conv_implicit.c: implicit-GEMM convolutions, the paths adir_tuned_conv2d_gemm,
+ * adir_tuned_conv2d_grad_input_gemm and adir_tuned_conv2d_grad_weight_gemm
+ * (adir_tuned_conv_gemm.c) take where the target's settings ask for them (ADIR_CONV_IMPLICIT)
+ * and their scratch holds what adir_conv_implicit_floats says (select_kernels/tuned.py asks
+ * for it on the hosts; with less they build im2col panels).
+ *
+ * Why: an im2col panel is written once per use, and a layer with few output channels (ResNet-8's
+ * 16) does about one vector multiply-add per panel element, so building the panels cost as
+ * much as the GEMM. Here one sample's image is copied once into "phase planes": for stride s,
+ * plane (a, b) holds the padded image's rows a, a + s, ... and columns b, b + s, ...; padding
+ * is stored as zeros. Then every tap (c, i, j) of output pixel (p, q) lies at
+ *
+ *     plane(i d % s, j d % s)[c][p + i d / s][q + j d / s],
+ *
+ * so with pixels numbered p * cols + q (cols: a plane's width, a few more than the output's)
+ * the im2col row of tap t is the planes read from offsets[t] on: the GEMM's B operand in place,
+ * each row at its own offset. A micro-kernel tile of NR such pixels computes the columns
+ * q >= out_width too (they read the next row); those sums are dropped.
+ *
+ * - Forward: y = W X, X read in place (adir_implicit_gemm); each output's sum over the taps
+ *   (c, i, j) in order from 0, a tap in the padding adding a product of 0, then the bias: the
+ *   panel path's sums, bit for bit.
+ * - Weight gradient: dW^T [taps, outputs] += X dy^T, the tile's rows the taps (each read in
+ *   place along the pixels), its columns the outputs (dy of one sample transposed into scratch),
+ *   pixels q < out_width only; each element's sum over (n, p, q) in order, as the reference's.
+ * - Input gradient of a stride-1 convolution: the forward pass of dy (padded by (k - 1) d -
+ *   pad) by the weights flipped and transposed (W' [channels, outputs x taps], in scratch):
+ *   each dx element's sum over (o, i, j) reversed, once; within the bound of its term count.
+ *   Strided input gradients keep the panels (col2im). */
+#include <string.h>
+
+#include "adir_tuned.h"
+
+#if ADIR_GEMM_NR > 64
+#error "adir_tuned_conv_implicit.c: a plane's slack assumes ADIR_GEMM_NR <= 64"
+#endif
+
+/* Floats past the last plane that a tile may read: see adir_implicit_layout. */
+#define ADIR_IMPLICIT_SLACK 64
+/* Pixels of dy transposed at a time (the weight gradient): 16 cache lines of dy^T's rows. */
+#define ADIR_IMPLICIT_BLOCK 16u
+
+/* Where one sample's phase planes lie and what a tap reads. */
+struct adir_implicit {
+    int32_t channels, height, width, out_height, out_width, kernel_height, kernel_width;
+    int32_t stride_height, stride_width, pad_top, pad_left, dilation_height, dilation_width;
+    int32_t rows, cols, phases_height, phases_width, taps;
+    size_t plane, floats; /* one plane; all planes and the slack */
+};
+
+/* Whether some kernel tap k < kernel lands on phase `a` of `stride` (k * dilation % stride). */
+static int adir_phase_used(int32_t a, int32_t kernel, int32_t dilation, int32_t stride)
+{
+    int32_t k;
+    for (k = 0; k < kernel; ++k) {
+        if (k * dilation % stride == a) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The index of phase `a` among the phases in use (those below it that are used). */
+static int32_t adir_phase_index(int32_t a, int32_t kernel, int32_t dilation, int32_t stride)
+{
+    int32_t b, index = 0;
+    for (b = 0; b < a; ++b) {
+        index += adir_phase_used(b, kernel, dilation, stride);
+    }
+    return index;
+}
+
+static int32_t adir_phases_used(int32_t kernel, int32_t dilation, int32_t stride)
+{
+    return adir_phase_index(stride, kernel, dilation, stride);
+}
+
+/* The planes of a convolution of an image [channels, height, width] into [out_height,
+ * out_width]: a plane's rows and cols reach every tap of every output pixel (p + (kh - 1) d /
+ * s rows); a tile of NR pixels from the last one computed reads at most NR - 1 pixels and the
+ * cols - out_width of a row past a plane: the slack. */
+static struct adir_implicit adir_implicit_layout(
+    int32_t channels, int32_t height, int32_t width, int32_t out_height, int32_t out_width,
+    int32_t kernel_height, int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+    int32_t pad_top, int32_t pad_left, int32_t dilation_height, int32_t dilation_width)
+{
+    struct adir_implicit m;
+    m.channels = channels, m.height = height, m.width = width;
+    m.out_height = out_height, m.out_width = out_width;
+    m.kernel_height = kernel_height, m.kernel_width = kernel_width;
+    m.stride_height = stride_height, m.stride_width = stride_width;
+    m.pad_top = pad_top, m.pad_left = pad_left;
+    m.dilation_height = dilation_height, m.dilation_width = dilation_width;
+    m.rows = out_height + (kernel_height - 1) * dilation_height / stride_height;
+    m.cols = out_width + (kernel_width - 1) * dilation_width / stride_width;
+    m.phases_height = adir_phases_used(kernel_height, dilation_height, stride_height);
+    m.phases_width = adir_phases_used(kernel_width, dilation_width, stride_width);
+    m.taps = channels * kernel_height * kernel_width;
+    m.plane = (size_t)m.rows * (size_t)m.cols;
+    m.floats = (size_t)m.phases_height * (size_t)m.phases_width * (size_t)channels * m.plane +
+               (size_t)m.cols + ADIR_IMPLICIT_SLACK;
+    return m;
+}
+
+/* Copy one sample's image into the planes (zeros where they hold padding), zero the slack,
+ * and write each tap's offset into them. */
+static void adir_implicit_planes(const struct adir_implicit *m, const float *x, float *planes,
+                                 int32_t *offsets)
+{
+    const size_t plane = (size_t)m->height * (size_t)m->width;
+    const size_t used = m->floats - (size_t)m->cols - ADIR_IMPLICIT_SLACK;
+    int32_t a, b, c, y, col, i, j;
+    float *out = planes;
+    for (a = 0; a < m->stride_height; ++a) {
+        if (!adir_phase_used(a, m->kernel_height, m->dilation_height, m->stride_height)) {
+            continue;
+        }
+        for (b = 0; b < m->stride_width; ++b) {
+            int32_t lo, hi;
+            if (!adir_phase_used(b, m->kernel_width, m->dilation_width, m->stride_width)) {
+                continue;
+            }
+            /* The plane's columns x whose image column x s + b - pad_left is inside. */
+            lo = b - m->pad_left >= 0
+                     ? 0
+                     : (m->pad_left - b + m->stride_width - 1) / m->stride_width;
+            hi = m->width + m->pad_left - b <= 0
+                     ? 0
+                     : (m->width + m->pad_left - b + m->stride_width - 1) / m->stride_width;
+            hi = hi < m->cols ? hi : m->cols;
+            lo = lo < hi ? lo : hi;
+            for (c = 0; c < m->channels; ++c) {
+                for (y = 0; y < m->rows; ++y, out += m->cols) {
+                    const int32_t r = y * m->stride_height + a - m->pad_top;
+                    const float *row;
+                    if (r < 0 || r >= m->height) {
+                        memset(out, 0, (size_t)m->cols * sizeof *out);
+                        continue;
+                    }
+                    row = x + (size_t)c * plane + (size_t)r * (size_t)m->width;
+                    for (col = 0; col < lo; ++col) {
+                        out[col] = 0.0f;
+                    }
+                    if (m->stride_width == 1) {
+                        memcpy(out + lo, row + (lo + b - m->pad_left),
+                               (size_t)(hi - lo) * sizeof *out);
+                    } else {
+                        for (col = lo; col < hi; ++col) {
+                            out[col] = row[col * m->stride_width + b - m->pad_left];
+                        }
+                    }
+                    for (col = hi; col < m->cols; ++col) {
+                        out[col] = 0.0f;
+                    }
+                }
+            }
+        }
+    }
+    memset(planes + used, 0, (m->floats - used) * sizeof *planes);
+    for (c = 0; c < m->channels; ++c) {
+        for (i = 0; i < m->kernel_height; ++i) {
+            const int32_t ri = i * m->dilation_height;
+            const int32_t pa = adir_phase_index(ri % m->stride_height, m->kernel_height,
+                                                m->dilation_height, m->stride_height);
+            for (j = 0; j < m->kernel_width; ++j) {
+                const int32_t cj = j * m->dilation_width;
+                const int32_t pb = adir_phase_index(cj % m->stride_width, m->kernel_width,
+                                                    m->dilation_width, m->stride_width);
+                const size_t phase = (size_t)pa * (size_t)m->phases_width + (size_t)pb;
+                offsets[(c * m->kernel_height + i) * m->kernel_width + j] =
+                    (int32_t)((phase * (size_t)m->channels + (size_t)c) * m->plane +
+                              (size_t)(ri / m->stride_height) * (size_t)m->cols +
+                              (size_t)(cj / m->stride_width));
+            }
+        }
+    }
+}
+
+/* One MR x NR tile: out[i][j] = the sum over t < taps, in order from 0, of w[i * w_row + t *
+ * w_col] * planes[offsets[t] + j]. Both callers pass weights transposed, [taps, outputs] (w_row
+ * 1): with w_col 1, gcc vectorizes the loop over the taps, not the tile's rows, and keeps the
+ * sums in memory. */
+ADIR_NOINLINE static void adir_implicit_tile(const float *restrict w, size_t w_row,
+                                             size_t w_col, const float *restrict planes,
+                                             const int32_t *restrict offsets, int32_t taps,
+                                             float out[ADIR_GEMM_MR][ADIR_GEMM_NR])
+{
+    float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
+    int32_t i, j, t;
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            acc[i][j] = 0.0f;
+        }
+    }
+    for (t = 0; t < taps; ++t) {
+        const float *restrict b_t = planes + offsets[t];
+        float x[ADIR_GEMM_MR];
+        ADIR_UNROLL
+        for (i = 0; i < ADIR_GEMM_MR; ++i) {
+            x[i] = w[(size_t)i * w_row + (size_t)t * w_col];
+        }
+        ADIR_UNROLL
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            const float y = b_t[j];
+            ADIR_UNROLL
+            for (i = 0; i < ADIR_GEMM_MR; ++i) {
+                acc[i][j] = ADIR_FMA(x[i], y, acc[i][j]);
+            }
+        }
+    }
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            out[i][j] = acc[i][j];
+        }
+    }
+}
+
+/* The rows < MR left below the tiles: one output at a time, NR pixels at once, the same sums. */
+static void adir_implicit_edge(const float *restrict w, size_t w_row, size_t w_col,
+                               const float *restrict planes, const int32_t *restrict offsets,
+                               int32_t taps, int32_t rows, float out[ADIR_GEMM_MR][ADIR_GEMM_NR])
+{
+    int32_t i, j, t;
+    for (i = 0; i < rows; ++i) {
+        float acc[ADIR_GEMM_NR];
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            acc[j] = 0.0f;
+        }
+        for (t = 0; t < taps; ++t) {
+            const float x = w[(size_t)i * w_row + (size_t)t * w_col];
+            const float *restrict b_t = planes + offsets[t];
+            for (j = 0; j < ADIR_GEMM_NR; ++j) {
+                acc[j] = ADIR_FMA(x, b_t[j], acc[j]);
+            }
+        }
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            out[i][j] = acc[j];
+        }
+    }
+}
+
+/* y [outputs, out_height * out_width] = w [outputs, taps] (w_row, w_col apart) times the im2col
+ * matrix that `planes` and `offsets` give (see the top of the file), by tiles of NR plane
+ * pixels, whose pixels past a row's out_width are dropped. */
+static void adir_implicit_gemm(const struct adir_implicit *m, const float *planes,
+                               const int32_t *offsets, const float *w, size_t w_row,
+                               size_t w_col, int32_t outputs, float *y)
+{
+    const int32_t pixels = m->out_height * m->cols;
+    const size_t out_plane = (size_t)m->out_height * (size_t)m->out_width;
+    float out[ADIR_GEMM_MR][ADIR_GEMM_NR];
+    int32_t o, first, rows, i, j, l;
+    for (o = 0; o < outputs; o += ADIR_GEMM_MR) {
+        rows = outputs - o < ADIR_GEMM_MR ? outputs - o : ADIR_GEMM_MR;
+        for (first = 0; first < pixels; first += ADIR_GEMM_NR) {
+            int32_t p = first / m->cols, q = first % m->cols;
+            if (rows == ADIR_GEMM_MR) {
+                adir_implicit_tile(w + (size_t)o * w_row, w_row, w_col, planes + first, offsets,
+                                   m->taps, out);
+            } else {
+                adir_implicit_edge(w + (size_t)o * w_row, w_row, w_col, planes + first,
+                                   offsets, m->taps, rows, out);
+            }
+            /* The tile's pixels row by row: runs of q < out_width, copied output by output. */
+            for (j = 0; j < ADIR_GEMM_NR && p < m->out_height;) {
+                const int32_t run = q < m->out_width ? m->out_width - q : 0;
+                const int32_t count = run < ADIR_GEMM_NR - j ? run : ADIR_GEMM_NR - j;
+                float *y_run = y + (size_t)o * out_plane + (size_t)p * (size_t)m->out_width +
+                               (size_t)q;
+                for (i = 0; i < rows; ++i) {
+                    for (l = 0; l < count; ++l) {
+                        y_run[(size_t)i * out_plane + (size_t)l] = out[i][j + l];
+                    }
+                }
+                /* on to the next row's start, or the tile's end */
+                j += m->cols - q < ADIR_GEMM_NR - j ? m->cols - q : ADIR_GEMM_NR - j;
+                p += 1, q = 0;
+            }
+        }
+    }
+}
+
+int32_t adir_conv_implicit_floats(int32_t kind, int32_t channels, int32_t height, int32_t width,
+                                  int32_t out_channels, int32_t out_height, int32_t out_width,
+                                  int32_t kernel_height, int32_t kernel_width,
+                                  int32_t stride_height, int32_t stride_width, int32_t pad_top,
+                                  int32_t pad_left, int32_t dilation_height,
+                                  int32_t dilation_width, int32_t groups)
+{
+    const int32_t group_channels = channels / groups, group_outputs = out_channels / groups;
+    struct adir_implicit m;
+    size_t floats;
+    if (kind == ADIR_CONV_IMPLICIT_GRAD_INPUT) {
+        if (stride_height != 1 || stride_width != 1 ||
+            pad_top > (kernel_height - 1) * dilation_height ||
+            pad_left > (kernel_width - 1) * dilation_width) {
+            return -1;
+        }
+        m = adir_implicit_layout(group_outputs, out_height, out_width, height, width,
+                                 kernel_height, kernel_width, 1, 1,
+                                 (kernel_height - 1) * dilation_height - pad_top,
+                                 (kernel_width - 1) * dilation_width - pad_left, dilation_height,
+                                 dilation_width);
+        floats = m.floats + (size_t)m.taps + (size_t)group_channels * (size_t)m.taps;
+    } else {
+        m = adir_implicit_layout(group_channels, height, width, out_height, out_width,
+                                 kernel_height, kernel_width, stride_height, stride_width,
+                                 pad_top, pad_left, dilation_height, dilation_width);
+        floats = m.floats + (size_t)m.taps;
+        if (kind == ADIR_CONV_IMPLICIT_GRAD_WEIGHT) {
+            floats += (size_t)out_height * (size_t)out_width * (size_t)group_outputs;
+        } else {
+            floats += (size_t)m.taps * (size_t)group_outputs;
+        }
+    }
+    return floats > (size_t)INT32_MAX ? -1 : (int32_t)floats;
+}
+
+void adir_conv2d_implicit(const float *x, const float *w, const float *bias, float *y,
+                          int32_t batch, int32_t channels, int32_t height, int32_t width,
+                          int32_t out_channels, int32_t out_height, int32_t out_width,
+                          int32_t kernel_height, int32_t kernel_width, int32_t stride_height,
+                          int32_t stride_width, int32_t pad_top, int32_t pad_left,
+                          int32_t dilation_height, int32_t dilation_width, int32_t groups,
+                          float *scratch)
+{
+    const int32_t group_channels = channels / groups, group_outputs = out_channels / groups;
+    const struct adir_implicit m = adir_implicit_layout(
+        group_channels, height, width, out_height, out_width, kernel_height, kernel_width,
+        stride_height, stride_width, pad_top, pad_left, dilation_height, dilation_width);
+    const size_t plane = (size_t)height * (size_t)width;
+    const size_t out_plane = (size_t)out_height * (size_t)out_width;
+    int32_t *offsets = (int32_t *)(void *)(scratch + m.floats);
+    float *w_t = scratch + m.floats + m.taps;
+    int32_t n, k, o, t;
+    size_t pixel;
+    for (k = 0; k < groups; ++k) {
+        /* W^T [taps, outputs] of group k: the tile reads its rows 1 apart, as the input
+         * gradient's (adir_implicit_tile). */
+        const float *w_g = w + (size_t)k * (size_t)group_outputs * (size_t)m.taps;
+        for (o = 0; o < group_outputs; ++o) {
+            for (t = 0; t < m.taps; ++t) {
+                w_t[(size_t)t * (size_t)group_outputs + (size_t)o] =
+                    w_g[(size_t)o * (size_t)m.taps + (size_t)t];
+            }
+        }
+        for (n = 0; n < batch; ++n) {
+            float *y_g = y + ((size_t)n * (size_t)out_channels +
+                              (size_t)k * (size_t)group_outputs) * out_plane;
+            adir_implicit_planes(&m,
+                                 x + ((size_t)n * (size_t)channels +
+                                      (size_t)k * (size_t)group_channels) * plane,
+                                 scratch, offsets);
+            adir_implicit_gemm(&m, scratch, offsets, w_t, 1u, (size_t)group_outputs,
+                               group_outputs, y_g);
+            if (bias) {
+                for (o = 0; o < group_outputs; ++o) {
+                    const float b = bias[k * group_outputs + o];
+                    float *y_o = y_g + (size_t)o * out_plane;
+                    for (pixel = 0; pixel < out_plane; ++pixel) {
+                        y_o[pixel] += b;
+                    }
+                }
+            }
+        }
+    }
+}
+
+void adir_conv2d_grad_input_implicit(const float *dy, const float *w, float *dx, int32_t batch,
+                                     int32_t channels, int32_t height, int32_t width,
+                                     int32_t out_channels, int32_t out_height,
+                                     int32_t out_width, int32_t kernel_height,
+                                     int32_t kernel_width, int32_t pad_top, int32_t pad_left,
+                                     int32_t dilation_height, int32_t dilation_width,
+                                     int32_t groups, float *scratch)
+{
+    const int32_t group_channels = channels / groups, group_outputs = out_channels / groups;
+    const int32_t window = kernel_height * kernel_width;
+    /* dx is the stride-1 convolution of dy, padded by (k - 1) d - pad, by W'. */
+    const struct adir_implicit m = adir_implicit_layout(
+        group_outputs, out_height, out_width, height, width, kernel_height, kernel_width, 1, 1,
+        (kernel_height - 1) * dilation_height - pad_top,
+        (kernel_width - 1) * dilation_width - pad_left, dilation_height, dilation_width);
+    const size_t plane = (size_t)height * (size_t)width;
+    const size_t out_plane = (size_t)out_height * (size_t)out_width;
+    int32_t *offsets = (int32_t *)(void *)(scratch + m.floats);
+    float *flipped = scratch + m.floats + m.taps;
+    int32_t n, k, c, o, t;
+    for (k = 0; k < groups; ++k) {
+        /* W' [(o, i, j)][c] = W [o][c][kh - 1 - i][kw - 1 - j] of group k: W'^T, the weights
+         * of a convolution of dy into dx, [channels, taps] read with rows 1 apart. */
+        const float *w_g = w + (size_t)k * (size_t)group_outputs * (size_t)group_channels *
+                                   (size_t)window;
+        for (c = 0; c < group_channels; ++c) {
+            for (o = 0; o < group_outputs; ++o) {
+                const float *w_oc = w_g + ((size_t)o * (size_t)group_channels + (size_t)c) *
+                                              (size_t)window;
+                float *f = flipped + (size_t)o * (size_t)window * (size_t)group_channels + c;
+                for (t = 0; t < window; ++t) {
+                    f[(size_t)t * (size_t)group_channels] = w_oc[window - 1 - t];
+                }
+            }
+        }
+        for (n = 0; n < batch; ++n) {
+            adir_implicit_planes(&m,
+                                 dy + ((size_t)n * (size_t)out_channels +
+                                       (size_t)k * (size_t)group_outputs) * out_plane,
+                                 scratch, offsets);
+            adir_implicit_gemm(&m, scratch, offsets, flipped, 1u, (size_t)group_channels,
+                               group_channels,
+                               dx + ((size_t)n * (size_t)channels +
+                                     (size_t)k * (size_t)group_channels) * plane);
+        }
+    }
+}
+
+/* One MR x NR tile of dW^T, taps t (rows, each read along its plane from rows[i]) by outputs
+ * (columns, dy^T's rows `outputs` apart): acc[i][j] continues dw[j * taps + i] (dw at the
+ * tile's corner) over the pixels (p, q), q < out_width, in order. */
+ADIR_NOINLINE static void adir_implicit_weight_tile(const struct adir_implicit *m,
+                                                    const float *restrict planes,
+                                                    const int32_t *restrict offsets,
+                                                    const float *restrict dy_t, size_t outputs,
+                                                    float *restrict dw, size_t taps)
+{
+    float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
+    const float *restrict a[ADIR_GEMM_MR];
+    int32_t i, j, p, q;
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        a[i] = planes + offsets[i];
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            acc[i][j] = dw[(size_t)j * taps + (size_t)i];
+        }
+    }
+    for (p = 0; p < m->out_height; ++p) {
+        const size_t row = (size_t)p * (size_t)m->cols;
+        const float *restrict b_p = dy_t + (size_t)p * (size_t)m->out_width * outputs;
+        for (q = 0; q < m->out_width; ++q) {
+            const float *restrict b_q = b_p + (size_t)q * outputs;
+            float x[ADIR_GEMM_MR];
+            ADIR_UNROLL
+            for (i = 0; i < ADIR_GEMM_MR; ++i) {
+                x[i] = a[i][row + (size_t)q];
+            }
+            ADIR_UNROLL
+            for (j = 0; j < ADIR_GEMM_NR; ++j) {
+                const float y = b_q[j];
+                ADIR_UNROLL
+                for (i = 0; i < ADIR_GEMM_MR; ++i) {
+                    acc[i][j] = ADIR_FMA(x[i], y, acc[i][j]);
+                }
+            }
+        }
+    }
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            dw[(size_t)j * taps + (size_t)i] = acc[i][j];
+        }
+    }
+}
+
+/* The same for a block of rows x cols at the tiles' edges, one tap at a time. */
+static void adir_implicit_weight_edge(const struct adir_implicit *m,
+                                      const float *restrict planes,
+                                      const int32_t *restrict offsets,
+                                      const float *restrict dy_t, size_t outputs,
+                                      float *restrict dw, size_t taps, int32_t rows,
+                                      int32_t cols)
+{
+    int32_t i, j, p, q;
+    for (i = 0; i < rows; ++i) {
+        const float *restrict a = planes + offsets[i];
+        float acc[ADIR_GEMM_NR];
+        for (j = 0; j < cols; ++j) {
+            acc[j] = dw[(size_t)j * taps + (size_t)i];
+        }
+        for (p = 0; p < m->out_height; ++p) {
+            const float *restrict a_p = a + (size_t)p * (size_t)m->cols;
+            const float *restrict b_p = dy_t + (size_t)p * (size_t)m->out_width * outputs;
+            for (q = 0; q < m->out_width; ++q) {
+                const float x = a_p[q];
+                const float *restrict b_q = b_p + (size_t)q * outputs;
+                for (j = 0; j < cols; ++j) {
+                    acc[j] = ADIR_FMA(x, b_q[j], acc[j]);
+                }
+            }
+        }
+        for (j = 0; j < cols; ++j) {
+            dw[(size_t)j * taps + (size_t)i] = acc[j];
+        }
+    }
+}
+
+void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw, int32_t batch,
+                                      int32_t channels, int32_t height, int32_t width,
+                                      int32_t out_channels, int32_t out_height,
+                                      int32_t out_width, int32_t kernel_height,
+                                      int32_t kernel_width, int32_t stride_height,
+                                      int32_t stride_width, int32_t pad_top, int32_t pad_left,
+                                      int32_t dilation_height, int32_t dilation_width,
+                                      int32_t groups, float *scratch)
+{
+    const int32_t group_channels = channels / groups, group_outputs = out_channels / groups;
+    const struct adir_implicit m = adir_implicit_layout(
+        group_channels, height, width, out_height, out_width, kernel_height, kernel_width,
+        stride_height, stride_width, pad_top, pad_left, dilation_height, dilation_width);
+    const size_t plane = (size_t)height * (size_t)width;
+    const size_t out_plane = (size_t)out_height * (size_t)out_width;
+    const size_t taps = (size_t)m.taps, outputs = (size_t)group_outputs;
+    int32_t *offsets = (int32_t *)(void *)(scratch + m.floats);
+    float *dy_t = scratch + m.floats + taps;
+    int32_t n, k, t, o, rows, cols;
+    size_t pixel, block;
+    memset(dw, 0, (size_t)out_channels * taps * sizeof *dw);
+    for (n = 0; n < batch; ++n) {
+        for (k = 0; k < groups; ++k) {
+            const float *dy_g = dy + ((size_t)n * (size_t)out_channels +
+                                      (size_t)k * (size_t)group_outputs) * out_plane;
+            float *dw_g = dw + (size_t)k * outputs * taps;
+            adir_implicit_planes(&m,
+                                 x + ((size_t)n * (size_t)channels +
+                                      (size_t)k * (size_t)group_channels) * plane,
+                                 scratch, offsets);
+            /* dy^T in blocks of ADIR_IMPLICIT_BLOCK pixels: each block's rows of dy^T stay in
+             * cache while every output writes its column. */
+            for (block = 0; block < out_plane; block += ADIR_IMPLICIT_BLOCK) {
+                const size_t end = out_plane - block < ADIR_IMPLICIT_BLOCK
+                                       ? out_plane
+                                       : block + ADIR_IMPLICIT_BLOCK;
+                for (o = 0; o < group_outputs; ++o) {
+                    const float *dy_o = dy_g + (size_t)o * out_plane;
+                    for (pixel = block; pixel < end; ++pixel) {
+                        dy_t[pixel * outputs + (size_t)o] = dy_o[pixel];
+                    }
+                }
+            }
+            for (t = 0; t < m.taps; t += ADIR_GEMM_MR) {
+                rows = m.taps - t < ADIR_GEMM_MR ? m.taps - t : ADIR_GEMM_MR;
+                for (o = 0; o < group_outputs; o += ADIR_GEMM_NR) {
+                    cols = group_outputs - o < ADIR_GEMM_NR ? group_outputs - o : ADIR_GEMM_NR;
+                    if (rows == ADIR_GEMM_MR && cols == ADIR_GEMM_NR) {
+                        adir_implicit_weight_tile(&m, scratch, offsets + t, dy_t + o, outputs,
+                                                  dw_g + (size_t)o * taps + (size_t)t, taps);
+                    } else {
+                        adir_implicit_weight_edge(&m, scratch, offsets + t, dy_t + o, outputs,
+                                                  dw_g + (size_t)o * taps + (size_t)t, taps,
+                                                  rows, cols);
+                    }
+                }
+            }
+        }
+    }
+}
