@@ -4,11 +4,12 @@
         [--steps 5] [--compiler gcc]
 
 For each lowering of the frozen int8 prefix (`quantize-frozen-prefix` alone; then
-`fuse-expand-depthwise`; then `in-place-depthwise` as well), with `--train=last:1`, SGD, batch
-1 and the reference kernels: the planned arena of `@train_step`, the C's time per step (built
-with -O2, the mean of `--steps` calls after one warm-up call, clock_gettime), and the
-interpreter's time for one call. A step is the int8 prefix and the float classifier's
-forward, backward and update, which is a few thousand multiply-adds of the ~25 million.
+`fuse-expand-depthwise`; then `in-place-depthwise` as well; then `fuse-quantize-conv` too),
+with `--train=last:1`, SGD, batch 1 and the reference kernels: the planned arena of
+`@train_step`, the C's time per step (built with -O2, the mean of `--steps` calls after one
+warm-up call, clock_gettime), and the interpreter's time for one call. A step is the int8
+prefix and the float classifier's forward, backward and update, which is a few thousand
+multiply-adds of the ~25 million.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ LOWERINGS = {
     "unfused": "",
     "fuse-expand-depthwise": "fuse-expand-depthwise",
     "+ in-place-depthwise": "fuse-expand-depthwise,in-place-depthwise",
+    "+ fuse-quantize-conv": "fuse-expand-depthwise,in-place-depthwise,fuse-quantize-conv",
 }
 
 DRIVER = r"""

@@ -333,6 +333,17 @@ def qexpand_depthwise(
     )
 
 
+def quantize_qconv2d(
+    x: np.ndarray, w: np.ndarray, bias: np.ndarray, op: q.QuantizeQConv2dOp
+) -> np.ndarray:
+    """The three ops it stands for (its definition): quantize, NCHW to NHWC, qconv2d. The C
+    kernel quantizes each window as it reads it, the same bits."""
+    zero_point = op.input_zero_point.value.data
+    image = quantize(x, op.input_scale.value.data, zero_point).transpose(0, 2, 3, 1)
+    acc = conv_accumulate(image, w, bias, zero_point, op.window(), depthwise=False)
+    return requantize_to_int8(acc, op)
+
+
 def requantize_grad(
     y: np.ndarray, grad: np.ndarray, op: q.QRequantizeGradOp, dtype: np.dtype
 ) -> np.ndarray:
@@ -404,6 +415,12 @@ class QuantizedFunctions(FamilyFunctions):
         self, interpreter: Interpreter, op: q.QExpandDepthwiseOp, args: tuple[Any, ...]
     ):
         return (qexpand_depthwise(*args, op),)
+
+    @impl(q.QuantizeQConv2dOp)
+    def run_quantize_qconv2d(
+        self, interpreter: Interpreter, op: q.QuantizeQConv2dOp, args: tuple[Any, ...]
+    ):
+        return (quantize_qconv2d(*args, op),)
 
     @impl(q.QAddOp)
     def run_qadd(self, interpreter: Interpreter, op: q.QAddOp, args: tuple[Any, ...]):

@@ -48,6 +48,12 @@ def _in_place_depthwise() -> type[ModulePass]:
     return InPlaceDepthwisePass
 
 
+def _fuse_quantize_conv() -> type[ModulePass]:
+    from adir.passes.fuse_quantize_conv import FuseQuantizeConvPass
+
+    return FuseQuantizeConvPass
+
+
 def _select_kernels() -> type[ModulePass]:
     from adir.passes.select_kernels import SelectKernelsPass
 
@@ -152,6 +158,7 @@ ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "quantize-frozen-prefix": _quantize_frozen_prefix,
     "fuse-expand-depthwise": _fuse_expand_depthwise,
     "in-place-depthwise": _in_place_depthwise,
+    "fuse-quantize-conv": _fuse_quantize_conv,
     "apply-update-scheme": _apply_update_scheme,
     "suggest-update-scheme": _suggest_update_scheme,
     "split-partial-updates": _split_partial_updates,

@@ -92,6 +92,7 @@ SHORTCUT_ORDER = [
     "quantize-frozen-prefix",  # after insert-optimizer: its stores say what trains
     "fuse-expand-depthwise",  # on the int8 prefix that quantize-frozen-prefix made
     "in-place-depthwise",  # the depthwise convs that fuse-expand-depthwise left
+    "fuse-quantize-conv",  # the image's quantization, once the blocks' peaks are lowered
     "fuse-weight-updates",
     "recompute-activations",
     "reorder-updates",
@@ -193,9 +194,10 @@ class AdirOptMain(xDSLOptMain):
             metavar="CALIBRATION.npy",
             help="with --optimizer: run the frozen first layers of the training step on int8 "
             "kernels, weights in flash, calibrated on the given inputs (stacked on axis 0) or on "
-            "32 standard-normal ones, each 1x1 expansion fused into its depthwise conv and the "
-            "depthwise conv at the peak in place (quantize-frozen-prefix, fuse-expand-depthwise, "
-            "in-place-depthwise; docs/quantized_training.md)",
+            "32 standard-normal ones, each 1x1 expansion fused into its depthwise conv, the "
+            "depthwise conv at the peak in place and the image quantized inside the first conv "
+            "where that is the peak (quantize-frozen-prefix, fuse-expand-depthwise, "
+            "in-place-depthwise, fuse-quantize-conv; docs/quantized_training.md)",
         )
         group.add_argument(
             "--quantize-level",
@@ -390,7 +392,7 @@ class AdirOptMain(xDSLOptMain):
                 key = "quantize-frozen-prefix"
             spec = f"quantize-frozen-prefix{{{' '.join(options)}}}" if options else ""
             wanted[key] = (spec or "quantize-frozen-prefix", "--quantize-frozen")
-            for lowering in ("fuse-expand-depthwise", "in-place-depthwise"):
+            for lowering in ("fuse-expand-depthwise", "in-place-depthwise", "fuse-quantize-conv"):
                 wanted[lowering] = (lowering, "--quantize-frozen")
         if args.quantize_level != 1 and args.quantize_frozen is None:
             raise DiagnosticError("adir-opt", "--quantize-level needs --quantize-frozen")

@@ -346,3 +346,53 @@ def test_mobilenet_v2_fused_in_c_is_the_unfused_interpreter(
     assert len(in_place) == 2  # in @loss and in @train_step
     (features, *_) = lowered_c_run(pooled, x, label, kernels)
     np.testing.assert_array_equal(features, expected[-3])  # the last tensor: the pooled ones
+
+
+ARENA_PLAN = (
+    "fuse-weight-updates,reorder-updates,bufferize,select-kernels{kernels=reference},plan-memory"
+)
+
+
+@pytest.fixture(scope="module")
+def stem_fused(fused):
+    return run_pipeline(fused, "fuse-quantize-conv")
+
+
+def arena(module) -> int:
+    return run_pipeline(module, ARENA_PLAN).attributes["adir.arena_size"].value.data
+
+
+@pytest.mark.slow
+def test_mobilenet_v2_stem_quantizes_the_image_inside_its_conv(fused, stem_fused) -> None:
+    """Once the blocks are lowered the stem is the peak: the 3x128x128 int8 image (49,152
+    bytes, NHWC) and the stem's 16x64x64 output (65,536): 114,688 bytes. fuse-quantize-conv
+    makes the quantize, the transpose and the stem one op in @train_step and @loss, and the
+    peak becomes block 1's projection, 16x64x64 in and 8x64x64 out: 98,304 bytes."""
+    for name in ("train_step", "loss"):
+        ops = [op.name for op in function(stem_fused, name).body.block.ops]
+        assert ops.count("adir.quantize_qconv2d") == 1
+        assert "adir.quantize" not in ops and "adir.qtranspose" not in ops
+        assert ops.count("adir.qconv2d") == 20 - 1
+    assert arena(fused) == 49_152 + 65_536
+    assert arena(stem_fused) == 16 * 64 * 64 + 8 * 64 * 64
+
+
+@pytest.mark.slow
+def test_mobilenet_v2_fused_stem_in_c_is_the_unfused_interpreter(case: dict, stem_fused) -> None:
+    """The stem's output (NHWC) and the pooled features of one image, from the fused stem in
+    the interpreter and in C (gcc, reference kernels, ASan and UBSan), bit for bit those of
+    the unfused quantize, transpose and qconv2d in the interpreter."""
+    x, label = case["steps"][0]
+    unfused_picked = ("adir.qconv2d", "adir.qavgpool2d")
+    unfused_probe, _ = with_results(case["quantized"], "loss", lambda op: op.name in unfused_picked)
+    expected = interpreter_run(unfused_probe, "loss", 0, [[x, label]])
+    want_stem, want_pooled = expected[0], expected[-3]  # the first conv; then the params
+    picked = ("adir.quantize_qconv2d", "adir.qavgpool2d")
+    probe, _ = with_results(stem_fused, "loss", lambda op: op.name in picked)
+    for got_stem, got_pooled, *_ in (
+        Session(probe).call("loss", x, label),
+        lowered_c_run(probe, x, label, "reference"),
+    ):
+        np.testing.assert_array_equal(got_stem, want_stem)
+        np.testing.assert_array_equal(got_pooled, want_pooled)
+    assert want_stem.shape == (1, 64, 64, 16) and len(np.unique(want_stem)) > 8

@@ -701,6 +701,82 @@ class QExpandDepthwiseOp(QuantizedOp):
         return [tensor_type(i8, (x[0], *spatial, expanded))]
 
 
+# --- the float image quantized on the fly into the first convolution ------------------------
+
+
+@irdl_op_definition
+class QuantizeQConv2dOp(RequantizingOp):
+    """A quantize of a float NCHW image, its layout change to NHWC and the int8 convolution
+    that reads it, in one op whose kernel quantizes each input element as it reads it, so that
+    the int8 image never exists whole. Quantization is per element, so the result is bit for
+    bit the three ops':
+
+        q      = quantize(input [N, C, H, W] f32) {scale = input_scale,
+                                                   zero_point = input_zero_point}
+        nhwc   = qtranspose(q) {permutation = [0, 2, 3, 1]}
+        result = qconv2d(nhwc, weight [O, KH, KW, C], bias [O]) {input_zero_point,
+                   output_zero_point, multiplier, shift, act_min, act_max, stride, padding,
+                   dilation}   (groups 1)
+
+    A network's first convolution reads the caller's image: in MobileNetV2-w0.35 at 128x128
+    the int8 image (49,152 bytes) is what the stem's 16x64x64 output shares the peak with
+    (`fuse-quantize-conv`, docs/quantized_training.md). The reference kernel quantizes one
+    window (KH x KW x C bytes of scratch) per output pixel and reuses it for every output
+    channel."""
+
+    name = "adir.quantize_qconv2d"
+    traits = traits_def(
+        NotDifferentiable("integer arithmetic on a frozen prefix's input, for inference"),
+        ReferenceScratch(lambda kernel: num_elements(kernel.ins[1].type.get_shape()[1:])),
+    )
+    input = operand_def(FloatTensor)
+    weight = operand_def(AnyTensor)
+    bias = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    input_scale = prop_def(FloatAttr[Float32Type])
+    stride = prop_def(DenseArrayBase[I64], default_value=_array([1, 1]))
+    padding = prop_def(DenseArrayBase[I64], default_value=_array([0, 0, 0, 0]))
+    dilation = prop_def(DenseArrayBase[I64], default_value=_array([1, 1]))
+
+    def __init__(
+        self,
+        input: SSAValue,
+        weight: SSAValue,
+        bias: SSAValue,
+        properties: dict[str, Attribute],
+    ):
+        super().__init__([input, weight, bias], properties)
+
+    def window(self) -> tuple[tuple[int, int], tuple[int, int, int, int], tuple[int, int]]:
+        """(stride, padding, dilation), checked as qconv2d checks them."""
+        return QConv2dOp.window(self)  # type: ignore[arg-type]
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        scale = self.input_scale.value.data
+        if not 0 < scale < float("inf"):
+            raise VerifyException(
+                f"{self.name}: input_scale must be positive and finite, got {scale}"
+            )
+        self.require_element(1, 8, "weight")
+        x, w = self.operand_shape(0), self.operand_shape(1)
+        require_rank(self.name, "input", x, (4,))
+        require_rank(self.name, "weight", w, (4,))
+        x, w = x or (None,) * 4, w or (None,) * 4
+        if None not in (x[1], w[3]) and x[1] != w[3]:
+            raise VerifyException(
+                f"{self.name}: input channels {x[1]} (NCHW) and weight channels {w[3]} "
+                "(OHWI) do not match"
+            )
+        self.check_bias(2, w[0])
+        self.check_requantization(w[0])
+        stride, padding, dilation = self.window()
+        spatial = [
+            window_size(self.name, x[2 + axis], w[1 + axis], stride, padding, dilation, axis)
+            for axis in (0, 1)
+        ]
+        return [tensor_type(i8, (x[0], *spatial, w[0]))]
+
+
 # --- elementwise by table, and layout ------------------------------------------------------
 
 
@@ -1008,4 +1084,5 @@ QUANTIZED_OPS = [
     QExpandDepthwiseOp,
     QRequantizeGradOp,
     QSgdUpdateOp,
+    QuantizeQConv2dOp,
 ]

@@ -20,6 +20,7 @@ arena like any other transient buffer, live only across its call.
     qsoftmax                       arm_softmax_s8                    rows of 1 to 511 entries
     qadd                           arm_elementwise_add_s8            always
     qexpand_depthwise              none (the reference kernel)       -
+    quantize_qconv2d               none (the reference kernel)       -
 
 The dtype and zero-point checks are TVM's CMSIS-NN partitioner's (int8 data and weights, int32
 bias, weight zero point 0, which the quantized family guarantees) plus CMSIS-NN's own argument
@@ -233,6 +234,14 @@ def expand_depthwise(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     # not one channel of an NHWC tensor: the reference kernel computes it (one plane of
     # scratch), its neighbours stay on CMSIS-NN.
     return Refuse("no fused 1x1 expansion + depthwise kernel in CMSIS-NN: reference kernel")
+
+
+@judges("cmsis-nn", q.QuantizeQConv2dOp)
+def quantize_conv(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    # CMSIS-NN's convolutions read an int8 image; none quantizes a float one as it reads it
+    # (arm_convolve_s8's im2col copies int8 taps). The reference kernel computes it, so that the
+    # int8 image never exists whole; the rest of the prefix stays on CMSIS-NN.
+    return Refuse("CMSIS-NN's convolutions read an int8 input, none quantizes a float one")
 
 
 def add_scratch(kernel: KernelOp, size: int, minimum: int | None = None) -> None:

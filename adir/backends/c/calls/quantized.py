@@ -139,6 +139,29 @@ def qexpand_depthwise(op: KernelOp, site: CallSite) -> str:
     )
 
 
+@emits(q.QuantizeQConv2dOp)
+def quantize_qconv2d(op: KernelOp, site: CallSite) -> str:
+    """The window is the scratch buffer that select-kernels adds (the last `outs`)."""
+    if len(site.outs) != 2:
+        raise site.error("its window (a scratch buffer) is missing: run select-kernels first")
+    image, weight, out = site.in_shape(0), site.in_shape(1), site.out_shape()
+    top, _, left, _ = ints(op, "padding")
+    scale_attr = op.properties["input_scale"]
+    return site.call(
+        "quantize_qconv2d",
+        *site.buffers(),
+        *image,
+        *out[1:],
+        *weight[1:3],
+        *ints(op, "stride"),
+        top,
+        left,
+        *ints(op, "dilation"),
+        c_float(scale_attr.value.data),  # type: ignore[attr-defined]
+        *requantization(op, site),
+    )
+
+
 @emits(q.QMaxpool2dOp, q.QAvgpool2dOp)
 def qpool2d(op: KernelOp, site: CallSite) -> str:
     image, out = site.in_shape(0), site.out_shape()

@@ -98,6 +98,24 @@ void adir_qexpand_depthwise(const int8_t *x, const int8_t *expand_weight,
 #define ADIR_QEXPAND_DEPTHWISE adir_qexpand_depthwise
 #endif
 
+/* adir_quantize of an NCHW float image x [N, C, H, W] (input_scale, input_zero_point), its
+ * change to NHWC and adir_qconv2d of it (groups 1, weight [O, KH, KW, C]) into y
+ * [N, Ho, Wo, O], each window quantized as it is read into `window` (KH * KW * C bytes): the
+ * same bits as the three calls, without the int8 image. */
+void adir_quantize_qconv2d(const float *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                           int8_t *window, int32_t batch, int32_t channels, int32_t height,
+                           int32_t width, int32_t out_height, int32_t out_width,
+                           int32_t out_channels, int32_t kernel_height, int32_t kernel_width,
+                           int32_t stride_height, int32_t stride_width, int32_t pad_top,
+                           int32_t pad_left, int32_t dilation_height, int32_t dilation_width,
+                           float input_scale, int32_t input_zero_point,
+                           int32_t output_zero_point, const int32_t *multiplier,
+                           const int32_t *shift, int32_t per_channel, int32_t act_min,
+                           int32_t act_max);
+#ifndef ADIR_QUANTIZE_QCONV2D
+#define ADIR_QUANTIZE_QCONV2D adir_quantize_qconv2d
+#endif
+
 /* NHWC max pooling over each window's in-bounds taps, clamped to [act_min, act_max]. */
 void adir_qmaxpool2d(const int8_t *x, int8_t *y, int32_t batch, int32_t height, int32_t width,
                      int32_t channels, int32_t out_height, int32_t out_width,

@@ -51,3 +51,11 @@ func.func @expand_depthwise(%x: tensor<1x5x5x2xi8>, %we: tensor<3x1x1x2xi8>, %be
   %0 = adir.qexpand_depthwise %x, %we, %be, %wd, %bd {input_zero_point = -3 : i32, expand_zero_point = -128 : i32, output_zero_point = 4 : i32, expand_multiplier = array<i32: 1073741824, 1073741824, 2147483647>, expand_shift = array<i32: -1, 0, -31>, expand_act_min = -128 : i32, expand_act_max = 20 : i32, multiplier = array<i32: 1073741824>, shift = array<i32: -2>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x5x5x2xi8>, tensor<3x1x1x2xi8>, tensor<3xi32>, tensor<1x3x3x3xi8>, tensor<3xi32> -> tensor<1x3x3x3xi8>
   func.return %0 : tensor<1x3x3x3xi8>
 }
+
+// A float NCHW image quantized into the int8 convolution that reads it (fuse-quantize-conv).
+// CHECK-LABEL: func.func @quantize_conv
+func.func @quantize_conv(%x: tensor<1x3x7x7xf32>, %w: tensor<4x3x3x3xi8>, %b: tensor<4xi32>) -> tensor<1x4x4x4xi8> {
+  // CHECK-NEXT: %0 = adir.quantize_qconv2d %x, %w, %b {input_scale = 2.500000e-01 : f32, input_zero_point = -3 : i32, output_zero_point = -128 : i32, multiplier = array<i32: 1073741824, 1200000000, 1500000000, 2000000000>, shift = array<i32: -7, -7, -8, -8>, act_max = -20 : i32, stride = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x3x7x7xf32>, tensor<4x3x3x3xi8>, tensor<4xi32> -> tensor<1x4x4x4xi8>
+  %0 = adir.quantize_qconv2d %x, %w, %b {input_scale = 0.25 : f32, input_zero_point = -3 : i32, output_zero_point = -128 : i32, multiplier = array<i32: 1073741824, 1200000000, 1500000000, 2000000000>, shift = array<i32: -7, -7, -8, -8>, act_min = -128 : i32, act_max = -20 : i32, stride = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x3x7x7xf32>, tensor<4x3x3x3xi8>, tensor<4xi32> -> tensor<1x4x4x4xi8>
+  func.return %0 : tensor<1x4x4x4xi8>
+}

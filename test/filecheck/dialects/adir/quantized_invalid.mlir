@@ -134,3 +134,19 @@ func.func @expand_depthwise_channels_differ(%x: tensor<1x5x5x2xi8>, %we: tensor<
   func.return
 }
 // CHECK: quantized_invalid.mlir:133:3: error: adir.qexpand_depthwise: 3 expanded channels but the depthwise weight has 6 (channel multiplier 1)
+
+// -----
+
+func.func @quantize_conv_channels_differ(%x: tensor<1x3x5x5xf32>, %w: tensor<4x3x3x2xi8>, %b: tensor<4xi32>) {
+  %0 = adir.quantize_qconv2d %x, %w, %b {input_scale = 0.5 : f32, input_zero_point = 0 : i32, output_zero_point = 0 : i32, multiplier = array<i32: 1073741824>, shift = array<i32: -1>} : tensor<1x3x5x5xf32>, tensor<4x3x3x2xi8>, tensor<4xi32> -> tensor<1x3x3x4xi8>
+  func.return
+}
+// CHECK: quantized_invalid.mlir:141:3: error: adir.quantize_qconv2d: input channels 3 (NCHW) and weight channels 2 (OHWI) do not match
+
+// -----
+
+func.func @quantize_conv_scale_zero(%x: tensor<1x2x5x5xf32>, %w: tensor<4x3x3x2xi8>, %b: tensor<4xi32>) {
+  %0 = adir.quantize_qconv2d %x, %w, %b {input_scale = 0.0 : f32, input_zero_point = 0 : i32, output_zero_point = 0 : i32, multiplier = array<i32: 1073741824>, shift = array<i32: -1>} : tensor<1x2x5x5xf32>, tensor<4x3x3x2xi8>, tensor<4xi32> -> tensor<1x3x3x4xi8>
+  func.return
+}
+// CHECK: quantized_invalid.mlir:149:3: error: adir.quantize_qconv2d: input_scale must be positive and finite, got 0.0

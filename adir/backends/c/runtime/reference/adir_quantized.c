@@ -40,18 +40,24 @@ static int8_t adir_clamp_int8(int32_t value, int32_t low, int32_t high)
     return (int8_t)(value < low ? low : (value > high ? high : value));
 }
 
+/* One element of adir_quantize: shared with adir_quantize_qconv2d, which must give its bits. */
+static int8_t adir_quantize_one(float x, float scale, int32_t zero_point)
+{
+    float rounded = roundf(x / scale);
+    if (rounded != rounded) {
+        rounded = 0.0f;  /* nan */
+    }
+    /* Anything beyond +-255 saturates whatever the zero point; clipping first keeps the
+     * conversion to int defined. */
+    rounded = rounded > 255.0f ? 255.0f : (rounded < -255.0f ? -255.0f : rounded);
+    return adir_clamp_int8((int32_t)rounded + zero_point, -128, 127);
+}
+
 void adir_quantize(const float *x, int8_t *y, size_t size, float scale, int32_t zero_point)
 {
     size_t k;
     for (k = 0; k < size; ++k) {
-        float rounded = roundf(x[k] / scale);
-        if (rounded != rounded) {
-            rounded = 0.0f;  /* nan */
-        }
-        /* Anything beyond +-255 saturates whatever the zero point; clipping first keeps the
-         * conversion to int defined. */
-        rounded = rounded > 255.0f ? 255.0f : (rounded < -255.0f ? -255.0f : rounded);
-        y[k] = adir_clamp_int8((int32_t)rounded + zero_point, -128, 127);
+        y[k] = adir_quantize_one(x[k], scale, zero_point);
     }
 }
 
@@ -141,6 +147,60 @@ void adir_qconv2d(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t 
                                 }
                             }
                         }
+                    }
+                    y_pixel[o] = adir_requantize_int8(acc, o, multiplier, shift, per_channel,
+                                                      output_zero_point, act_min, act_max);
+                }
+            }
+        }
+    }
+}
+
+void adir_quantize_qconv2d(const float *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                           int8_t *window, int32_t batch, int32_t channels, int32_t height,
+                           int32_t width, int32_t out_height, int32_t out_width,
+                           int32_t out_channels, int32_t kernel_height, int32_t kernel_width,
+                           int32_t stride_height, int32_t stride_width, int32_t pad_top,
+                           int32_t pad_left, int32_t dilation_height, int32_t dilation_width,
+                           float input_scale, int32_t input_zero_point,
+                           int32_t output_zero_point, const int32_t *multiplier,
+                           const int32_t *shift, int32_t per_channel, int32_t act_min,
+                           int32_t act_max)
+{
+    const size_t taps = (size_t)kernel_height * (size_t)kernel_width * (size_t)channels;
+    const size_t plane = (size_t)height * (size_t)width;
+    int32_t n, p, q, o, i, j, c;
+    size_t k;
+    for (n = 0; n < batch; ++n) {
+        const float *x_n = x + (size_t)n * (size_t)channels * plane;
+        for (p = 0; p < out_height; ++p) {
+            for (q = 0; q < out_width; ++q) {
+                int8_t *y_pixel =
+                    y + (((size_t)n * (size_t)out_height + (size_t)p) * (size_t)out_width +
+                         (size_t)q) * (size_t)out_channels;
+                /* The window [KH, KW, C] (the weight's OHWI order), quantized once for all
+                 * output channels; a tap in the padding holds the zero point, which adds 0. */
+                for (i = 0; i < kernel_height; ++i) {
+                    const int32_t row = p * stride_height + i * dilation_height - pad_top;
+                    for (j = 0; j < kernel_width; ++j) {
+                        const int32_t col = q * stride_width + j * dilation_width - pad_left;
+                        int8_t *tap = window + ((size_t)i * (size_t)kernel_width + (size_t)j) *
+                                                   (size_t)channels;
+                        const int inside = row >= 0 && row < height && col >= 0 && col < width;
+                        for (c = 0; c < channels; ++c) {
+                            tap[c] = inside ? adir_quantize_one(
+                                                  x_n[(size_t)c * plane +
+                                                      (size_t)row * (size_t)width + (size_t)col],
+                                                  input_scale, input_zero_point)
+                                            : (int8_t)input_zero_point;
+                        }
+                    }
+                }
+                for (o = 0; o < out_channels; ++o) {
+                    const int8_t *w_o = w + (size_t)o * taps;
+                    int32_t acc = bias[o];
+                    for (k = 0; k < taps; ++k) {
+                        acc += ((int32_t)window[k] - input_zero_point) * (int32_t)w_o[k];
                     }
                     y_pixel[o] = adir_requantize_int8(acc, o, multiplier, shift, per_channel,
                                                       output_zero_point, act_min, act_max);
