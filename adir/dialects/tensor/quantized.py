@@ -641,23 +641,9 @@ class QExpandDepthwiseOp(QuantizedOp):
             )
 
     def window(self) -> tuple[tuple[int, int], tuple[int, int, int, int], tuple[int, int]]:
-        """The depthwise convolution's (stride, padding, dilation), checked."""
-        stride, padding, dilation = (
-            int_values(self.stride),
-            int_values(self.padding),
-            int_values(self.dilation),
-        )
-        if len(stride) != 2 or min(stride) < 1:
-            raise VerifyException(f"{self.name}: stride must be 2 positive entries, got {stride}")
-        if len(dilation) != 2 or min(dilation) < 1:
-            raise VerifyException(
-                f"{self.name}: dilation must be 2 positive entries, got {dilation}"
-            )
-        if len(padding) != 4 or min(padding) < 0:
-            raise VerifyException(
-                f"{self.name}: padding must be 4 non-negative entries, got {padding}"
-            )
-        return stride, padding, dilation  # type: ignore[return-value]
+        """The depthwise convolution's (stride, padding, dilation), checked as qconv2d checks
+        them."""
+        return QConv2dOp.window(self)  # type: ignore[arg-type]
 
     def infer_result_types(self) -> Sequence[Attribute]:
         for index, what in ((0, "input"), (1, "expand_weight"), (3, "depthwise_weight")):
