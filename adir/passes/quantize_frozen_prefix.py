@@ -197,12 +197,15 @@ class QuantizeFrozenPrefixPass(ModulePass):
                 f"{self.name}{{level=2}}: no function marked adir.loss (run it before autodiff)",
             )
         loss = losses[0]
-        if any(f.sym_name.data == self.func for f in functions):
-            raise OpError(
-                module,
-                f"{self.name}{{level=2}}: @{self.func} exists: level 2 runs before autodiff "
-                "(autodiff then differentiates the int8 layers)",
-            )
+        # After autodiff, the gradient functions differentiate the float layers this would
+        # replace: their gradients would name parameters that no longer exist.
+        for function in functions:
+            if function.sym_name.data == self.func or "adir.gradient_of" in function.attributes:
+                raise OpError(
+                    function,
+                    f"{self.name}{{level=2}}: @{function.sym_name.data} exists: level 2 runs "
+                    "before autodiff (autodiff then differentiates the int8 layers)",
+                )
         args = loss.function_type.inputs.data
         if not args or not (
             isinstance(args[0], TensorType)
