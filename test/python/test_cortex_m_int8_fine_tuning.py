@@ -42,7 +42,7 @@ from c_testing import PREFIX
 from cortex_m_testing import BoardBuild, host_run
 from test_cmsis_nn import needs_cmsis_nn
 from test_quantize_frozen_prefix import CLASSES, SHAPE, ds_cnn
-from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.dialects.builtin import IntegerType, ModuleOp, StringAttr
 
 from adir.backends.c.cortex_m import model_ram
 from adir.context import parse_module
@@ -77,20 +77,27 @@ def ds_cnn_eval(directory: Path) -> Path:
     return path
 
 
-def compile_module(model: Path, output: Path, scheme: str, *flags: str) -> ModuleOp:
-    status = adir_opt([str(model), f"--train={scheme}", *LEVEL_2, *flags, "-o", str(output)])
-    assert status == 0
+def compile_module(model: Path, output: Path, *flags: str) -> ModuleOp:
+    """`adir-opt model flags -o output`, parsed."""
+    assert adir_opt([str(model), *flags, "-o", str(output)]) == 0
     return parse_module(output.read_text())
 
 
-def training_batches() -> list[list[np.ndarray]]:
+def trained_scheme(planned: ModuleOp, scheme: str) -> str:
+    """The scheme `planned` trains: `scheme`, or the one suggest-update-scheme picked."""
+    picked = planned.attributes.get(SUGGESTED)
+    return picked.data if isinstance(picked, StringAttr) else scheme
+
+
+def training_batches(count: int = STEPS) -> list[list[np.ndarray]]:
+    """`count` random utterances and their labels."""
     rng = np.random.default_rng(1)
     return [
         [
             rng.standard_normal(SHAPE).astype(np.float32),
             rng.integers(0, CLASSES, (1,)).astype(np.int32),
         ]
-        for _ in range(STEPS)
+        for _ in range(count)
     ]
 
 
@@ -153,10 +160,13 @@ def printed_params(stdout: str) -> dict[str, np.ndarray]:
 def test_ds_cnn_level_2_fine_tunes_in_256k_on_cmsis_nn_like_the_host(tmp_path: Path) -> None:
     model = ds_cnn_eval(tmp_path)
     planned = compile_module(
-        model, tmp_path / "planned.mlir", SCHEME, *ON_THE_BOARD, "--plan-memory"
+        model, tmp_path / "planned.mlir", f"--train={SCHEME}", *LEVEL_2, *ON_THE_BOARD,
+        "--plan-memory",
+    )  # fmt: skip
+    scheme = trained_scheme(planned, SCHEME)
+    tensor_level = compile_module(
+        model, tmp_path / "tensor_level.mlir", f"--train={scheme}", *LEVEL_2
     )
-    scheme = planned.attributes[SUGGESTED].data if SUGGESTED in planned.attributes else SCHEME  # type: ignore[union-attr]
-    tensor_level = compile_module(model, tmp_path / "tensor_level.mlir", scheme)
     calls = [
         op.attributes["adir.kernel_call"].data  # type: ignore[union-attr]
         for op in planned.walk()
