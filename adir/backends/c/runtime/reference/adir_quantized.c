@@ -427,11 +427,15 @@ void adir_qreshape(const int8_t *x, int8_t *y, size_t size)
 void adir_qtranspose(const int8_t *x, int8_t *y, int32_t rank, const int32_t *shape,
                      const int32_t *permutation)
 {
-    size_t strides[ADIR_MAX_RANK];
-    size_t out_shape[ADIR_MAX_RANK];
-    size_t index[ADIR_MAX_RANK];
-    size_t total = 1, step = 1, k;
+    size_t strides[ADIR_MAX_RANK] = {0};
+    size_t out_shape[ADIR_MAX_RANK] = {0};
+    size_t index[ADIR_MAX_RANK] = {0};
+    size_t total = 1, step = 1, source = 0, inner, inner_stride, k, j;
     int32_t d;
+    if (rank == 0) {
+        y[0] = x[0];
+        return;
+    }
     for (d = rank - 1; d >= 0; --d) {
         strides[d] = step;
         step *= (size_t)shape[d];
@@ -441,17 +445,22 @@ void adir_qtranspose(const int8_t *x, int8_t *y, int32_t rank, const int32_t *sh
         index[d] = 0;
         total *= out_shape[d];
     }
-    for (k = 0; k < total; ++k) {
-        size_t source = 0;
-        for (d = 0; d < rank; ++d) {
-            source += index[d] * strides[permutation[d]];
+    /* Run by run along the output's last axis, whose source moves by one stride per element:
+     * the index arithmetic once per run (once per element it cost some 60 instructions an
+     * element on a Cortex-M4F, level 2's backward transposing its int8 activations). */
+    inner = out_shape[rank - 1];
+    inner_stride = strides[permutation[rank - 1]];
+    for (k = 0; k < total; k += inner) {
+        for (j = 0; j < inner; ++j) {
+            y[k + j] = x[source + j * inner_stride];
         }
-        y[k] = x[source];
-        /* The next output index in row-major order. */
-        for (d = rank - 1; d >= 0; --d) {
+        /* The next run's output index in row-major order, and where its source starts. */
+        for (d = rank - 2; d >= 0; --d) {
+            source += strides[permutation[d]];
             if (++index[d] < out_shape[d]) {
                 break;
             }
+            source -= index[d] * strides[permutation[d]];
             index[d] = 0;
         }
     }
