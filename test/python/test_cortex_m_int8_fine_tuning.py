@@ -28,6 +28,10 @@ expf and logf (the cross entropy), which newlib and glibc round differently in t
 and the interpreter (numpy, float32) sums the float backward's products in other orders than
 the C. The integer parameters after the 10 steps (printed by code the test appends to the
 model) are equal bit for bit on the device, on the host and in the interpreter.
+
+Measured (2026-11-26): SRAM 119,872 bytes (arena 109,520), 13,811,492 instructions per step
+(fp32 training the same layers: 215,616 bytes, 11,215,764; `tools/cortex_m_report.py
+--fine-tuning`), 434 of the 9,740 integers moved, 9 of the 10 losses bit-equal to the host's.
 """
 
 from __future__ import annotations
