@@ -10,7 +10,8 @@ the output clamp, the residual sums as TFLite's ADD), then runs its forward pass
 - a frozen conv is `int8_reference.qconv2d` (integers in, integers out, no gradient);
 - a trained conv (level 2) is `int8_reference.fake_quantized_conv2d` on float64 leaves holding
   its int8 weight and int32 bias: the same integers, and autograd's gradients through the
-  straight-through rounding and the clamp (TTE's backward in integer units);
+  straight-through rounding and the clamp (TTE's backward in integer units); a residual sum
+  after one is `f32_sum` (level 2 keeps it f32 between a dequantize and a quantize);
 - the float tail of level 1 starts where `float_from` names a conv: the int8 value that enters
   it, dequantized, is `features_at`'s result, which a float64 copy of the tail then trains.
 
@@ -156,6 +157,29 @@ def quantized_conv(
     )
 
 
+def f32_sum(
+    a: torch.Tensor,
+    a_params: tuple[float, int],
+    b: torch.Tensor,
+    b_differentiable: torch.Tensor,
+    b_params: tuple[float, int],
+    out_params: tuple[float, int],
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """A residual sum after a trained conv, as level 2 keeps it: f32 between a dequantize and a
+    quantize (the int8 ADD has no VJP), its int8 value, and that value differentiable in
+    `b_differentiable` (the dequantize's slope s_b, the quantize's straight-through rounding,
+    1 / s, where its clamp is not active)."""
+    total = ref.dequantize(a, *a_params) + ref.dequantize(b, *b_params)
+    exact = ref.quantize(total, *out_params)
+    (a_scale, a_zero_point), (b_scale, b_zero_point) = a_params, b_params
+    scale, zero_point = out_params
+    t = (
+        (a.double() - a_zero_point) * a_scale + (b_differentiable - b_zero_point) * b_scale
+    ) / scale
+    inside = (t > -128.5 - zero_point) & (t < 127.5 - zero_point)
+    return exact, torch.where(inside, t + (exact.double() - t).detach(), exact.double())
+
+
 @dataclass
 class Block:
     convs: list[Conv]
@@ -213,9 +237,12 @@ class QuantizedMobileNetV2:
                     q = conv.frozen(q)
                 tensors.append(q)
             if block.add is not None:
-                assert d is None and d_in is None, "a residual sum after a trained conv"
                 a_params, b_params = block.convs[0].input, block.convs[-1].output
-                q = ref.qadd(q_in, a_params, q, b_params, block.add)
+                if d is None:
+                    q = ref.qadd(q_in, a_params, q, b_params, block.add)
+                else:
+                    assert d_in is None, "a trained conv before the block"
+                    q, d = f32_sum(q_in, a_params, q, d, b_params, block.add)
                 tensors.append(q)
         return tensors, q, d
 

@@ -61,6 +61,9 @@ INT8_OPS = ("adir.quantize", "adir.qconv2d", "adir.qadd", "adir.qavgpool2d")
 INT8_OPS += ("adir.qfully_connected",)
 # The conv weights that `last:7` trains, in the network's (and the parameters') order.
 LAST_7_CONVS = ("features_17_conv_3_weight", "features_17_conv_6_weight", "features_18_0_weight")
+# `last:11` adds the last block's expansion and the projection of the block before it, whose
+# output feeds that block's residual sum.
+LAST_11_CONVS = ("features_16_conv_6_weight", "features_17_conv_0_weight", *LAST_7_CONVS)
 
 
 def training_data() -> list[tuple[np.ndarray, np.ndarray]]:
@@ -337,3 +340,13 @@ def test_the_lowered_step_in_c_is_the_interpreter(model: dict, scheme: str) -> N
             np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=f"loss, {where}")
         else:
             np.testing.assert_array_equal(got, want, err_msg=where)
+
+
+@pytest.mark.slow
+def test_last_11_crosses_a_residual_sum(model: dict) -> None:
+    """`last:11`: the backward crosses block 16's residual sum, which level 2 keeps f32
+    between a dequantize and a quantize (no int8 ADD VJP), into its trained projection."""
+    checked = check_level_2(model, "last:11", LAST_11_CONVS)
+    ops = [op.name for op in function(checked["case"]["lowered"], "train_step").body.block.ops]
+    assert ops.count("adir.qadd") == 9 and ops.count("adir.add") == 1
+    assert checked["moved"]["features_16_conv_6_weight_q_bias"] > 0
