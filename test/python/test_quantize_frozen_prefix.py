@@ -349,3 +349,85 @@ def test_level_1_in_c_is_the_interpreter(case: dict, compiler: str) -> None:
 def test_level_1_on_cmsis_nn_is_the_interpreter(case: dict) -> None:
     """CMSIS-NN's convolutions, depthwise convolutions and average pool for the prefix."""
     check_c(case["step"], c_compilers()[0], "cmsis-nn")
+
+
+def test_ds_cnn_level_1_last_3_is_the_reference(tmp_path) -> None:
+    """`train="last:3"`: the last pointwise conv and its batch norm's affine parameters
+    (running statistics fixed: eval mode) train in float with the classifier, so the backward
+    crosses a conv; the prefix (the input's quantization and the first eight convs) ends where
+    that conv reads it, dequantized. The reference: the same eight int8 tensors, bit for bit
+    at each of 20 steps; a float64 copy of the conv, batch norm, ReLU, pool and classifier on
+    the dequantized features, trained by torch.optim.SGD: the loss and the five gradients
+    (`@loss_grad`) to 1e-5 of the reference's largest magnitude, the parameters after each
+    step to 1e-5 of their tensor's."""
+    net = ds_cnn()
+    x0, _ = training_data()[0]
+    imported = import_module(
+        copy.deepcopy(net), (torch.from_numpy(x0),), loss="cross_entropy", train="last:3"
+    )
+    calibration = tmp_path / "inputs.npy"
+    np.save(calibration, calibration_inputs())
+    quantize = f'quantize-frozen-prefix{{calibration="{calibration}"}}'
+    step = run_pipeline(imported, f"{FLOAT_STEP},{quantize}")
+    grad = run_pipeline(
+        imported,
+        "infer-shapes,freeze-batchnorm,autodiff,"
+        f'quantize-frozen-prefix{{func=loss_grad calibration="{calibration}"}}',
+    )
+    layers = list(net.features)
+    index = max(i for i, layer in enumerate(layers) if isinstance(layer, nn.Conv2d))
+    names = {
+        f"features_{index}_weight": (0, "weight"),
+        f"features_{index + 1}_weight": (1, "weight"),
+        f"features_{index + 1}_bias": (1, "bias"),
+        "fc_weight": (3, "weight"),
+        "fc_bias": (3, "bias"),
+    }
+    tail = [copy.deepcopy(m).double().eval() for m in (*layers[index : index + 3], net.fc)]
+    params = {n: getattr(tail[at], kind) for n, (at, kind) in names.items()}
+    trained = [
+        op.sym_name.data for op in grad.ops if op.name == "adir.param" and op.sym_name.data in names
+    ]
+    assert sorted(trained) == sorted(names)
+    ops = [op.name for op in function(step, "train_step").body.block.ops]
+    assert ops.count("adir.qconv2d") == 8 and ops.count("adir.conv2d") == 1
+    assert ops.count("adir.conv2d_grad_weight") == 1
+    # The last eight ReLUs' ranges are the same values as last:1's (the frozen batch norms
+    # fold the same way): the prefix's scales.
+    ranges = float_ranges(run_pipeline(scheme_last_1(net), FLOAT_STEP), calibration_inputs())
+    optimizer = torch.optim.SGD(params.values(), lr=LR)
+    session, grad_session = Session(step), Session(grad)
+    for k, (x, label) in enumerate(training_data()):
+        where = f"step {k}"
+        tensors, _ = reference_backbone(net, ranges, x)
+        ours = int8_tensors(step, x, label)  # the prefix: the input's and eight convs'
+        for i, (got, want) in enumerate(zip(ours, tensors[:9], strict=True)):
+            np.testing.assert_array_equal(got, want.numpy(), err_msg=f"int8 #{i}, {where}")
+        h = ref.dequantize(tensors[8], *ref.activation_params(*ranges[8])).double()
+        for layer in tail[:3]:
+            h = layer(h)
+        optimizer.zero_grad()
+        logits = tail[3](h.mean(dim=(2, 3)))
+        loss = F.cross_entropy(logits, torch.from_numpy(label).long())
+        loss.backward()
+        grad_session.params.update({n: session.params[n].copy() for n in trained})
+        loss_g, *grads = grad_session.call("loss_grad", x, label)
+        np.testing.assert_allclose(float(loss_g), loss.item(), rtol=1e-5, err_msg=where)
+        for name, got in zip(trained, grads, strict=True):
+            want = params[name].grad
+            assert want is not None
+            assert_close_to_scale(got, want.numpy(), f"{name} gradient, {where}")
+        optimizer.step()
+        (ours_loss,) = session.call("train_step", x, label)
+        np.testing.assert_allclose(float(ours_loss), loss.item(), rtol=1e-5, err_msg=where)
+        for name in trained:
+            assert_close_to_scale(
+                session.params[name], params[name].detach().numpy(), f"{name}, {where}"
+            )
+
+
+def scheme_last_1(net: nn.Module):
+    x, _ = training_data()[0]
+    return import_module(
+        copy.deepcopy(net), (torch.from_numpy(x),), loss="cross_entropy", train="last:1"
+    )
