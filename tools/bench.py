@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One training step of adir's generated C against PyTorch eager (and JAX jit), side by side.
+"""One training step of adir's generated C against PyTorch eager, torch.compile and JAX jit.
 
     python tools/bench.py                          every row: ~2-3 minutes
     python tools/bench.py --quick                  short timings (a smoke test, figures noisy)
@@ -10,7 +10,8 @@ MLPerf Tiny models: imports examples/torch/<model>.py as `adir-import` does),
 runs the compiler (infer-shapes, autodiff, insert-optimizer, fuse-weight-updates, bufferize,
 plan-memory, then the C printer), builds the C twice (`-O3 -march=native` and portable `-O2`)
 around a timing `main` written here, and times the same step, from the same weights and batch,
-in PyTorch eager and, if it can be imported, JAX jit. Every system runs in its own process on
+in PyTorch eager, under torch.compile (inductor) and, if it can be imported, JAX jit (the
+imported models through tools/torch_to_jax.py). Every system runs in its own process on
 one pinned CPU with one thread. It prints one table: median microseconds per step, adir's time
 over the best peer's, the GFLOP/s adir reaches against a single-core numpy float32 GEMM timed
 in the same run, the loss of step 10 of every system (which must agree to `--rtol`, so nobody
@@ -54,8 +55,12 @@ MODELS = {
     "ds_cnn": "MLPerf Tiny DS-CNN (examples/torch/ds_cnn.py): conv 10x4 stride 2, depthwise 3x3 + "
     "pointwise 1x1, batchnorm, cross-entropy; its dropouts left out (each system would draw "
     "its own masks)",
+    "mobilenet_v1": "MLPerf Tiny MobileNetV1-0.25 (examples/torch/mobilenet_v1.py): 96x96x3, "
+    "conv 3x3 stride 2, 13 x [depthwise 3x3 + pointwise 1x1], batchnorm, relu6, cross-entropy",
+    "autoencoder": "MLPerf Tiny anomaly-detection autoencoder (examples/torch/autoencoder.py): "
+    "640-128x4-8-128x4-640 linear, batchnorm1d, relu; MSE against the input",
 }
-IMPORTED = {"resnet8", "ds_cnn"}
+IMPORTED = {"resnet8", "ds_cnn", "mobilenet_v1", "autoencoder"}
 """The models imported from examples/torch/ (their weights: the file's deterministic init)."""
 ROWS = [  # issue 10's table, plus the Adam variants, plus issue 22's MLPerf Tiny rows
     (model, batch, opt)
@@ -69,6 +74,8 @@ ROWS = [  # issue 10's table, plus the Adam variants, plus issue 22's MLPerf Tin
         ("resnet8", 16),
         ("ds_cnn", 1),
         ("ds_cnn", 16),
+        ("mobilenet_v1", 1),
+        ("autoencoder", 8),  # BatchNorm1d trains from batch 2 on (examples/torch/autoencoder.py)
     )
     for opt in ("sgd", "adam")
 ]
@@ -122,7 +129,7 @@ def imported_macs(model: str, batch: int) -> list[int]:
     import torch
     from torch import nn
 
-    net, macs = torch_model(model), []
+    net, macs = torch_model(model).eval(), []  # eval: BatchNorm1d trains on batch >= 2 only
 
     def count(module, _inputs, output) -> None:
         per_output = math.prod(module.weight.shape[1:])
@@ -154,6 +161,15 @@ def layers(model: str) -> list[tuple[str, tuple[int, ...]]]:
     raise ValueError(f"unknown model {model!r}")
 
 
+def label_spec(model: str, batch: int) -> tuple[tuple[int, ...], str]:
+    """The label's shape and numpy dtype: class indices (int32), or for an imported model whose
+    loss compares with a tensor (the autoencoder's MSE: the input itself), float32."""
+    if model in IMPORTED:
+        label = torch_source(model).example_input(batch)[-1]
+        return tuple(label.shape), "<f4" if label.dtype.is_floating_point else "<i4"
+    return (batch,), "<i4"
+
+
 def input_shape(model: str, batch: int) -> tuple[int, ...]:
     if model in IMPORTED:
         return tuple(torch_source(model).example_input(batch)[0].shape)
@@ -181,7 +197,7 @@ def make_data(
     if model in IMPORTED:
         x, y = torch_source(model).example_input(batch)
         params = [p.detach().numpy().copy() for p in torch_model(model).parameters()]
-        return params, x.numpy(), y.numpy().astype(np.int32)
+        return params, x.numpy(), y.numpy().astype(label_spec(model, batch)[1])
     rng = np.random.default_rng(seed)
     params = []
     for _name, weight in layers(model):
@@ -194,11 +210,12 @@ def make_data(
 
 
 def write_data(path: Path, params: list[np.ndarray], x: np.ndarray, y: np.ndarray) -> None:
-    """Parameters in `param_shapes` order, then x, then y: little-endian float32 / int32."""
+    """Parameters in `param_shapes` order, then x, then y: little-endian float32, the labels
+    int32 (class indices) or float32."""
     with open(path, "wb") as stream:
         for array in [*params, x]:
             stream.write(np.ascontiguousarray(array, "<f4").tobytes())
-        stream.write(np.ascontiguousarray(y, "<i4").tobytes())
+        stream.write(np.ascontiguousarray(y, "<f4" if y.dtype.kind == "f" else "<i4").tobytes())
 
 
 def read_data(path: str, model: str, batch: int) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
@@ -209,8 +226,9 @@ def read_data(path: str, model: str, batch: int) -> tuple[list[np.ndarray], np.n
         offset += 4 * count
     shape = input_shape(model, batch)
     x = np.frombuffer(raw, "<f4", math.prod(shape), offset).reshape(shape).copy()
-    y = np.frombuffer(raw, "<i4", batch, offset + 4 * math.prod(shape)).copy()
-    return params, x, y
+    label_shape, dtype = label_spec(model, batch)
+    y = np.frombuffer(raw, dtype, math.prod(label_shape), offset + 4 * math.prod(shape))
+    return params, x, y.reshape(label_shape).copy()
 
 
 def step_flops(model: str, batch: int, opt: str) -> int:
@@ -249,13 +267,13 @@ def build_module(model: str, batch: int):  # -> ModuleOp
 
         from adir.frontends.torch_import import import_module
 
-        x, _y = torch_source(model).example_input(batch)
+        x, y = torch_source(model).example_input(batch)
         return import_module(
             torch_model(model),
             (x,),
             loss=torch_source(model).LOSS,
-            label_shape=(batch,),
-            label_dtype=torch.int64,
+            label_shape=tuple(y.shape),
+            label_dtype=y.dtype if y.dtype.is_floating_point else torch.int64,
         )
 
     b = ModelBuilder()
@@ -336,6 +354,8 @@ def timing_main(model: str, batch: int) -> str:
     names = ", ".join(f'"{name}"' for name, _shape in param_shapes(model))
     total = sum(math.prod(shape) for _name, shape in param_shapes(model))
     features = math.prod(input_shape(model, batch))
+    label_shape, label_dtype = label_spec(model, batch)
+    label_type = "float" if label_dtype == "<f4" else "int32_t"
     p = PREFIX
     return f"""\
 /* Times {p}train_step (written by tools/bench.py): DATA MIN_SECONDS MAX_STEPS */
@@ -351,7 +371,7 @@ def timing_main(model: str, batch: int) -> str:
 #define LOADED {len(param_shapes(model))}
 #define PARAM_FLOATS {total}
 #define FEATURES {features}
-#define BATCH {batch}
+#define LABELS {math.prod(label_shape)}
 #define MAX_TIMED 1000000
 
 static const char *const loaded[LOADED] = {{{names}}};
@@ -382,7 +402,7 @@ static size_t param_index(const char *name)
 int main(int argc, char **argv)
 {{
     static float x[FEATURES], initial[PARAM_FLOATS];
-    static int32_t y[BATCH];
+    static {label_type} y[LABELS];
     static double times[MAX_TIMED];
     double min_seconds, start, delta = 0.0;
     long max_steps, n = 0;
@@ -404,7 +424,7 @@ int main(int argc, char **argv)
         at += size;
     }}
     if (fread(x, sizeof x[0], FEATURES, data) != FEATURES ||
-        fread(y, sizeof y[0], BATCH, data) != BATCH) return 3;
+        fread(y, sizeof y[0], LABELS, data) != LABELS) return 3;
     fclose(data);
     for (step = 1; step <= {CHECK_STEPS}; ++step) {{
         const float loss = {p}train_step(x, y);
@@ -502,10 +522,17 @@ def checked(step, params) -> dict[str, float]:
     return {"loss1": losses[0], "loss10": losses[-1], "delta_l1": delta}
 
 
+TORCH_LOSSES = {"cross_entropy": "CrossEntropyLoss", "mse": "MSELoss"}
+"""An imported model's `LOSS` -> its torch.nn loss (mean reduction, as adir's and JAX's)."""
+
+
 def run_torch(
     model: str, batch: int, opt: str, data: str, min_time: float, max_steps: int,
-    flush_denormals: bool = False,
+    flush_denormals: bool = False, compiled: bool = False,
 ):  # fmt: skip
+    """PyTorch eager, or with `compiled` torch.compile (inductor, its default backend): the
+    forward with its loss (and so, through AOTAutograd, the backward) and the optimizer's step
+    are compiled; the first step, which compiles them, is timed apart as `compile_s`."""
     import torch
     from torch import nn
 
@@ -514,7 +541,7 @@ def run_torch(
     params, x, y = read_data(data, model, batch)
     if model in IMPORTED:
         net = torch_model(model)
-        loss_fn = nn.CrossEntropyLoss()
+        loss_fn = getattr(nn, TORCH_LOSSES[torch_source(model).LOSS])()
     elif model == "mlp_s":
         net = nn.Sequential(nn.Linear(784, 32), nn.Sigmoid(), nn.Linear(32, 10), nn.LogSoftmax(1))
         loss_fn = nn.NLLLoss()
@@ -543,16 +570,35 @@ def run_torch(
         for tensor, value in zip(net.parameters(), params, strict=True):
             tensor.copy_(torch.from_numpy(value))
     optimizer = (torch.optim.SGD if opt == "sgd" else torch.optim.Adam)(net.parameters(), LR[opt])
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y).long()
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    if y.dtype.kind != "f":
+        yt = yt.long()
+
+    def forward_loss(xt, yt):
+        return loss_fn(net(xt), yt)
+
+    update = optimizer.step
+    if compiled:
+        forward_loss, update = torch.compile(forward_loss), torch.compile(optimizer.step)
 
     def step() -> float:
         optimizer.zero_grad()
-        loss = loss_fn(net(xt), yt)
+        loss = forward_loss(xt, yt)
         loss.backward()
-        optimizer.step()
+        update()
         return loss.item()
 
-    result = checked(step, lambda: [t.detach().numpy() for t in net.parameters()])
+    seconds: list[float] = []  # of each checked step: the first compiles
+
+    def first_steps() -> float:
+        start = time.perf_counter()
+        loss = step()
+        seconds.append(time.perf_counter() - start)
+        return loss
+
+    result = checked(first_steps, lambda: [t.detach().numpy() for t in net.parameters()])
+    if compiled:
+        result["compile_s"] = seconds[0]
     return {**result, **time_steps(step, min_time, max_steps), "version": torch.__version__}
 
 
@@ -562,6 +608,15 @@ def run_jax(model: str, batch: int, opt: str, data: str, min_time: float, max_st
 
     params, x, y = read_data(data, model, batch)
     labels = jnp.asarray(y)
+
+    if model in IMPORTED:  # tools/torch_to_jax.py: the torch module's graph, converted
+        from torch_to_jax import loss as jax_loss
+        from torch_to_jax import port
+
+        ported, criterion = port(torch_model(model)), jax_loss(torch_source(model).LOSS)
+
+        def loss_fn(p, h):
+            return criterion(ported(p, h), labels)
 
     def forward(p, h):
         if model == "lenet":
@@ -579,9 +634,11 @@ def run_jax(model: str, batch: int, opt: str, data: str, min_time: float, max_st
                 h = jax.nn.sigmoid(h) if model == "mlp_s" else jax.nn.relu(h)
         return h
 
-    def loss_fn(p, h):
-        logp = jax.nn.log_softmax(forward(p, h), axis=1)
-        return -jnp.mean(jnp.take_along_axis(logp, labels[:, None], axis=1))
+    if model not in IMPORTED:
+
+        def loss_fn(p, h):
+            logp = jax.nn.log_softmax(forward(p, h), axis=1)
+            return -jnp.mean(jnp.take_along_axis(logp, labels[:, None], axis=1))
 
     grad = jax.value_and_grad(loss_fn)
 
@@ -624,14 +681,13 @@ def run_jax(model: str, batch: int, opt: str, data: str, min_time: float, max_st
 
 
 def worker(args: argparse.Namespace) -> None:
-    run = {"torch": run_torch, "jax": run_jax}[args.worker]
+    common = (args.model, args.batch, args.opt, args.data, args.min_time, args.max_steps)
     try:
-        result = (
-            run_torch(args.model, args.batch, args.opt, args.data, args.min_time,
-                      args.max_steps, args.flush_denormals)
-            if args.worker == "torch"
-            else run(args.model, args.batch, args.opt, args.data, args.min_time, args.max_steps)
-        )  # fmt: skip
+        if args.worker == "jax":
+            result = run_jax(*common)
+        else:
+            compiled = args.worker == "torch-compile"
+            result = run_torch(*common, args.flush_denormals, compiled)
     except Exception as error:  # reported in the table, never fatal to the run
         result = {"error": f"{type(error).__name__}: {str(error)[:200]}"}
     print("RESULT " + json.dumps(result), flush=True)
@@ -689,8 +745,8 @@ class Row:
     arena_bound: int = 0
 
 
-SYSTEMS = ["adir O3-native", "adir O2", "torch eager", "JAX jit"]
-PEERS = ["torch eager", "JAX jit"]
+SYSTEMS = ["adir O3-native", "adir O2", "torch eager", "torch.compile", "JAX jit"]
+PEERS = ["torch eager", "torch.compile", "JAX jit"]
 
 
 def run_row(model: str, batch: int, opt: str, args: argparse.Namespace, work: Path) -> Row:
@@ -713,8 +769,8 @@ def run_row(model: str, batch: int, opt: str, args: argparse.Namespace, work: Pa
             if isinstance(executable, Path)
             else f"{args.cc} failed: {executable}"
         )
-    peers = {"torch eager": "torch"} if args.torch else {}
-    if args.jax and model not in IMPORTED:  # no JAX port of the imported models
+    peers = {"torch eager": "torch", "torch.compile": "torch-compile"} if args.torch else {}
+    if args.jax:
         peers["JAX jit"] = "jax"
     for system, name in peers.items():
         commands[system] = [
@@ -748,7 +804,8 @@ def run_row(model: str, batch: int, opt: str, args: argparse.Namespace, work: Pa
             if isinstance(command, str):
                 row.results[system] = {"error": command}
                 continue
-            result = result_of(command, args.timeout, env)
+            timeout = args.compile_timeout if system == "torch.compile" else args.timeout
+            result = result_of(command, timeout, env)
             best = row.results.get(system)
             if (
                 best is None
@@ -839,6 +896,21 @@ def table(rows: list[Row], gemm: float, rtol: float) -> str:
     return "\n".join(lines)
 
 
+def footnotes(rows: list[Row]) -> str:
+    """Each torch.compile first step (its compilation, not in the step time), and why a
+    system that failed did."""
+    lines = []
+    for row in rows:
+        name = f"{row.model} b{row.batch} {row.opt}"
+        compiled = row.results.get("torch.compile", {})
+        if "compile_s" in compiled:
+            lines.append(
+                f"{name}: torch.compile's first step (it compiles) {compiled['compile_s']:.1f} s"
+            )
+        lines += [f"{name}: {s} FAIL: {r['error']}" for s, r in row.results.items() if "error" in r]
+    return "\n".join(lines)
+
+
 def machine() -> str:
     cpu = "?"
     try:
@@ -895,10 +967,18 @@ def main(argv: list[str] | None = None) -> int:
         help="subnormals flushed to zero: adir built with -DADIR_FLUSH_DENORMALS, PyTorch with "
         "torch.set_flush_denormal(True)",
     )  # fmt: skip
-    parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--timeout", type=float, default=300, help="seconds per system")
+    parser.add_argument(
+        "--compile-timeout",
+        type=float,
+        default=900,
+        help="seconds for torch.compile's worker, whose first step compiles (not timed)",
+    )
     parser.add_argument("--json", help="also write every figure to this file")
     parser.add_argument("--keep", help="build in this directory and keep it")
-    parser.add_argument("--worker", choices=["torch", "jax"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--worker", choices=["torch", "torch-compile", "jax"], help=argparse.SUPPRESS
+    )
     parser.add_argument("--model", help=argparse.SUPPRESS)
     parser.add_argument("--batch", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--opt", help=argparse.SUPPRESS)
@@ -950,6 +1030,8 @@ def main(argv: list[str] | None = None) -> int:
             )
     print()
     print(table(done, gemm, args.rtol))
+    print()
+    print(footnotes(done))
     print(
         f"\nadir: median us per step of the -O3 -march=native build; best peer: the fastest of "
         f"{', '.join(PEERS)}; whole run {time.perf_counter() - started:.0f} s"

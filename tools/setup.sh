@@ -3,6 +3,7 @@
 #   bash tools/setup.sh          the compiler alone (xdsl, numpy)
 #   bash tools/setup.sh test     + pytest, lit, filecheck, hypothesis, torch==2.13.0 (CPU wheel)
 #   bash tools/setup.sh demo     + scikit-learn (its bundled digits are the demo's data)
+#   bash tools/setup.sh bench    + torch and jax, tools/bench.py's peers
 # With an extra, it also makes sure gcc and clang are there (the tests build the generated C with
 # both; the demo with gcc), and for the tests the Cortex-M and RISC-V toolchains and QEMU (the
 # generated C trains under QEMU's Cortex-M and RV32 boards), CMake (the generated
@@ -21,6 +22,11 @@ if [ -n "${1:-}" ]; then
     target=".[$1]"
     packages="gcc clang"
     commands="gcc clang"
+    if [ "$1" = "test" ] || [ "$1" = "bench" ]; then
+        # torch.compile's inductor (a peer of tools/bench.py, run by its test) builds C++.
+        packages="$packages g++"
+        commands="$commands g++"
+    fi
     if [ "$1" = "test" ]; then
         packages="$packages gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make cmake"
         commands="$commands arm-none-eabi-gcc qemu-system-arm make cmake"
