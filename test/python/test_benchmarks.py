@@ -69,6 +69,8 @@ def test_bench_trains_the_seed_mlp_like_pytorch(tmp_path: Path) -> None:
         assert system["median_us"] > 0
         assert abs(system["loss10"] - reference) <= 1e-3 * abs(reference)
     assert row["arena"] == row["arena_bound"] == 320
+    # the check's reference, PyTorch float64's ten steps (well-conditioned: within 1e-3)
+    assert abs(row["reference"]["loss10"] - reference) <= 1e-3 * abs(reference)
 
 
 def bench_module():
@@ -120,3 +122,35 @@ def test_the_benchmarks_left_dev_null_a_character_device() -> None:
     passed `-o /dev/null`, which adir-opt replaced by a regular file, for the whole machine
     when the suite ran as root (issue 17). It now writes into its temporary directory."""
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_the_loss_check_holds_each_system_to_pytorch_float64() -> None:
+    """`check`'s reference is PyTorch float64 over the same ten steps. A well-conditioned row
+    (PyTorch float32 1e-7 from it) holds every system to --rtol (1e-3): 2e-3 off fails. An
+    ill-conditioned one (PyTorch float32 2% from float64, as MobileNetV1-0.25 at batch 1 is)
+    allows twice that, 4%: 3% passes, 5% fails, whichever system it is."""
+    bench = bench_module()
+
+    def result(loss: float, delta: float = 1.0) -> dict:
+        return {"loss10": loss, "delta_l1": delta, "median_us": 1.0}
+
+    calm = bench.Row("mlp_s", 1, "sgd", 1, reference=result(2.0))
+    calm.results = {
+        "torch eager": result(2.0 * (1 + 1e-7)),
+        "adir O3-native": result(2.0 * (1 + 5e-4)),
+        "adir O2": result(2.0, delta=1.0 * (1 + 2e-3)),
+    }
+    assert bench.allowance(calm, 1e-3) == 1e-3
+    assert bench.check(calm, 1e-3) == ["adir O2"]
+    rough = bench.Row("mobilenet_v1", 1, "sgd", 1, reference=result(2.0))
+    rough.results = {
+        "torch eager": result(2.0 * 1.02),
+        "adir O3-native": result(2.0 * 0.97),
+        "JAX jit": result(2.0, delta=1.05),
+    }
+    assert abs(bench.allowance(rough, 1e-3) - 0.04) < 1e-12
+    assert bench.check(rough, 1e-3) == ["JAX jit"]
+    # without the float64 run (PyTorch absent or failed): the systems against each other
+    alone = bench.Row("mlp_s", 1, "sgd", 1, reference={"error": "exit 1"})
+    alone.results = {"torch eager": result(2.0), "adir O3-native": result(2.0 * (1 + 2e-3))}
+    assert bench.check(alone, 1e-3) == ["adir O3-native"]
