@@ -70,6 +70,7 @@ from adir.dialects.tensor.traits import (
     IntegerAdjoints,
     NotDifferentiable,
     ReferenceScratch,
+    WritesResultOver,
 )
 
 INT8_MIN, INT8_MAX = -128, 127
@@ -933,7 +934,13 @@ class QRequantizeGradOp(QuantizedOp):
     shift = prop_def(DenseArrayBase[I32])
     act_min = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MIN))
     act_max = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MAX))
-    traits = traits_def(Pure(), NotDifferentiable("part of a gradient, in integer units"))
+    # Its kernel reads grad[k] just before it writes result[k]: the gradient of the int8 output
+    # may become the accumulator's in place (one activation-sized f32 buffer, not two).
+    traits = traits_def(
+        Pure(),
+        NotDifferentiable("part of a gradient, in integer units"),
+        WritesResultOver(("result", "grad")),
+    )
 
     def __init__(
         self,

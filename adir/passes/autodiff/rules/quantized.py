@@ -10,6 +10,9 @@ with respect to the integer q, so that for `x = s (q - z)`, `dL/dq = s dL/dx`.
   matmul gradients from the int8 operands dequantized at scale 1 where they are read (x - z_x,
   W_bar): nothing but the int8 input and output is kept for them.
 - `qreshape`, `qtranspose`: the adjoint reshaped, transposed back.
+
+A broadcast adjoint (a global average pool's) stays a broadcast through `dequantize` and
+`qtranspose`: they scale and transpose the small tensor, then spread it.
 """
 
 from __future__ import annotations
@@ -28,9 +31,25 @@ OHWI_TO_OIHW, DEPTHWISE_TO_OIHW = (0, 3, 1, 2), (3, 0, 1, 2)  # [1, KH, KW, O] -
 OIHW_TO_OHWI, OIHW_TO_DEPTHWISE = (0, 2, 3, 1), (1, 2, 3, 0)
 
 
+def broadcast_source(value: SSAValue) -> SSAValue | None:
+    """What `value` broadcasts, if it is an `adir.broadcast_to` of a tensor of its rank (a
+    global average pool's adjoint: one value per channel, spread over the image)."""
+    owner = value.owner
+    if isinstance(owner, dm.BroadcastToOp) and len(static_shape(owner.input)) == len(
+        static_shape(value)
+    ):
+        return owner.input
+    return None
+
+
 @vjp(q.DequantizeOp)
 def dequantize(b: BackwardBuilder, op: q.DequantizeOp, dy: SSAValue) -> Adjoints:
-    return [b.mul(dy, b.constant(op.scale.value.data))]
+    # A broadcast adjoint is scaled before it is spread: the same products, and no second
+    # image-sized buffer for the scaled copy.
+    scale = b.constant(op.scale.value.data)
+    if (source := broadcast_source(dy)) is not None:
+        return [b.broadcast_to(b.mul(source, scale), static_shape(dy))]
+    return [b.mul(dy, scale)]
 
 
 @vjp(q.QuantizeOp)
@@ -71,10 +90,17 @@ def qconv2d(b: BackwardBuilder, op: q.QConv2dOp, dy: SSAValue) -> Adjoints:
     stride, padding, dilation = op.window()
     groups = op.groups.value.data
     params = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
-    acc = b.emit(dm.TransposeOp(accumulator_adjoint(b, op, dy), TO_NCHW))
+    acc_nhwc = accumulator_adjoint(b, op, dy)
+    # The bias's gradient sums the NHWC adjoint over all but its channel axis; the float
+    # conv gradients read it NCHW, a copy made only when one of them is wanted (a bias-only
+    # update keeps no second activation-sized gradient).
+    db = b.sum(acc_nhwc, [0, 1, 2]) if b.wants(op.bias) else None
+    if not (b.wants(op.input) or b.wants(op.weight)):
+        return [None, None, db]
+    acc = b.emit(dm.TransposeOp(acc_nhwc, TO_NCHW))
     to_oihw = DEPTHWISE_TO_OIHW if op.is_depthwise else OHWI_TO_OIHW
     from_oihw = OIHW_TO_DEPTHWISE if op.is_depthwise else OIHW_TO_OHWI
-    dx = dw = db = None
+    dx = dw = None
     if b.wants(op.input):
         weight = at_scale_one(b, relayout(b, op.weight, to_oihw), 0)
         size = static_shape(op.input)[1:3]
@@ -87,8 +113,6 @@ def qconv2d(b: BackwardBuilder, op: q.QConv2dOp, dy: SSAValue) -> Adjoints:
         dw = b.emit(
             dm.TransposeOp(b.emit(cp.Conv2dGradWeightOp(image, acc, kernel, **params)), from_oihw)
         )
-    if b.wants(op.bias):
-        db = b.sum(acc, [0, 2, 3])
     return [dx, dw, db]
 
 
@@ -115,4 +139,10 @@ def qreshape(b: BackwardBuilder, op: q.QReshapeOp, dy: SSAValue) -> Adjoints:
 def qtranspose(b: BackwardBuilder, op: q.QTransposeOp, dy: SSAValue) -> Adjoints:
     permutation = q.int_values(op.permutation)
     inverse = tuple(permutation.index(axis) for axis in range(len(permutation)))
+    # The transpose of a broadcast is the broadcast of the small tensor transposed: the same
+    # values, without the image-sized adjoint and its transposed copy live at once (the NCHW
+    # float pool after an NHWC int8 layer, whose adjoint is a broadcast).
+    if (source := broadcast_source(dy)) is not None:
+        shape = static_shape(op.input)
+        return [b.broadcast_to(b.emit(dm.TransposeOp(source, inverse)), shape)]
     return [b.emit(dm.TransposeOp(dy, inverse))]
