@@ -17,7 +17,8 @@ UBSan) with a main that checks the API in C:
 Then in Python: the initial blob is byte for byte what `write_param_blob` makes of the IR's
 initial values (C and Python agree on version 2); `read_param_blob` reads the trained blob as
 integers (int8, int32: not dequantized, their scales are the compiled model's), equal to the
-interpreter's integers after the same 5 steps, and to the bytes `param_values` held.
+interpreter's integers after the same 5 steps, and to the bytes `param_values` held;
+`load_state_dict` (torch tensors) leaves the integers out.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import pytest
 from c_testing import PREFIX, build_c, c_compilers, run_pipeline
 from test_int8_level2_pipeline import CLASSES, LR, C, H, W, quantized_module
 
+from adir.frontends.torch_state import load_state_dict
 from adir.interpreter import Session
 from adir.param_blob import blob_bytes, blob_entries, read_param_blob, write_param_blob
 from adir.passes import PLANNING_PIPELINE
@@ -158,6 +160,9 @@ def test_integer_parameters_round_trip_through_the_c_api_and_the_blob(
     assert (trained["w"] != initial["w"]).sum() > 0  # the steps moved the weight
     assert (tmp_path / "w.bin").read_bytes() == trained["w"].tobytes()
     assert (tmp_path / "b.bin").read_bytes() == trained["b"].astype("<i4").tobytes()
+
+    # load_state_dict makes torch tensors of the float parameters only.
+    assert set(load_state_dict(tmp_path / "trained.bin")) == {"fc"}
 
     edited = read_param_blob((tmp_path / "edited.bin").read_bytes())
     assert edited["w"].reshape(-1)[0] == -128 and edited["b"][0] == -(2**31)
