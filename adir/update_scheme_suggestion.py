@@ -7,10 +7,12 @@ memory they cost. Its findings: biases are cheap and help; the later layers' wei
 more channels help more. adir has no data at compile time, so its estimate of a step's benefit
 is the number of parameter values it makes trainable (the capacity a fine-tuning gains, counted
 in elements, whatever their type: an int8 weight of level-2 quantized training is one value in
-one byte, an f32 one a value in four), and its cost is measured, not estimated: each candidate scheme is compiled as `adir-opt` would compile
-it (apply the scheme, freeze-batchnorm, autodiff, the optimizer, the planning passes for the
-target) and its SRAM is the planned arena plus the parameters and state in RAM, what
-`plan-memory{sram=...}` checks (`adir/passes/plan_memory/budget.py`).
+one byte, an f32 one a value in four), and its cost is measured, not estimated: each
+candidate scheme is compiled as `adir-opt` would compile it (apply the scheme,
+freeze-batchnorm, autodiff, the optimizer, the planning passes for the target; with
+`--quantize-frozen` the int8 passes of quantized training too) and its SRAM is the planned
+arena plus the parameters and state in RAM, what `plan-memory{sram=...}` checks
+(`adir/passes/plan_memory/budget.py`).
 
 The search grows the scheme from the output back, as TTE's findings order it, with two
 candidates each round:

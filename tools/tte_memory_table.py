@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """MobileNetV2-w0.35's fine-tuning memory beside TTE's, issue 21's table.
 
-    .venv/bin/python tools/tte_memory_table.py                  # the table of docs/quantized_training.md
-    .venv/bin/python tools/tte_memory_table.py --rows int8-2    # one row
+    .venv/bin/python tools/tte_memory_table.py                # docs/quantized_training.md's table
+    .venv/bin/python tools/tte_memory_table.py --rows int8-2  # one row
 
 For `examples/mobilenet_v2.mlir` (MobileNetV2-w0.35 at 128x128, TTE's resolution, batch 1, a
 10-class head), SGD at lr 0.01, the host's kernels, each row is what a user runs,
@@ -77,8 +77,9 @@ def measure(model: Path, flags: list[str]) -> tuple[dict, str | None]:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(stderr):
             status = adir_opt([*arguments, str(model), "-o", str(Path(directory) / "out")])
         if status != 0:
-            raise SystemExit(f"tte_memory_table: adir-opt {' '.join(arguments)} failed:\n"
-                             f"{stderr.getvalue()}")
+            raise SystemExit(
+                f"tte_memory_table: adir-opt {' '.join(arguments)} failed:\n{stderr.getvalue()}"
+            )
         scheme = SUGGESTED.search(stderr.getvalue())
         return json.loads(plan.read_text()), scheme.group(1) if scheme else None
 
@@ -108,9 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", type=Path, default=MODEL)
     parser.add_argument("--sram", default="141K", help="the int8 level-2 suggestion's budget")
     parser.add_argument("--fp32-sram", default="1536K", help="the fp32 suggestion's budget")
-    parser.add_argument(
-        "--rows", nargs="+", choices=list(rows("", "")), default=list(rows("", ""))
-    )
+    parser.add_argument("--rows", nargs="+", choices=list(rows("", "")), default=list(rows("", "")))
     args = parser.parse_args(argv)
     for size in (args.sram, args.fp32_sram):
         try:

@@ -130,7 +130,9 @@ class TrainableLayerQuantizer(Quantizer):
 
     def param_op(self, name: str) -> ParamOp:
         assert self.module is not None
-        return next(o for o in self.module.ops if isinstance(o, ParamOp) and o.sym_name.data == name)
+        return next(
+            o for o in self.module.ops if isinstance(o, ParamOp) and o.sym_name.data == name
+        )
 
     def is_bias(self, name: str) -> bool:
         """Whether the front-end marked the parameter a layer's bias (`adir.bias`: a conv's or

@@ -88,9 +88,7 @@ class SuggestUpdateSchemePass(ModulePass):
         if self.calibration:
             escaped = self.calibration.replace("\\", "\\\\").replace('"', '\\"')
             quantize.append(f'calibration="{escaped}"')
-        quantize_pass = "quantize-frozen-prefix" + (
-            f"{{{' '.join(quantize)}}}" if quantize else ""
-        )
+        quantize_pass = "quantize-frozen-prefix" + (f"{{{' '.join(quantize)}}}" if quantize else "")
         passes = [] if self.train_frozen_batchnorm else ["freeze-batchnorm"]
         if self.quantize_level == 2:  # before autodiff, which differentiates the int8 layers
             passes.append(quantize_pass)

@@ -110,7 +110,8 @@ int main(void)
     b[0] = INT32_MIN;
     failed |= {p}save_params(again, sizeof again) != 0;
     failed |= !put("initial.bin", initial, sizeof initial);
-    failed |= !put("trained.bin", trained, sizeof trained) || !put("edited.bin", again, sizeof again);
+    failed |= !put("trained.bin", trained, sizeof trained);
+    failed |= !put("edited.bin", again, sizeof again);
     return failed;
 }}
 """
@@ -133,8 +134,9 @@ def test_integer_parameters_round_trip_through_the_c_api_and_the_blob(
     ]
     assert blob_bytes(entries) == BLOB_BYTES
     x, labels = inputs()
-    built = build_c(planned, "train_step", 0, tmp_path, compiler, sanitize=True,
-                    driver=driver(x, labels))
+    built = build_c(
+        planned, "train_step", 0, tmp_path, compiler, sanitize=True, driver=driver(x, labels)
+    )
     ran = subprocess.run(
         [str(built.executable)], cwd=tmp_path, capture_output=True, text=True, timeout=120
     )

@@ -74,7 +74,8 @@ def test_level_2_quantizes_before_autodiff_and_lowers_after_the_optimizer() -> N
         "select-kernels{kernels=tuned target=host},plan-memory"
     )
     level_1 = SuggestUpdateSchemePass(quantize_level=1, calibration='x "1".npy').pipeline()
-    assert 'insert-optimizer{kind=sgd lr=0.01},quantize-frozen-prefix{calibration="x \\"1\\".npy"}' in level_1
+    quantize = 'quantize-frozen-prefix{calibration="x \\"1\\".npy"}'
+    assert f"insert-optimizer{{kind=sgd lr=0.01}},{quantize}" in level_1
     no_qas = SuggestUpdateSchemePass(quantize_level=2, qas=False).pipeline()
     assert "quantize-frozen-prefix{level=2 qas=false},autodiff" in no_qas
 
@@ -97,8 +98,14 @@ def adir_opt(*args: str) -> subprocess.CompletedProcess[str]:
 def planned_memory(path: Path, *flags: str, tmp_path: Path) -> tuple[dict, str]:
     plan = tmp_path / "plan.json"
     result = adir_opt(
-        str(path), "--optimizer=sgd", "--lr=0.01", "--plan-memory", f"--memory-json={plan}",
-        *flags, "-o", str(tmp_path / "out.mlir"),
+        str(path),
+        "--optimizer=sgd",
+        "--lr=0.01",
+        "--plan-memory",
+        f"--memory-json={plan}",
+        *flags,
+        "-o",
+        str(tmp_path / "out.mlir"),
     )
     assert result.returncode == 0, result.stderr
     return json.loads(plan.read_text()), result.stderr
