@@ -7,9 +7,11 @@ with respect to the integer q, so that for `x = s (q - z)`, `dL/dq = s dL/dx`.
   active (round(x / s) + z within it: x / s in (-128.5 - z, 127.5 - z)), else 0.
 - `qconv2d`, `qfully_connected`: the accumulator's adjoint `qrequantize_grad` (the real
   multiplier where the output lies strictly inside its clamp), then the input's adjoint by
-  `qgrad_input` on the int8 weight itself (W_bar, no float copy of it), the weight's by the
-  float convolution or matmul gradient from the int8 input dequantized at scale 1 where it is
-  read (x - z_x): nothing but the int8 input and output is kept for them.
+  `qgrad_input` on the int8 weight itself (W_bar, no float copy of it; a conv whose weight
+  trains uses the float conv gradient from the weight dequantized at scale 1, sharing the NCHW
+  adjoint with the weight's gradient), the weight's by the float convolution or matmul
+  gradient from the int8 input dequantized at scale 1 where it is read (x - z_x): nothing but
+  the int8 input and output is kept for them.
 - `qreshape`, `qtranspose`: the adjoint reshaped, transposed back.
 
 A broadcast adjoint (a global average pool's) stays a broadcast through `dequantize` and
@@ -29,6 +31,7 @@ from adir.passes.autodiff.builder import BackwardBuilder, static_shape
 from adir.passes.autodiff.rules.registry import Adjoints, vjp
 
 TO_NCHW, TO_NHWC = (0, 3, 1, 2), (0, 2, 3, 1)
+OHWI_TO_OIHW, DEPTHWISE_TO_OIHW = (0, 3, 1, 2), (3, 0, 1, 2)  # [1, KH, KW, O] -> [O, 1, KH, KW]
 OIHW_TO_OHWI, OIHW_TO_DEPTHWISE = (0, 2, 3, 1), (1, 2, 3, 0)
 
 
@@ -92,23 +95,32 @@ def qconv2d(b: BackwardBuilder, op: q.QConv2dOp, dy: SSAValue) -> Adjoints:
     groups = op.groups.value.data
     params = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
     acc_nhwc = accumulator_adjoint(b, op, dy)
-    # The bias's gradient sums the NHWC adjoint over all but its channel axis, and the input's
-    # reads it NHWC with the int8 weight as it is (qgrad_input): neither makes a float copy
-    # of the weight or of the adjoint. The weight's gradient reads it NCHW, a copy made only
-    # when the weight trains.
+    # The bias's gradient sums the NHWC adjoint over all but its channel axis. A frozen weight
+    # (int8, in flash) is read as it is by the input's gradient (qgrad_input, NHWC): no float
+    # copy of it or of the adjoint. A trained weight's float gradient reads the adjoint NCHW,
+    # and the input's gradient then shares that copy (one adjoint-sized buffer, not two).
     db = b.sum(acc_nhwc, [0, 1, 2]) if b.wants(op.bias) else None
-    dx = dw = None
-    if b.wants(op.input):
-        size = static_shape(op.input)[1:3]
-        properties = {
-            name: op.properties[name] for name in ("stride", "padding", "dilation", "groups")
-        }
-        properties["input_size"] = DenseArrayBase.from_list(i64, size)
-        dx = b.emit(q.QGradInputOp(acc_nhwc, op.weight, properties))
     if not b.wants(op.weight):
+        dx = None
+        if b.wants(op.input):
+            size = static_shape(op.input)[1:3]
+            properties = {
+                name: op.properties[name] for name in ("stride", "padding", "dilation", "groups")
+            }
+            properties["input_size"] = DenseArrayBase.from_list(i64, size)
+            dx = b.emit(q.QGradInputOp(acc_nhwc, op.weight, properties))
         return [dx, None, db]
+    # A trained weight: both float gradients read the adjoint NCHW (one copy of it).
     acc = b.emit(dm.TransposeOp(acc_nhwc, TO_NCHW))
+    to_oihw = DEPTHWISE_TO_OIHW if op.is_depthwise else OHWI_TO_OIHW
     from_oihw = OIHW_TO_DEPTHWISE if op.is_depthwise else OIHW_TO_OHWI
+    dx = None
+    if b.wants(op.input):
+        weight = at_scale_one(b, relayout(b, op.weight, to_oihw), 0)
+        size = static_shape(op.input)[1:3]
+        dx = b.emit(
+            dm.TransposeOp(b.emit(cp.Conv2dGradInputOp(acc, weight, size, **params)), TO_NHWC)
+        )
     image = at_scale_one(b, relayout(b, op.input, TO_NCHW), op.input_zero_point.value.data)
     kernel = static_shape(op.weight)[1:3]
     dw = b.emit(
