@@ -17,9 +17,17 @@ something else.
 name, or a path into a folder of `directory`, e.g. `src/model.c`) must be absent or a regular
 file in `directory` (itself followed if a link), every file is written to
 a temporary directory inside it (beside it when it does not exist yet) and moved in only when
-all were written. It returns the names of the existing files whose content it changed, so
-that the tool can say so; a file whose content is unchanged is not touched (a build does not
-redo it).
+all were written. A file whose content is unchanged is not touched (a build does not redo it).
+
+A directory's files change from one emit to the next (another `--c-kernels`, a kernel family
+split in two, a newer adir), and a build that compiles `DIR/*.c` would link a file an earlier
+emit wrote beside its successor. So `write_directory` also writes a manifest,
+`adir-files.sha256` (one `<sha256>  <name>` line per file, what `sha256sum -c` reads), and, once
+the new files are in place, removes the files the previous manifest names that this emit does not write, but only
+those whose content is still what was written then: a file the user edited is kept, and said.
+A directory without a manifest (a user's, or one written by an adir before it) loses nothing.
+It returns what it did (`DirectoryUpdate`): the existing files whose content it changed, the
+stale ones it removed and the edited ones it kept, so that the tool can say so.
 
 Every failure is an `OutputError`: the path that failed (a file of the directory, not the
 directory) and the system's reason (`No space left on device`, `Broken pipe`, ...).
@@ -29,14 +37,17 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import shutil
 import stat
 import sys
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 STDOUT = "-"
+MANIFEST = "adir-files.sha256"
 
 
 class OutputError(Exception):
@@ -114,21 +125,34 @@ def flush_stdout() -> None:
         raise OutputError("stdout", "the output", _reason(error)) from error
 
 
+@dataclass
+class DirectoryUpdate:
+    """What `write_directory` did to the files already in the directory (names relative to
+    it): `replaced` had other content, `removed` were written by the previous emit and are not
+    part of this one, `kept` were too but were edited since, so they stay."""
+
+    replaced: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+
+
 def write_directory(
     directory: str, files: Mapping[str, str | bytes], what: str = "the C output"
-) -> list[str]:
-    """Write `files` (by name) into `directory`, all or none (see the module docstring); the
-    names of the existing files whose content changed."""
+) -> DirectoryUpdate:
+    """Write `files` (by name) and their manifest into `directory`, all or none, and remove
+    the previous emit's files that this one does not write (see the module docstring)."""
     contents = {name: _bytes(content) for name, content in files.items()}
+    contents[MANIFEST] = _manifest(contents)
     try:
         info = os.stat(directory)
     except FileNotFoundError:
         _create_directory(directory, contents, what)
-        return []
+        return DirectoryUpdate()
     except OSError as error:
         raise OutputError(directory, what, _reason(error)) from error
     if not stat.S_ISDIR(info.st_mode):
         raise OutputError(directory, what, os.strerror(errno.ENOTDIR))
+    previous = _read_manifest(directory)
     changed, unchanged = _existing_files(directory, contents, what)
     staging = _staging_directory(directory, directory, what)
     try:
@@ -150,7 +174,66 @@ def write_directory(
                     raise OutputError(target, what, _reason(error)) from error
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return changed
+    update = DirectoryUpdate(replaced=[name for name in changed if name != MANIFEST])
+    for name, digest in previous.items():
+        if name not in contents:
+            _remove_stale(directory, name, digest, update)
+    return update
+
+
+def _manifest(contents: Mapping[str, bytes]) -> bytes:
+    lines = [f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in contents.items()]
+    return "".join(sorted(lines, key=lambda line: line[66:])).encode("utf-8")
+
+
+def _read_manifest(directory: str) -> dict[str, str]:
+    """The previous emit's files (name to sha256) from its manifest; none when there is no
+    manifest or it cannot be read. A line that is not a digest and a plain relative name (an
+    absolute path, `..`, a manifest edited by hand) is ignored: only the emit's own files may
+    be removed."""
+    try:
+        with open(os.path.join(directory, MANIFEST), encoding="utf-8") as stream:
+            lines = stream.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return {}
+    files = {}
+    for line in lines:
+        digest, separator, name = line.partition("  ")
+        parts = name.split("/")
+        if (
+            separator
+            and len(digest) == 64
+            and all(c in "0123456789abcdef" for c in digest)
+            and all(part not in ("", ".", "..") for part in parts)
+            and name != MANIFEST
+        ):
+            files[name] = digest
+    return files
+
+
+def _remove_stale(directory: str, name: str, digest: str, update: DirectoryUpdate) -> None:
+    """Remove `name`, a file of the previous emit that this one does not write, if it is still
+    a regular file with the content that emit wrote (then its folder too, once empty); a file
+    edited since is kept. Failing to remove it is not an error: the new files are in place."""
+    path = os.path.join(directory, name)
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return
+        with open(path, "rb") as stream:
+            if hashlib.sha256(stream.read()).hexdigest() != digest:
+                update.kept.append(name)
+                return
+        os.unlink(path)
+    except OSError:
+        return
+    update.removed.append(name)
+    folder = os.path.dirname(name)
+    while folder:
+        try:
+            os.rmdir(os.path.join(directory, folder))
+        except OSError:  # not empty (or not ours to remove): stop there
+            return
+        folder = os.path.dirname(folder)
 
 
 def _existing_files(

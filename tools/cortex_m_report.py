@@ -7,6 +7,17 @@ per training step, and the losses against the host.
     python tools/cortex_m_report.py --steps 20 --examples mnist_mlp
     python tools/cortex_m_report.py --examples lenet5 ds_cnn --kernels tuned --per-kernel
     python tools/cortex_m_report.py --board all --kernels tuned --steps 10     every board
+    python tools/cortex_m_report.py --fine-tuning --steps 10     DS-CNN fp32 and int8 level 2
+
+`--fine-tuning` prints instead DS-CNN's fine-tuning in 256 KB of RAM on mps2-an386 (the
+eval-mode model of test_cortex_m_int8_fine_tuning.py, batch 1, SGD at lr 0.01), as
+`adir-opt --train=SCHEME --optimizer=sgd --lr=0.01 [--quantize-frozen --quantize-level=2]
+--c-target=cortex-m4f --c-kernels=KERNELS --sram=<what 256K leave> --plan-memory` plans it:
+fp32 with the scheme suggest-update-scheme picks, fp32 with level 2's scheme, and int8 level 2
+(test_cortex_m_int8_fine_tuning.SCHEME) with its int8 forward on adir's reference kernels
+(`tuned`: the float backward on the tuned ones) and on CMSIS-NN. SRAM is the arena plus the
+trainable parameters, as plan-memory counts it; flash is the text and data of the model and
+the kernels it calls (not the embedded batches, the startup code or newlib).
 
 `--per-kernel` also prints each kernel call's instructions per step (the model's calls between
 reads of the board's instruction counter, `test/python/cortex_m_profile.py`) from a second
@@ -52,6 +63,25 @@ from c_testing import PREFIX, run_pipeline
 from cortex_m_profile import parse_profile, print_profile_at_exit, profile_kernel_calls
 from cortex_m_testing import BoardBuild, host_run
 from test_c_examples import training_steps
+from test_cortex_m_int8_fine_tuning import (
+    BUDGET,
+    LEVEL_2,
+    SCHEME,
+    compile_module,
+    ds_cnn_eval,
+    trained_scheme,
+    training_batches,
+)
+
+from adir.param_storage import static_memory
+
+# DS-CNN's fine-tuning rows: (forward, --train, adir-opt's flags besides the board's, kernels).
+FINE_TUNING = [
+    ("fp32", "suggested", ["--optimizer=sgd", "--lr=0.01"], "tuned"),
+    ("fp32", SCHEME, ["--optimizer=sgd", "--lr=0.01"], "tuned"),
+    ("int8 level 2", SCHEME, LEVEL_2, "tuned"),
+    ("int8 level 2", SCHEME, LEVEL_2, "cmsis-nn"),
+]
 
 OPTIMIZERS = {
     "sgd": "autodiff,insert-optimizer{kind=sgd lr=0.01}",
@@ -101,6 +131,44 @@ def profile(build: BoardBuild, steps: int) -> None:
     print(f"    {total:>11.0f}         all kernel calls")
 
 
+def fine_tuning(steps: int, per_kernel: bool) -> None:
+    """DS-CNN's fine-tuning rows (see the module docstring) on mps2-an386 with 256 KB of RAM."""
+    header = (
+        f"{'forward':<13} {'scheme':<55} {'kernels':<9} {'SRAM':>7} {'arena':>7} "
+        f"{'flash':>7} {'instr/step':>11} {'stack':>6} {'host diff':>10} {'bit-equal':>9}"
+    )
+    print(header)
+    print("-" * len(header))
+    batches = training_batches(steps)
+    with tempfile.TemporaryDirectory(prefix="adir-cortex-m-fine-tuning-") as directory:
+        model = ds_cnn_eval(Path(directory))
+        for row, (forward, scheme, flags, kernels) in enumerate(FINE_TUNING):
+            board = Path(directory) / f"row{row}"
+            planned = compile_module(
+                model, Path(directory) / f"row{row}.mlir", f"--train={scheme}", *flags,
+                "--c-target=cortex-m4f", f"--c-kernels={kernels}", f"--sram={BUDGET}",
+                "--plan-memory",
+            )  # fmt: skip
+            arena = planned.attributes["adir.arena_size"].value.data  # type: ignore[union-attr]
+            sram = arena + static_memory(planned).ram_params
+            build = BoardBuild.write(planned, board, batches, kernels, select=False)
+            build.build()
+            device = build.run()
+            host = host_run(planned, board / "host", batches, kernels, select=False)
+            flash = build.model_sizes()
+            if per_kernel:
+                print(f"{forward} {kernels}: instructions per step of each kernel call")
+                profile(build, steps)
+            difference = np.max(np.abs(device.losses / host.losses - 1))
+            equal = sum(d.bits == h.bits for d, h in zip(device.steps, host.steps, strict=True))
+            print(
+                f"{forward:<13} {trained_scheme(planned, scheme):<55} {kernels:<9} {sram:>7} "
+                f"{arena:>7} {flash.text + flash.data:>7} {device.instructions_per_step:>11.0f} "
+                f"{device.stack_bytes:>6} {difference:>10.1e} {f'{equal}/{len(device.steps)}':>9}",
+                flush=True,
+            )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", nargs="+", default=["mnist_mlp", "lenet5"])
@@ -116,7 +184,14 @@ def main() -> int:
         "--board", nargs="+", default=["mps2-an386"], choices=[*BOARDS, "all"],
         help="the boards (QEMU's machines; all: every one --c-board takes)",
     )  # fmt: skip
+    parser.add_argument(
+        "--fine-tuning", action="store_true",
+        help="DS-CNN fine-tuned in 256 KB: fp32 and int8 level 2 (needs ADIR_CMSIS_NN)",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.fine_tuning:
+        fine_tuning(args.steps, args.per_kernel)
+        return 0
     boards = [BOARDS[name] for name in (BOARDS if "all" in args.board else args.board)]
     header = (
         f"{'board':<15} {'model':<10} {'kernels':<10} {'image text/data/bss':>22} "

@@ -8,10 +8,9 @@ cd "$(dirname "$0")/.."
 bash tools/setup.sh demo
 mkdir -p build
 .venv/bin/python tools/digits.py build/digits
-# Differentiate, insert SGD, derive the inference function, plan the memory, print C (into a
-# fresh directory: the build compiles every .c there, and a runtime file an older adir wrote,
-# since split or renamed, would be linked in beside its successor):
-rm -rf build/mnist_c
+# Differentiate, insert SGD, derive the inference function, plan the memory, print C (a rerun
+# removes the files an earlier emit wrote there and this one does not, as the build below
+# compiles every .c of the directory):
 .venv/bin/adir-opt --predict --optimizer=sgd --lr=0.1 --memory-report --emit-c=build/mnist_c \
     --c-prefix=mnist_ --c-main examples/mnist_mlp.mlir
 "${CC:-cc}" -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror build/mnist_c/*.c -o build/mnist_train -lm

@@ -197,12 +197,15 @@ class QuantizeFrozenPrefixPass(ModulePass):
                 f"{self.name}{{level=2}}: no function marked adir.loss (run it before autodiff)",
             )
         loss = losses[0]
-        if any(f.sym_name.data == self.func for f in functions):
-            raise OpError(
-                module,
-                f"{self.name}{{level=2}}: @{self.func} exists: level 2 runs before autodiff "
-                "(autodiff then differentiates the int8 layers)",
-            )
+        # After autodiff, the gradient functions differentiate the float layers this would
+        # replace: their gradients would name parameters that no longer exist.
+        for function in functions:
+            if function.sym_name.data == self.func or "adir.gradient_of" in function.attributes:
+                raise OpError(
+                    function,
+                    f"{self.name}{{level=2}}: @{function.sym_name.data} exists: level 2 runs "
+                    "before autodiff (autodiff then differentiates the int8 layers)",
+                )
         args = loss.function_type.inputs.data
         if not args or not (
             isinstance(args[0], TensorType)
@@ -253,17 +256,12 @@ class QuantizeFrozenPrefixPass(ModulePass):
             for new in block.ops:
                 name = loaded_param(new.results[0]) if isinstance(new, LoadOp) else None
                 if name in trainable:
-                    raise OpError(
-                        next(
-                            o
-                            for o in function.body.block.ops
-                            if any(loaded_param(v) == name for v in o.operands)
-                        ),
-                        f"{self.name}{{level=2}}: the trainable parameter @{name} is read by an op "
-                        "with no int8 training form (level 2 trains the weight and bias of "
-                        "conv2d and matmul layers, a frozen batch norm folded in); train it in "
-                        "float with level=1 after insert-optimizer",
+                    reader = next(
+                        o
+                        for o in function.body.block.ops
+                        if any(loaded_param(v) == name for v in o.operands)
                     )
+                    raise OpError(reader, self.float_reader_message(name, reader, set(forward)))
             function.body.detach_block(function.body.block)
             function.body.add_block(block)
             function.attributes["adir.quantized_prefix"] = StringAttr("int8")
@@ -274,6 +272,54 @@ class QuantizeFrozenPrefixPass(ModulePass):
             name = param.sym_name.data
             if (name in frozen or name in trainable) and name not in loaded:
                 Rewriter.erase_op(param)
+
+    def float_reader_message(self, name: str, reader: Operation, forward: set[Operation]) -> str:
+        """Why `reader` of the trainable `@name` stayed float: an input that the model's input
+        and parameters do not determine alone (a training-mode op before it, which only the
+        eval-mode model removes), or an op level 2 has no int8 form for."""
+        cause = stochastic_ancestor(reader, forward)
+        if cause is not None:
+            hint = cause.results[0].name_hint if cause.results else None
+            through = f"{cause.name} %{hint}" if hint else cause.name
+            return (
+                f"{self.name}{{level=2}}: the trainable parameter @{name} is read by an op whose "
+                f"input depends on more than the model's input and the parameters (through "
+                f"{through}); level 2 quantizes a fixed function of the input: import the model "
+                "in eval mode (adir-import --eval: dropout off, batch norms on running statistics)"
+            )
+        return (
+            f"{self.name}{{level=2}}: the trainable parameter @{name} is read by an op with no "
+            "int8 training form (level 2 trains the weight and bias of conv2d and matmul "
+            "layers, a frozen batch norm folded in); train it in float with level=1 after "
+            "insert-optimizer"
+        )
+
+
+def stochastic_ancestor(op: Operation, forward: set[Operation]) -> Operation | None:
+    """The op, walking back from `op`'s operands, that made its input more than a function of
+    the model's input and the parameters: the first one outside `forward` whose own operands
+    are all inside it (a dropout reads the step's seed, a training-mode batch norm writes its
+    statistics); the ops between it and `op` are outside `forward` only because of it. None
+    when every operand of `op` is in `forward`."""
+
+    def outside(value: SSAValue) -> Operation | None:
+        owner = value.owner
+        if isinstance(owner, Operation) and owner not in forward and not isinstance(owner, LoadOp):
+            return owner
+        return None
+
+    pending = [owner for v in op.operands if (owner := outside(v)) is not None]
+    seen: set[Operation] = set()
+    while pending:
+        owner = pending.pop()
+        if owner in seen:
+            continue
+        seen.add(owner)
+        before = [o for v in owner.operands if (o := outside(v)) is not None]
+        if not before:
+            return owner
+        pending.extend(before)
+    return None
 
 
 def trainable_layers(forward: list[Operation]) -> set[Operation]:

@@ -690,10 +690,25 @@ def collected_warnings(input_name: str, source_lines: Sequence[str]) -> Iterator
 
 def write_c_output(directory: str, files: dict[str, str]) -> None:
     """Write the C files into `directory`, all or none, and name the existing files whose
-    content this replaced (an older build of the model, or a file of the user's)."""
-    for name in write_directory(directory, files):
-        path = os.path.join(directory, name)
-        print(f"{path}: note: replaced the existing file (its content differed)", file=sys.stderr)
+    content this replaced (an older build of the model, or a file of the user's) and those of
+    the previous emit that this one no longer writes: removed, or kept when edited since."""
+    update = write_directory(directory, files)
+    notes = [
+        (name, "replaced the existing file (its content differed)") for name in update.replaced
+    ]
+    notes += [
+        (name, "removed: the previous emit wrote it, this one does not") for name in update.removed
+    ]
+    notes += [
+        (
+            name,
+            "kept: the previous emit wrote it and this one does not, but it was edited since; "
+            "a build that compiles every file of the directory still takes it",
+        )
+        for name in update.kept
+    ]
+    for name, note in notes:
+        print(f"{os.path.join(directory, name)}: note: {note}", file=sys.stderr)
 
 
 def learning_rate(text: str) -> float:

@@ -7,8 +7,12 @@ on the host to compare.
     host = host_run(planned, directory / "host", batches, kernels="cmsis-dsp")
 
 Needs the Debian packages gcc-arm-none-eabi, libnewlib-arm-none-eabi and qemu-system-arm
-(`require_arm_tools` fails the test with the command that installs them), and for CMSIS-DSP the
-sdist that `cmsis_testing.cmsis_dsp_root` fetches.
+(`require_arm_tools` fails the test with the command that installs them), for CMSIS-DSP the
+sdist that `cmsis_testing.cmsis_dsp_root` fetches, and for CMSIS-NN the checkout that
+ADIR_CMSIS_NN names (test_cmsis_nn.py: a test skips without it).
+
+`instrument`, where given, edits the generated files (name -> text) before they are written:
+a test that reads more of the program's state than its losses adds the code that prints it.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import re
 import shutil
 import subprocess
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +49,7 @@ RISCV_INSTALL = (
     "gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc make"
 )
 QEMU_TIMEOUT = 300
+Instrument = Callable[[dict[str, str]], None]
 
 
 def require_arm_tools(board: Board = MPS2_AN386) -> None:
@@ -67,6 +72,7 @@ class Step:
 class Run:
     steps: list[Step]
     stack_bytes: int | None
+    stdout: str = ""  # what else the program printed (an `instrument`'s lines)
 
     @property
     def losses(self) -> np.ndarray:
@@ -90,7 +96,7 @@ def parse_run(stdout: str, count: int) -> Run:
         steps.append(Step(loss, bits, int(match[3]) if match[3] else None))
     assert len(steps) == count and stdout.rstrip().endswith("done"), stdout
     stack = re.search(r"stack (\d+) bytes", stdout)
-    return Run(steps, int(stack[1]) if stack else None)
+    return Run(steps, int(stack[1]) if stack else None, stdout)
 
 
 @dataclass(frozen=True)
@@ -151,6 +157,7 @@ class BoardBuild:
         ram_bytes: int = 256 * 1024,
         board: Board = MPS2_AN386,
         select: bool = True,
+        instrument: Instrument | None = None,
     ) -> BoardBuild:
         """The build of `planned` for `board` with its kernels selected again from `kernels`
         (None: as planned, e.g. with the scratch buffers of the tuned convolutions;
@@ -163,6 +170,8 @@ class BoardBuild:
         files.update(board_files(board, ram_bytes, library))
         files.update(cmake_files(model, board=board))  # as --emit-c writes them
         files[f"{PREFIX}train_embedded.c"] = embedded_training_source(planned, PREFIX, batches)
+        if instrument is not None:
+            instrument(files)
         write_directory(str(directory), files)
         return cls(directory, len(batches), library, board)
 
@@ -170,6 +179,10 @@ class BoardBuild:
         arguments = ["make", "-j2", "-C", str(self.directory), *targets]
         if self.kernels == "cmsis-dsp":
             arguments.append(f"CMSIS_DSP={cmsis_dsp_root()}")
+        elif self.kernels == "cmsis-nn":
+            from test_cmsis_nn import CMSIS_NN
+
+            arguments.append(f"CMSIS_NN={CMSIS_NN}")
         return subprocess.run(arguments, capture_output=True, text=True, timeout=QEMU_TIMEOUT)
 
     def build(self) -> None:
@@ -211,14 +224,18 @@ def host_run(
     batches: Sequence[Sequence[np.ndarray]],
     kernels: str | None = "tuned",
     select: bool = True,
+    instrument: Instrument | None = None,
 ) -> Run:
-    """The same embedded training program, built for and run on the host (gcc -O2); `kernels`
-    and `select` as in `BoardBuild.write`."""
+    """The same embedded training program, built for and run on the host (gcc -O2); `kernels`,
+    `select` and `instrument` as in `BoardBuild.write`. CMSIS-NN builds its portable C here (no
+    __ARM_FEATURE_DSP), whose integer results are its DSP code's (test_cmsis_nn.py)."""
     directory.mkdir(parents=True, exist_ok=True)
     model = print_model(selected(planned, kernels if select else None), PREFIX)
     kernels = library_of(model.libraries)
     files = c_files(model)
     files[f"{PREFIX}train_embedded.c"] = embedded_training_source(planned, PREFIX, batches)
+    if instrument is not None:
+        instrument(files)
     write_directory(str(directory), files)
     compiler = c_compilers()[0]
     flags = [*WARNINGS, "-O2", "-ffp-contract=off"]
@@ -230,6 +247,11 @@ def host_run(
         objects = [*objects, *cmsis_dsp_objects(compiler, tuple(flags))]
         sources += [str(directory / name) for name in CMSIS_DSP_RUNTIME if name.endswith(".c")]
         flags += cmsis_dsp_include_flags(cmsis_dsp_root())
+    elif kernels == "cmsis-nn":
+        from test_cmsis_nn import cmsis_nn_objects
+
+        include, *cmsis_nn = cmsis_nn_objects(compiler, tuple(flags))
+        objects, flags = [*objects, *cmsis_nn], [*flags, include]
     executable = directory / "train"
     completed = subprocess.run(
         [compiler, *flags, "-I", str(directory), *sources, *objects, "-o", str(executable), "-lm"],

@@ -8,6 +8,8 @@ builds with -std=c99 -Wall -Wextra -Wpedantic -Werror under ASan and UBSan.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from adir_testing import parse_example
@@ -144,3 +146,46 @@ def test_qadd_is_tflite_add_by_hand_and_bit_exact_in_c() -> None:
     (got,) = run(parse_module(QADD), "qadd", a, b)
     np.testing.assert_array_equal(got, [13, -8, 11, 0, 127, -128])
     check_c_against_interpreter(QADD, "qadd", [[a, b], [b, a]], rtol=0.0, atol=0.0)
+
+
+def transposes_module() -> str:
+    """Every permutation of a 2x3x1x4 int8 tensor (the size-1 axis moves everywhere, runs of
+    1 to 4 elements), and a 5x3x2 one's six: qtranspose's runs and their sources."""
+    lines, results = [], []
+    for shape in ((2, 3, 1, 4), (5, 3, 2)):
+        name = "x" if len(shape) == 4 else "z"
+        dims = "x".join(map(str, shape))
+        lines.append(
+            f"  %q{name} = adir.quantize %{name} {{scale = 0.25 : f32, zero_point = 3 : i32}}"
+            f" : tensor<{dims}xf32> -> tensor<{dims}xi8>"
+        )
+        for index, permutation in enumerate(itertools.permutations(range(len(shape)))):
+            out = "x".join(str(shape[p]) for p in permutation)
+            lines.append(
+                f"  %{name}{index} = adir.qtranspose %q{name} {{permutation = array<i64: "
+                f"{', '.join(map(str, permutation))}>}} : tensor<{dims}xi8> -> tensor<{out}xi8>"
+            )
+            results.append((f"%{name}{index}", f"tensor<{out}xi8>"))
+    return "\n".join(
+        [
+            "func.func @transposes(%x: tensor<2x3x1x4xf32>, %z: tensor<5x3x2xf32>)"
+            f" -> ({', '.join(t for _, t in results)}) {{",
+            *lines,
+            f"  func.return {', '.join(v for v, _ in results)} : "
+            f"{', '.join(t for _, t in results)}",
+            "}",
+        ]
+    )
+
+
+def test_qtranspose_is_bit_exact_for_every_permutation() -> None:
+    """adir_qtranspose copies run by run along the output's last axis: each of the 30
+    permutations gives the interpreter's (numpy's) bits."""
+    rng = np.random.default_rng(5)
+    steps = [
+        [
+            rng.uniform(-30.0, 30.0, (2, 3, 1, 4)).astype(np.float32),
+            rng.uniform(-30.0, 30.0, (5, 3, 2)).astype(np.float32),
+        ]
+    ]
+    check_c_against_interpreter(transposes_module(), "transposes", steps, rtol=0.0, atol=0.0)

@@ -11,6 +11,7 @@ a directory in the way overwrote the user's files before failing. Devices are ma
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import stat
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from adir.output_files import OutputError, write_directory
+from adir.output_files import DirectoryUpdate, OutputError, write_directory
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "mnist_mlp.mlir"
@@ -299,8 +300,8 @@ def test_names_in_folders_are_written_and_a_file_in_the_way_changes_nothing(
     assert (tmp_path / "new" / "src" / "model.c").read_text() == "int x;\n"
     existing = tmp_path / "existing"
     existing.mkdir()
-    assert write_directory(str(existing), files) == []
-    assert sorted(os.listdir(existing)) == ["library.properties", "src"]
+    assert write_directory(str(existing), files) == DirectoryUpdate()
+    assert sorted(os.listdir(existing)) == ["adir-files.sha256", "library.properties", "src"]
     blocked = tmp_path / "blocked"
     blocked.mkdir()
     (blocked / "src").write_text("the user's own\n")
@@ -308,3 +309,73 @@ def test_names_in_folders_are_written_and_a_file_in_the_way_changes_nothing(
         write_directory(str(blocked), files)
     assert caught.value.path == f"{blocked}/src/model.c"
     assert os.listdir(blocked) == ["src"] and (blocked / "src").read_text() == "the user's own\n"
+
+
+def test_the_manifest_is_what_sha256sum_checks(tmp_path: Path) -> None:
+    """`adir-files.sha256` lists every file of the emit, sorted by name, in `sha256sum`'s
+    format; `sha256sum -c` run in the directory accepts it (the digests of the exact bytes)."""
+    files = {"model.c": "int x;\n", "src/k.c": "int y;\n"}
+    write_directory(str(tmp_path / "out"), files)
+    manifest = (tmp_path / "out" / "adir-files.sha256").read_text()
+    x, y = (hashlib.sha256(text).hexdigest() for text in (b"int x;\n", b"int y;\n"))
+    assert manifest == f"{x}  model.c\n{y}  src/k.c\n"
+    check = subprocess.run(
+        ["sha256sum", "-c", "adir-files.sha256"], cwd=tmp_path / "out", capture_output=True
+    )
+    assert check.returncode == 0, check.stdout
+
+
+def test_a_file_the_previous_emit_wrote_and_this_one_does_not_is_removed(tmp_path: Path) -> None:
+    """A kernel file of the first emit (`src/old.c`, `gone.c`) that the second no longer writes
+    would be linked beside its successor by a build of `DIR/*.c`: it goes, and so does its folder
+    once empty; the user's own file, never in a manifest, stays."""
+    out = tmp_path / "out"
+    write_directory(str(out), {"model.c": "a\n", "gone.c": "b\n", "src/old.c": "c\n"})
+    (out / "notes.txt").write_text("the user's\n")
+    update = write_directory(str(out), {"model.c": "a2\n", "new.c": "d\n"})
+    assert update == DirectoryUpdate(replaced=["model.c"], removed=["gone.c", "src/old.c"])
+    assert sorted(os.listdir(out)) == ["adir-files.sha256", "model.c", "new.c", "notes.txt"]
+
+
+def test_a_stale_file_the_user_edited_is_kept_and_said(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    write_directory(str(out), {"model.c": "a\n", "extra.c": "b\n"})
+    (out / "extra.c").write_text("b, edited\n")
+    update = write_directory(str(out), {"model.c": "a\n"})
+    assert update == DirectoryUpdate(kept=["extra.c"])
+    assert (out / "extra.c").read_text() == "b, edited\n"
+    # the new manifest no longer names it: a third emit leaves it alone and says nothing
+    assert write_directory(str(out), {"model.c": "a\n"}) == DirectoryUpdate()
+
+
+def test_a_manifest_naming_files_outside_the_directory_removes_nothing(tmp_path: Path) -> None:
+    """Only plain relative names are the emit's own: a manifest edited to name `../victim.c`,
+    an absolute path or the manifest itself (with their true digests) removes none of them."""
+    out = tmp_path / "out"
+    out.mkdir()
+    victim = tmp_path / "victim.c"
+    victim.write_text("v\n")
+    digest = hashlib.sha256(b"v\n").hexdigest()
+    (out / "adir-files.sha256").write_text(
+        f"{digest}  ../victim.c\n{digest}  {victim}\n{digest}  ./victim.c\n"
+    )
+    (out / "victim.c").write_text("v\n")
+    assert write_directory(str(out), {"model.c": "a\n"}) == DirectoryUpdate(replaced=[])
+    assert victim.read_text() == "v\n" and (out / "victim.c").read_text() == "v\n"
+
+
+def test_emit_c_without_c_main_removes_the_main_an_earlier_emit_wrote(tmp_path: Path) -> None:
+    """The case that bit the demo: DIR/*.c built after a second emit with other options. Here
+    the first emit has `--c-main`, the second not: main.c goes, with a note naming it (and
+    CMakeLists.txt, which built the program, is replaced)."""
+    out = tmp_path / "out"
+    command = ["--optimizer=sgd", f"--emit-c={out}", "--c-prefix=", str(EXAMPLE)]
+    first = adir_opt(*command, "--predict", "--c-main")
+    assert first.returncode == 0 and (out / "main.c").exists()
+    second = adir_opt(*command, "--predict")
+    assert second.returncode == 0
+    assert second.stderr == (
+        f"{out}/CMakeLists.txt: note: replaced the existing file (its content differed)\n"
+        f"{out}/main.c: note: removed: the previous emit wrote it, this one does not\n"
+    )
+    assert not (out / "main.c").exists()

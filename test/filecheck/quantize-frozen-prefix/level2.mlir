@@ -6,6 +6,10 @@
 // qas=false the step scales are 1. Calibration: 4 standard-normal inputs, seed 0.
 // RUN: adir-opt %s -p 'infer-shapes,quantize-frozen-prefix{level=2 samples=4},autodiff,insert-optimizer{kind=sgd lr=0.125}' | filecheck %s
 // RUN: adir-opt %s -p 'infer-shapes,quantize-frozen-prefix{level=2 qas=false samples=4}' | filecheck %s --check-prefix=NOQAS
+// After autodiff, @loss_grad differentiates the float classifier level 2 would replace (its
+// gradients would name @fc_w and @fc_b, gone): a located error, not a module that lies.
+// RUN: not adir-opt %s -p 'infer-shapes,autodiff,quantize-frozen-prefix{level=2 samples=4}' 2>&1 | filecheck %s --check-prefix=AFTER
+// AFTER: level2.mlir:[[# @LINE + 11]]:1: error: quantize-frozen-prefix{level=2}: @loss_grad exists: level 2 runs before autodiff
 
 adir.param @conv_w : tensor<2x1x3x3xf32> = dense<[[[[0.5, -0.25, 0.125], [1.0, 0.0, -1.0], [0.25, 0.5, -0.5]]], [[[-0.75, 0.25, 0.0], [0.5, 0.5, 0.5], [-0.125, 1.0, 0.25]]]]> : tensor<2x1x3x3xf32> {trainable = false}
 adir.param @conv_b : tensor<2xf32> = dense<[0.1, -0.2]> : tensor<2xf32> {trainable = false}
