@@ -5,11 +5,14 @@ a microcontroller by an offline contribution analysis: the accuracy each layer's
 each layer's weights (or a fraction of their output channels) add when fine-tuned, against the
 memory they cost. Its findings: biases are cheap and help; the later layers' weights help most;
 more channels help more. adir has no data at compile time, so its estimate of a step's benefit
-is the number of parameter values it makes trainable (the capacity a fine-tuning gains), and its
-cost is measured, not estimated: each candidate scheme is compiled as `adir-opt` would compile
-it (apply the scheme, freeze-batchnorm, autodiff, the optimizer, the planning passes for the
-target) and its SRAM is the planned arena plus the parameters and state in RAM, what
-`plan-memory{sram=...}` checks (`adir/passes/plan_memory/budget.py`).
+is the number of parameter values it makes trainable (the capacity a fine-tuning gains, counted
+in elements, whatever their type: an int8 weight of level-2 quantized training is one value in
+one byte, an f32 one a value in four), and its cost is measured, not estimated: each
+candidate scheme is compiled as `adir-opt` would compile it (apply the scheme,
+freeze-batchnorm, autodiff, the optimizer, the planning passes for the target; with
+`--quantize-frozen` the int8 passes of quantized training too) and its SRAM is the planned
+arena plus the parameters and state in RAM, what `plan-memory{sram=...}` checks
+(`adir/passes/plan_memory/budget.py`).
 
 The search grows the scheme from the output back, as TTE's findings order it, with two
 candidates each round:
@@ -30,6 +33,7 @@ string (`adir/update_scheme.py`) a user can paste into `--train=`, printed with 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import ModuleOp
@@ -37,12 +41,12 @@ from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import PassFailedException
 
 from adir.context import adir_context
+from adir.dialects.tensor.params import ParamOp
 from adir.param_storage import STATE, TRAINABLE, static_memory
 from adir.update_scheme import BIAS, SchemeError, layers_of
 
 # The fractions of a layer's output channels the search tries when the whole layer does not fit.
 FRACTIONS = (0.5, 0.25, 0.125)
-FLOAT_BYTES = 4
 
 
 @dataclass(frozen=True)
@@ -54,11 +58,9 @@ class Cost:
     trainable: int  # bytes of trainable parameters
     state: int  # bytes of optimizer state
     flash: int
-
-    @property
-    def values(self) -> int:
-        """Trainable parameter values: the estimate of what the scheme can learn."""
-        return self.trainable // FLOAT_BYTES
+    # Trainable parameter values (elements, of any type): the estimate of what the scheme can
+    # learn. Level 2 trains i8 weights and i32 biases, so bytes / 4 would undercount them.
+    values: int
 
 
 @dataclass(frozen=True)
@@ -116,12 +118,18 @@ def measure(module: ModuleOp, scheme: str, pipeline: str) -> Cost:
     PassPipeline.parse_spec(dict(ADIR_PASSES), pipeline).apply(adir_context(), planned)
     memory = static_memory(planned)
     arena = planned.attributes["adir.arena_size"].value.data  # type: ignore[union-attr]
+    values = sum(
+        math.prod(op.type.get_shape())
+        for op in planned.ops
+        if isinstance(op, ParamOp) and memory.kinds[op.sym_name.data] is TRAINABLE
+    )
     return Cost(
         sram=arena + memory.ram_params,
         arena=arena,
         trainable=memory.by_kind[TRAINABLE],
         state=memory.by_kind[STATE],
         flash=memory.flash,
+        values=values,
     )
 
 

@@ -12,7 +12,9 @@ state, a hand-written model's) are left out; given the `torch.nn.Module`, the na
 `state_dict` does not have are, each value must have the shape of the module's tensor of that
 name, and the keys the file does not hold (batch norm's
 `num_batches_tracked`, which adir does not keep; what the forward pass never reads) keep the
-module's current values, so that `model.load_state_dict(state)` is strict.
+module's current values, so that `model.load_state_dict(state)` is strict. A blob's integer
+parameters (the int8 weights and int32 biases of level-2 quantized training) are left out:
+`read_param_blob` gives them as integers.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ def load_state_dict(
     with open(path, "rb") as stream:
         data = stream.read()
     if data.startswith(MAGIC):
-        arrays = read_param_blob(data)
+        # The int8 weights and int32 biases of level-2 int8 layers have no PyTorch tensor.
+        arrays = {n: a for n, a in read_param_blob(data).items() if a.dtype.kind == "f"}
         if isinstance(reference, ModuleOp | str | os.PathLike):
             module = _ir(reference)
             torch_names = {blob_name(op) for op in _params(module) if TORCH_NAME in op.attributes}

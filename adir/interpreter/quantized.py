@@ -25,6 +25,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 from xdsl.interpreter import Interpreter, impl, register_impls
 
 from adir.dialects.tensor import quantized as q
+from adir.dialects.tensor.conv_and_pool import Window2d
+from adir.interpreter.conv_and_pool import conv2d_grad_input
 from adir.interpreter.family import FamilyFunctions
 
 
@@ -344,6 +346,25 @@ def quantize_qconv2d(
     return requantize_to_int8(acc, op)
 
 
+def grad_input(
+    grad: np.ndarray, weight: np.ndarray, op: q.QGradInputOp, dtype: np.dtype
+) -> np.ndarray:
+    """`conv2d_grad_input` on the integers of the weight, NHWC (a fully-connected layer's:
+    grad @ weight), in the session's float type."""
+    grad = np.asarray(grad, dtype)
+    w = weight.astype(dtype)
+    if grad.ndim == 2:
+        return grad @ w
+    stride, padding, dilation = op.window()
+    # OHWI -> OIHW, or a depthwise [1, KH, KW, O] -> [O, 1, KH, KW]
+    oihw = w.transpose(3, 0, 1, 2) if op.is_depthwise else w.transpose(0, 3, 1, 2)
+    window = Window2d(tuple(oihw.shape[2:]), stride, padding, dilation)
+    size = q.int_values(op.input_size)
+    groups = op.groups.value.data
+    dx = conv2d_grad_input(grad.transpose(0, 3, 1, 2), oihw, size, window, groups)
+    return np.ascontiguousarray(dx.transpose(0, 2, 3, 1)).astype(dtype)
+
+
 def requantize_grad(
     y: np.ndarray, grad: np.ndarray, op: q.QRequantizeGradOp, dtype: np.dtype
 ) -> np.ndarray:
@@ -469,6 +490,10 @@ class QuantizedFunctions(FamilyFunctions):
         self, interpreter: Interpreter, op: q.QRequantizeGradOp, args: tuple[Any, ...]
     ):
         return (requantize_grad(args[0], args[1], op, self.float_dtype),)
+
+    @impl(q.QGradInputOp)
+    def run_qgrad_input(self, interpreter: Interpreter, op: q.QGradInputOp, args: tuple[Any, ...]):
+        return (grad_input(args[0], args[1], op, self.float_dtype),)
 
     @impl(q.QSgdUpdateOp)
     def run_qsgd_update(self, interpreter: Interpreter, op: q.QSgdUpdateOp, args: tuple[Any, ...]):

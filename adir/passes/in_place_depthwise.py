@@ -16,12 +16,12 @@ input only if it dies at the convolution (a residual block's input that the sum 
 not written over), `select-kernels` gives the reference kernel its plane, and CMSIS-NN, whose
 kernels write a separate output, is refused for the ops written in place. That trades
 CMSIS-NN's speed for memory, so the pass marks a convolution only where it lowers the peak:
-while the op whose tensors take the most arena bytes (its non-constant operands and results;
-a marked conv its input and a plane) is such a convolution, strictly above every other op, it
-is marked. TinyEngine writes every depthwise convolution in place; DS-CNN, whose pointwise
-convolutions hold as many bytes as its depthwise ones, gets no mark. Not part of
-`quantize-int8`'s inference path. Run it after `quantize-int8` or `quantize-frozen-prefix`
-(and `fuse-expand-depthwise`), before `bufferize`.
+while the op whose tensors take the most arena bytes (its non-constant operands and results,
+less a result written over an operand that dies there; a marked conv its input and a plane)
+is such a convolution, strictly above every other op, it is marked. TinyEngine writes every
+depthwise convolution in place; DS-CNN, whose pointwise convolutions hold as many bytes as
+its depthwise ones, gets no mark. Not part of `quantize-int8`'s inference path. Run it after
+`quantize-int8` or `quantize-frozen-prefix` (and `fuse-expand-depthwise`), before `bufferize`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from adir.dialects.tensor.quantized import QConv2dOp, int_values
-from adir.dialects.tensor.traits import ResultsOutsideArena
+from adir.dialects.tensor.traits import InPlaceOperands, ResultsOutsideArena
 
 
 def may_write_in_place(conv: QConv2dOp) -> bool:
@@ -67,7 +67,24 @@ def footprint(op: Operation) -> int:
         shape = op.operands[0].type.get_shape()  # type: ignore[attr-defined]
         return arena_bytes(op.operands[0]) + int(shape[1]) * int(shape[2])
     operands = {value for value in op.operands}  # an operand read twice is one buffer
-    return sum(arena_bytes(v) for v in operands) + sum(arena_bytes(r) for r in op.results)
+    return sum(arena_bytes(v) for v in operands) + sum(
+        arena_bytes(r) for r in op.results if not written_over_an_operand(op, r.index)
+    )
+
+
+def written_over_an_operand(op: Operation, result: int) -> bool:
+    """Whether `bufferize` will write result `result` over an operand: one its kernel may
+    write over (`InPlaceOperands`), of the result's type, that no other op reads (so it dies
+    here; `bufferize` also reuses operands that die later readers first, which this does not
+    count: the footprint stays an upper bound)."""
+    trait = op.get_trait(InPlaceOperands)
+    if trait is None:
+        return False
+    return any(
+        op.operands[index].type == op.results[result].type
+        and all(use.operation is op for use in op.operands[index].uses)
+        for index in trait.operands_for(op, result)
+    )
 
 
 def mark_at_the_peak(function: func.FuncOp) -> None:

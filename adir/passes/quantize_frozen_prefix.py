@@ -236,7 +236,7 @@ class QuantizeFrozenPrefixPass(ModulePass):
             # What the input and the parameters determine: its ranges are calibrated (an op
             # between trainable layers stays f32, and the next layer quantizes its result).
             forward = frozen_prefix(function, frozen | trainable)
-            layers = trainable_layers(function, forward, trainable)
+            layers = trainable_layers(forward)
             if not prefix and not layers:
                 continue
             int8_ops = set(prefix) | layers
@@ -322,12 +322,13 @@ def stochastic_ancestor(op: Operation, forward: set[Operation]) -> Operation | N
     return None
 
 
-def trainable_layers(function: func.FuncOp, forward: list[Operation], trainable: set[str]):
+def trainable_layers(forward: list[Operation]) -> set[Operation]:
     """The ops of `forward` whose weight (operand 1: a conv2d's weight, a matmul's right-hand
-    side) is a load of a trainable parameter: the candidates for level-2 layers. The Quantizer
-    makes those it has a conv or fully-connected form for int8 layers (fusing the batch norm,
-    bias add and activation that alone read their result); any other reader of a trainable
-    parameter stays f32 and is then an error."""
-    return {
-        op for op in forward if len(op.operands) > 1 and loaded_param(op.operands[1]) in trainable
-    }
+    side) is a load of a parameter: the candidates for level-2 layers. The Quantizer makes
+    those it has a conv or fully-connected form for int8 layers (fusing the batch norm, bias
+    add and activation that alone read their result): on integer parameters where the weight
+    trains, on a constant weight and an integer bias parameter where only a bias or a beta
+    trains (TTE's bias-only update), and on constants where nothing of the layer trains (a
+    frozen layer between trained ones, which the gradient crosses in integer units). Any other
+    reader of a trainable parameter stays f32 and is then an error."""
+    return {op for op in forward if len(op.operands) > 1 and loaded_param(op.operands[1])}

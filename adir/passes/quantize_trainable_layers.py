@@ -38,6 +38,7 @@ from adir.diagnostics import OpError
 from adir.dialects.tensor.params import LoadOp, ParamOp
 from adir.passes.insert_optimizer import STEP_AXIS, STEP_SCALE
 from adir.passes.quantize_int8 import Quantizer
+from adir.update_scheme import BIAS, UPDATE_CHANNELS, UPDATE_FRACTION
 
 
 def loaded_param(value: SSAValue | None) -> str | None:
@@ -88,27 +89,63 @@ class TrainableLayerQuantizer(Quantizer):
         # A conv2d's weight and a matmul's right-hand side are both operand 1.
         weight = loaded_param(op.operands[1])
         folded, self.read = self.read, []
-        if weight is None or weight not in self.trainable:
-            if folded:
-                raise OpError(
-                    op,
-                    f"quantize-frozen-prefix{{level=2}}: the trainable parameter @{folded[0]} "
-                    f"would fold into the int8 layer of a frozen weight (level 2 trains a conv's "
-                    "or linear layer's folded weight and bias together); train it in float with "
-                    "level=1 after insert-optimizer",
-                )
-            return super().layer_params(op, w_q, b_q, in_scale, w_scales, axis)
         s_w = w_scales.astype(np.float64)
         if self.qas:
             w_step, b_step = 1.0 / s_w**2, 1.0 / (float(in_scale) * s_w) ** 2
         else:
             w_step = b_step = np.ones_like(s_w)
+        if weight is None or weight not in self.trainable:
+            if not folded:
+                return super().layer_params(op, w_q, b_q, in_scale, w_scales, axis)
+            # Only biases train (TTE's bias-only update): the int8 weight stays a constant in
+            # flash and the int32 bias, into which a conv's bias, its batch norm's beta or a
+            # linear layer's bias add fold, trains. Anything else (a batch norm's gamma) would
+            # scale the frozen weight, which has no int8 form that trains.
+            not_biases = [name for name in folded if not self.is_bias(name)]
+            if weight is None or not_biases:
+                raise OpError(
+                    op,
+                    f"quantize-frozen-prefix{{level=2}}: the trainable parameter "
+                    f"@{(not_biases or folded)[0]} would fold into the int8 weight of a frozen "
+                    "layer (level 2 trains a conv's or linear layer's folded weight and bias "
+                    "together, or its bias alone: its biases and batch-norm betas); train the "
+                    "layer's weight too, or train it in float with level=1 after "
+                    "insert-optimizer",
+                )
+            b_param = self.integer_param(op, f"{weight}_q_bias", b_q, i32, b_step, 0)
+            return self.constant(w_q, i8, op), self.emit(LoadOp(b_param), op).results[0]
+        if (partial := self.partial_update(weight)) is not None:
+            raise OpError(
+                op,
+                f"quantize-frozen-prefix{{level=2}}: @{weight} trains only some output channels "
+                f"({partial}); level 2 trains an int8 layer's weight whole or not at all: train "
+                "the whole layer (all@...) or its bias alone",
+            )
         w_param = self.integer_param(op, f"{weight}_q", w_q, i8, w_step, axis)
         b_param = self.integer_param(op, f"{weight}_q_bias", b_q, i32, b_step, 0)
         return (
             self.emit(LoadOp(w_param), op).results[0],
             self.emit(LoadOp(b_param), op).results[0],
         )
+
+    def param_op(self, name: str) -> ParamOp:
+        assert self.module is not None
+        return next(
+            o for o in self.module.ops if isinstance(o, ParamOp) and o.sym_name.data == name
+        )
+
+    def is_bias(self, name: str) -> bool:
+        """Whether the front-end marked the parameter a layer's bias (`adir.bias`: a conv's or
+        linear layer's bias, a batch norm's beta), which folds into the int32 bias alone."""
+        return BIAS in self.param_op(name).attributes
+
+    def partial_update(self, name: str) -> str | None:
+        """`update_fraction = F` or `update_channels = N` on the parameter, if it has one."""
+        attributes = self.param_op(name).attributes
+        for key in (UPDATE_FRACTION, UPDATE_CHANNELS):
+            if key in attributes:
+                return f"{key} = {attributes[key]}"
+        return None
 
     def integer_param(
         self,

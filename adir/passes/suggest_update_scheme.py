@@ -13,7 +13,13 @@ compiles each candidate with the passes `adir-opt` runs after it). The options s
 is compiled: the optimizer (`kind`, `lr`), the kernels (`target`, `kernels`, as select-kernels
 takes them: the scratch of a target's kernels is part of the arena), and whether batchnorms of
 frozen layers stay in training mode (`train_frozen_batchnorm`) or activations are recomputed
-(`recompute`). A budget that not even a fraction of the last layer fits is an error.
+(`recompute`), and quantized training (`quantize_level`: 0 float; 1 the frozen prefix on int8
+kernels, `quantize-frozen-prefix` after the optimizer; 2 the trained conv and linear layers int8
+too, `quantize-frozen-prefix{level=2}` before `autodiff`; with `calibration` and `qas` as that
+pass takes them, and the three int8 lowerings after the optimizer, as `--quantize-frozen` runs
+them): each candidate is then measured as the int8 step it compiles to, its int8 weights and
+int32 biases at their byte sizes and its int8 activations at one byte. A budget that not even a
+fraction of the last layer fits is an error.
 """
 
 from __future__ import annotations
@@ -60,6 +66,9 @@ class SuggestUpdateSchemePass(ModulePass):
     kernels: str = "tuned"
     train_frozen_batchnorm: bool = False
     recompute: bool = False
+    quantize_level: int = 0  # 0: float; 1 or 2: quantize-frozen-prefix{level=...}
+    calibration: str = ""  # quantize-frozen-prefix's calibration inputs (.npy)
+    qas: bool = True  # level 2: quantization-aware scaling
 
     def sram_bytes(self) -> int:
         try:
@@ -69,8 +78,25 @@ class SuggestUpdateSchemePass(ModulePass):
 
     def pipeline(self) -> str:
         """The passes that compile each candidate, as `adir-opt` runs them after the scheme."""
+        if self.quantize_level not in (0, 1, 2):
+            raise PassOptionError(
+                self.name, "quantize_level", f"quantize_level={self.quantize_level}: 0, 1 or 2"
+            )
+        quantize = ["level=2"] if self.quantize_level == 2 else []
+        if self.quantize_level == 2 and not self.qas:
+            quantize.append("qas=false")
+        if self.calibration:
+            escaped = self.calibration.replace("\\", "\\\\").replace('"', '\\"')
+            quantize.append(f'calibration="{escaped}"')
+        quantize_pass = "quantize-frozen-prefix" + (f"{{{' '.join(quantize)}}}" if quantize else "")
         passes = [] if self.train_frozen_batchnorm else ["freeze-batchnorm"]
+        if self.quantize_level == 2:  # before autodiff, which differentiates the int8 layers
+            passes.append(quantize_pass)
         passes += ["autodiff", f"insert-optimizer{{kind={self.kind} lr={self.lr!r}}}"]
+        if self.quantize_level == 1:  # after insert-optimizer, whose stores say what trains
+            passes.append(quantize_pass)
+        if self.quantize_level:
+            passes += ["fuse-expand-depthwise", "in-place-depthwise", "fuse-quantize-conv"]
         if self.recompute:
             passes.append("recompute-activations")
         passes += [

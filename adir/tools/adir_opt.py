@@ -469,6 +469,13 @@ class AdirOptMain(xDSLOptMain):
             options.append("train_frozen_batchnorm=true")
         if args.recompute:
             options.append("recompute=true")
+        # --quantize-frozen: each candidate is measured as the int8 step it compiles to.
+        if args.quantize_frozen is not None:
+            options.append(f"quantize_level={args.quantize_level}")
+            if args.quantize_frozen:
+                options.append(f"calibration={pipeline_string(args.quantize_frozen)}")
+            if args.no_qas:
+                options.append("qas=false")
         return f"suggest-update-scheme{{{' '.join(options)}}}"
 
     def select_kernels_spec(self) -> str:

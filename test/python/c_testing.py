@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import MemRefType, ModuleOp, f32
+from xdsl.dialects.builtin import MemRefType, ModuleOp, f32, i8, i32
 
 from adir.backends.c.calls import c_type
 from adir.backends.c.files import c_files, runtime_files
@@ -73,12 +73,13 @@ def function(module: ModuleOp, name: str) -> func.FuncOp:
 
 
 def api_params(module: ModuleOp) -> list:
-    """The parameters the C model's parameter API lists (and the driver dumps): the f32 ones,
-    not the integer parameters of trainable int8 layers."""
+    """The parameters the C model's parameter API lists (and the driver dumps): the f32 ones
+    and the int8 weights and int32 biases of trainable int8 layers."""
+    elements = (f32, i8, i32)
     return [
         op
         for op in module.ops
-        if op.name == "adir.param" and op.type.element_type == f32  # type: ignore[attr-defined]
+        if op.name == "adir.param" and op.type.element_type in elements  # type: ignore[attr-defined]
     ]
 
 
@@ -127,7 +128,8 @@ def driver_source(planned: ModuleOp, name: str, steps: int, state_each_step: boo
             lines.append(f"        put(r{index}, {count}u * sizeof *r{index}, out);")
     dump_state = [
         f"    for (i = 0; {PREFIX}param_name(i); ++i)",
-        f"        put({PREFIX}param_data(i), {PREFIX}param_size(i) * sizeof(float), out);",
+        f"        put({PREFIX}param_values(i), {PREFIX}param_size(i) *",
+        f"            ({PREFIX}param_type(i) == {PREFIX.upper()}TYPE_I8 ? 1u : 4u), out);",
     ]
     if state_each_step:
         lines += ["    " + line for line in dump_state] + ["    }"]

@@ -50,12 +50,11 @@ def level_2(calibration: Path, qas: bool = True) -> str:
     return f'quantize-frozen-prefix{{level=2 qas={str(qas).lower()} calibration="{calibration}"}}'
 
 
-@pytest.fixture(scope="module")
-def case(tmp_path_factory) -> dict:
+def compiled_case(tmp_path_factory, train: str) -> dict:
     net = ds_cnn()
     x, _ = training_data()[0]
     imported = import_module(
-        copy.deepcopy(net), (torch.from_numpy(x),), loss="cross_entropy", train="last:1"
+        copy.deepcopy(net), (torch.from_numpy(x),), loss="cross_entropy", train=train
     )
     calibration = tmp_path_factory.mktemp("calibration") / "inputs.npy"
     np.save(calibration, calibration_inputs())
@@ -66,6 +65,17 @@ def case(tmp_path_factory) -> dict:
         "step": run_pipeline(quantized, f"autodiff,insert-optimizer{{kind=sgd lr={LR}}}"),
         "grad": run_pipeline(quantized, "autodiff"),
     }
+
+
+@pytest.fixture(scope="module")
+def case(tmp_path_factory) -> dict:
+    return compiled_case(tmp_path_factory, "last:1")
+
+
+@pytest.fixture(scope="module")
+def bias_case(tmp_path_factory) -> dict:
+    """`bias@last:1`: the classifier's bias alone trains (TTE's bias-only update)."""
+    return compiled_case(tmp_path_factory, "bias@last:1")
 
 
 def logits_range(float_step, inputs: np.ndarray) -> tuple[float, float]:
@@ -93,6 +103,28 @@ def test_the_classifier_trains_integer_parameters(case: dict) -> None:
 
 
 def test_ds_cnn_level_2_is_the_reference(case: dict) -> None:
+    check_against_the_reference(case, train_weight=True)
+
+
+def test_a_bias_alone_trains_as_an_int32_parameter_beside_a_frozen_int8_weight(
+    bias_case: dict,
+) -> None:
+    """`bias@last:1`: the classifier's int8 weight is a constant (flash) and its int32 bias
+    the one parameter, updated by one qsgd_update with QAS's (s_x s_W)^-2; over 20 steps the
+    int8 logits and the bias bit for bit the reference's (the same integer SGD, the weight
+    never updated), the loss and the bias gradient to 1e-5."""
+    module = bias_case["step"]
+    ops = [op.name for op in function(module, "train_step").body.block.ops]
+    assert ops.count("adir.qsgd_update") == 1 and ops.count("adir.qfully_connected") == 1
+    params = {op.sym_name.data: str(op.type) for op in module.ops if op.name == "adir.param"}
+    assert params == {"fc_weight_q_bias": "tensor<12xi32>"}
+    check_against_the_reference(bias_case, train_weight=False)
+
+
+def check_against_the_reference(case: dict, train_weight: bool) -> None:
+    """20 steps of the case against int8_reference's training of the classifier (its weight
+    too if `train_weight`, else its bias alone: the weight stays the quantizer's)."""
+    trained = PARAMS if train_weight else PARAMS[1:]
     net = case["net"]
     ranges = float_ranges(case["float_step"], calibration_inputs())
     out_scale, out_zp = ref.activation_params(
@@ -127,12 +159,15 @@ def test_ds_cnn_level_2_is_the_reference(case: dict) -> None:
         assert w.grad is not None and b.grad is not None
         where = f"step {k}"
         for session in (grad, probe):
-            session.params.update({n: step.params[n].copy() for n in PARAMS})
+            session.params.update({n: step.params[n].copy() for n in trained})
         (logits,) = probe.call("loss", x, label)
         np.testing.assert_array_equal(logits, exact.numpy(), err_msg=f"int8 logits, {where}")
-        loss_g, w_grad, b_grad = grad.call("loss_grad", x, label)
+        if train_weight:
+            loss_g, w_grad, b_grad = grad.call("loss_grad", x, label)
+            assert_close_to_scale(w_grad, w.grad.numpy(), f"weight gradient, {where}")
+        else:
+            loss_g, b_grad = grad.call("loss_grad", x, label)
         np.testing.assert_allclose(float(loss_g), loss.item(), rtol=1e-5, err_msg=where)
-        assert_close_to_scale(w_grad, w.grad.numpy(), f"weight gradient, {where}")
         assert_close_to_scale(b_grad, b.grad.numpy(), f"bias gradient, {where}")
         (ours,) = step.call("train_step", x, label)
         np.testing.assert_allclose(float(ours), loss.item(), rtol=1e-5, err_msg=where)
@@ -140,11 +175,15 @@ def test_ds_cnn_level_2_is_the_reference(case: dict) -> None:
         # step 3 to 2071, float32's 2071.5 to 2072).
         new_w = ref.integer_sgd_float32(w_q, w.grad, LR, w_step, -127, 127)
         new_b = ref.integer_sgd_float32(b_q, b.grad, LR, b_step, -(2**31), 2**31 - 1)
-        np.testing.assert_array_equal(step.params["fc_weight_q"], new_w.numpy(), err_msg=where)
         np.testing.assert_array_equal(step.params["fc_weight_q_bias"], new_b.numpy(), err_msg=where)
-        moved += int((new_w != w_q).sum())
-        w_q, b_q = new_w, new_b
-    assert moved > 0  # QAS's steps move the int8 weight
+        if train_weight:
+            np.testing.assert_array_equal(step.params["fc_weight_q"], new_w.numpy(), err_msg=where)
+            moved += int((new_w != w_q).sum())
+            w_q = new_w
+        else:
+            moved += int((new_b != b_q).sum())
+        b_q = new_b
+    assert moved > 0  # QAS's steps move the int8 weight (the int32 bias when it trains alone)
 
 
 def test_adam_on_the_integer_classifier_is_a_located_error(case: dict) -> None:
@@ -198,14 +237,42 @@ def scheme(train: str):
     return import_module(net, (torch.from_numpy(x),), loss="cross_entropy", train=train)
 
 
-def test_a_trained_batch_norm_beta_is_a_located_error() -> None:
-    """`bias+last:1` trains each batch norm's beta behind a frozen conv: folding it into the
-    conv's int8 constants would freeze it, so level 2 refuses, naming the parameter."""
+def test_bias_and_last_layer_trains_every_beta_as_an_int32_bias_of_a_frozen_int8_conv() -> None:
+    """`bias+last:1` trains each batch norm's beta behind a frozen conv: the beta folds into
+    the conv's int32 bias, which becomes a parameter (its int8 weight a constant), so the nine
+    convs give nine i32 parameters and the classifier its i8 weight and i32 bias: eleven
+    qsgd_updates, no float parameter left."""
+    module = run_pipeline(
+        scheme("bias+last:1"),
+        "infer-shapes,freeze-batchnorm,quantize-frozen-prefix{level=2 samples=2},autodiff,"
+        f"insert-optimizer{{kind=sgd lr={LR}}}",
+    )
+    params = {op.sym_name.data: str(op.type) for op in module.ops if op.name == "adir.param"}
+    biases = {name for name, type_ in params.items() if type_.endswith("xi32>")}
+    assert len(biases) == 10 and all(name.endswith("_weight_q_bias") for name in biases)
+    assert set(params) - biases == {"fc_weight_q"}
+    ops = [op.name for op in function(module, "train_step").body.block.ops]
+    assert ops.count("adir.qsgd_update") == 11 and ops.count("adir.qconv2d") == 9
+
+
+def test_a_trained_batch_norm_gamma_behind_a_frozen_conv_is_a_located_error() -> None:
+    """`all@features.31` trains the last batch norm's gamma as well as its beta behind the
+    frozen pointwise conv `features.30`: gamma scales the conv's weight, which is frozen, so
+    level 2 refuses, naming the gamma."""
     with pytest.raises(
-        OpError, match=r"@features_2_bias would fold into the int8 layer of a frozen weight"
+        OpError, match=r"@features_31_weight would fold into the int8 weight of a frozen layer"
     ):
         run_pipeline(
-            scheme("bias+last:1"),
+            scheme("all@features.31+last:1"),
+            "infer-shapes,freeze-batchnorm,quantize-frozen-prefix{level=2 samples=2}",
+        )
+
+
+def test_a_channel_fraction_of_an_int8_layer_is_a_located_error() -> None:
+    """Level 2 trains an int8 weight whole: `channels:0.5@fc` would train half of it."""
+    with pytest.raises(OpError, match=r"@fc_weight trains only some output channels"):
+        run_pipeline(
+            scheme("channels:0.5@fc"),
             "infer-shapes,freeze-batchnorm,quantize-frozen-prefix{level=2 samples=2}",
         )
 

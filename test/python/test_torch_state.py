@@ -44,7 +44,7 @@ def test_blob_reads_back_what_was_written() -> None:
         (lambda b: b[:-1], "the blob has 55 bytes; its table describes 56"),
         (lambda b: b + b"\0\0\0\0", "the blob has 60 bytes; its table describes 56"),
         (lambda b: b[:22], "inside its table"),
-        (lambda b: b[:8] + struct.pack("<I", 2) + b[12:], "blob version 2"),
+        (lambda b: b[:8] + struct.pack("<I", 3) + b[12:], "blob version 3; this adir reads"),
     ],
 )
 def test_a_damaged_blob_is_an_error_saying_what_is_wrong(damage, message: str) -> None:
@@ -92,3 +92,18 @@ def test_a_blob_for_the_module_has_its_shapes(tmp_path: Path) -> None:
     state = load_state_dict(path, model)  # w_m (optimizer state) is not the model's: left out
     assert set(state) == {"weight", "bias"} and torch.equal(state["bias"], model.bias.detach())
     assert torch.equal(state["weight"], torch.ones(2, 3))
+
+
+def test_a_version_2_blob_holds_integers_and_refuses_an_unknown_element_type() -> None:
+    """A blob with an int8 and an int32 parameter is version 2 and reads back as integers;
+    its table's type code (byte 36 for a first parameter of a one-letter name and rank 1: the
+    20-byte header, 4 + 4 bytes of name, 4 of rank, 4 of dim) must be 0, 1 or 2."""
+    values = {"w": np.array([-128, 127], np.int8), "b": np.array([-(2**31), 7], np.int32)}
+    blob = bytearray(write_param_blob(values))
+    assert blob[8:12] == struct.pack("<I", 2) and blob[36:40] == struct.pack("<I", 1)
+    read = read_param_blob(bytes(blob))
+    assert read["w"].dtype == np.int8 and read["b"].dtype == np.int32
+    assert read["w"].tolist() == [-128, 127] and read["b"].tolist() == [-(2**31), 7]
+    blob[36] = 7
+    with pytest.raises(ValueError, match="'w' has element type 7"):
+        read_param_blob(bytes(blob))

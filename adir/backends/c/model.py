@@ -72,7 +72,7 @@ from adir.dialects.tensor import params as p
 from adir.dialects.tensor.initializers import InitializerAttr
 from adir.interpreter.arrays import dense_to_numpy
 from adir.interpreter.initializers import seed_of
-from adir.param_blob import blob_entries
+from adir.param_blob import blob_entries, element_dtype
 from adir.param_storage import has_initial_table, read_constants, static_memory
 
 
@@ -112,12 +112,10 @@ class ModelPrinter:
         self.prefix = prefix
         self.macro = prefix.upper()
         self.params = [op for op in module.ops if isinstance(op, p.ParamOp)]
-        # The parameter API (param_data, ..., the blob) is float: it lists the f32 parameters.
-        # The int8 weights and int32 biases of trainable int8 layers (level 2 of quantized
-        # training) are the model's storage but not in it yet.
-        self.api_params = [
-            op for op in self.params if isinstance(op.type.element_type, Float32Type)
-        ]
+        # The parameter API (param_type, param_values, ..., the blob) lists every parameter:
+        # f32 ones, and the int8 weights and int32 biases of level-2 int8 layers, which
+        # param_data and param_writable (float) give as NULL.
+        self.api_params = [op for op in self.params if element_dtype(op.type.element_type)]
         self.blob = blob_entries(module)  # the table of save_params/load_params' blob
         # RAM or flash for each parameter: flash for the frozen ones, which no function writes
         self.memory = static_memory(module)
@@ -474,9 +472,15 @@ class ModelPrinter:
     def param_accessors(self) -> list[str]:
         pre = self.prefix
         count = len(self.api_params)
-        data = ", ".join(self.storage[op.sym_name.data] for op in self.api_params)
+
+        def is_f32(op: p.ParamOp) -> bool:
+            return isinstance(op.type.element_type, Float32Type)
+
+        data = ", ".join(
+            self.storage[op.sym_name.data] if is_f32(op) else "NULL" for op in self.api_params
+        )
         writable = ", ".join(
-            "NULL" if self.in_flash(op) else self.storage[op.sym_name.data]
+            "NULL" if self.in_flash(op) or not is_f32(op) else self.storage[op.sym_name.data]
             for op in self.api_params
         )
         names = ", ".join(c_string(op.sym_name.data) for op in self.api_params)
@@ -487,6 +491,7 @@ class ModelPrinter:
                 f"float *{pre}param_writable(size_t index) {{ (void)index; return NULL; }}",
                 f"const char *{pre}param_name(size_t index) {{ (void)index; return NULL; }}",
                 f"size_t {pre}param_size(size_t index) {{ (void)index; return 0u; }}",
+                *self.typed_accessors(),
             ]
         return [
             f"const float *{pre}param_data(size_t index)",
@@ -511,6 +516,49 @@ class ModelPrinter:
             "{",
             f"    static const size_t sizes[{count}] = {{{sizes}}};",
             f"    return index < {count}u ? sizes[index] : 0u;",
+            "}",
+            *self.typed_accessors(),
+        ]
+
+    def typed_accessors(self) -> list[str]:
+        """`param_type` and `param_values` / `param_values_writable`: every parameter, of any
+        element type (the f32 ones are param_data's too)."""
+        pre, macro = self.prefix, self.macro
+        count = len(self.api_params)
+        if count == 0:
+            return [
+                "",
+                f"int {pre}param_type(size_t index) {{ (void)index; return -1; }}",
+                f"const void *{pre}param_values(size_t index) {{ (void)index; return NULL; }}",
+                f"void *{pre}param_values_writable(size_t index) {{ (void)index; return NULL; }}",
+            ]
+        codes = {"f32": "F32", "i8": "I8", "i32": "I32"}
+        types = ", ".join(
+            f"{macro}TYPE_{codes[str(op.type.element_type)]}" for op in self.api_params
+        )
+        values = ", ".join(self.storage[op.sym_name.data] for op in self.api_params)
+        writable = ", ".join(
+            "NULL" if self.in_flash(op) else self.storage[op.sym_name.data]
+            for op in self.api_params
+        )
+        return [
+            "",
+            f"int {pre}param_type(size_t index)",
+            "{",
+            f"    static const int data[{count}] = {{{types}}};",
+            f"    return index < {count}u ? data[index] : -1;",
+            "}",
+            "",
+            f"const void *{pre}param_values(size_t index)",
+            "{",
+            f"    const void *const data[{count}] = {{{values}}};",
+            f"    return index < {count}u ? data[index] : NULL;",
+            "}",
+            "",
+            f"void *{pre}param_values_writable(size_t index)",
+            "{",
+            f"    void *const data[{count}] = {{{writable}}};",
+            f"    return index < {count}u ? data[index] : NULL;",
             "}",
         ]
 

@@ -21,8 +21,9 @@ The rule (also in README, "The generated C"):
     `_read`, glibc `_exit`), a keyword of C or C++ (the header is C++-includable), a name ending
     in `_t` (POSIX reserves those);
   - a name something else already means: the API's (`init`, `param_data`, `param_writable`,
-    `param_name`, `param_size`, `param_index`, `param_blob_size`, `save_params`,
-    `load_params`, `set_arena`, with the prefix), what the header or the source
+    `param_name`, `param_size`, `param_type`, `param_values`, `param_values_writable`,
+    `param_index`, `param_blob_size`, `save_params`, `load_params`, `set_arena`, with the
+    prefix), what the header or the source
     defines for itself (`ARENA_BYTES`, `dims_0`, `arena`), the runtime's (`adir_...`/`ADIR_...`
     in any case), CMSIS's (`arm_...`, `ARM_...`, `cmsis_...`, CMSIS-DSP's macros such as `PI`), a
     name of the C library headers the generated files include (`exp`, `index`, `NAN`: see
@@ -131,6 +132,7 @@ def api_names(prefix: str) -> dict[str, str]:
     macro = prefix.upper()
     functions = ["init", "param_data", "param_writable", "param_name", "param_size", "set_arena"]
     functions += ["param_index", "param_blob_size", "save_params", "load_params"]
+    functions += ["param_type", "param_values", "param_values_writable"]
     names = {f"{prefix}{name}": f"the API's {prefix}{name}" for name in functions}
     names[f"{prefix}params_table"] = "the table of the parameter blob"
     for name in ["arena_base", "arena_storage"]:
@@ -143,6 +145,9 @@ def api_names(prefix: str) -> dict[str, str]:
         "FROZEN_BYTES",
         "NUM_PARAMS",
         "PARAMS_BLOB_BYTES",
+        "TYPE_F32",
+        "TYPE_I8",
+        "TYPE_I32",
         "MODEL_H",
         "CALLER_ARENA",
         "ARENA_SECTION",

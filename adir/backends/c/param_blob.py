@@ -10,8 +10,9 @@ then each parameter's values, `load_params` compares it and then copies the valu
 parameter in RAM. A frozen parameter (a `static const` array) is in the blob, so that a saved
 blob is the whole model, and `load_params` skips its values: they are compiled in, and a blob
 of this model holds the same ones. The values are written and read byte by byte as
-little-endian IEEE-754 float32, so the blob is the same on a big-endian device; it needs no
-alignment.
+little-endian IEEE-754 float32 (and, in a model with integer parameters, int32 as its 4
+bytes and int8 as one byte: version 2 of the format), so the blob is the same on a
+big-endian device; it needs no alignment.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from adir.backends.c.names import c_string
-from adir.param_blob import BlobEntry, blob_bytes, blob_table
+from adir.param_blob import BlobEntry, blob_bytes, blob_table, is_typed
 
 
 def blob_header_lines(prefix: str, entries: Sequence[BlobEntry]) -> list[str]:
@@ -38,7 +39,8 @@ def blob_prototypes(prefix: str) -> list[str]:
         f"int {prefix}param_index(const char *name);",
         "",
         f"/* Every parameter as one blob of {prefix}param_blob_size() bytes: a table of names and",
-        " * shapes, then the float32 values, little-endian (adir/param_blob.py). save_params",
+        " * shapes, then the values, little-endian: float32 (int8 and int32 for integer",
+        " * parameters, whose table gives their types: adir/param_blob.py). save_params",
         " * writes it (frozen parameters too) and returns 0, or -1 if `size` is too small;",
         " * load_params checks the table (-1 for a blob of another model, nothing changed),",
         " * then sets every parameter in RAM (frozen ones are constants: skipped) and returns 0.",
@@ -101,7 +103,9 @@ def blob_source_lines(
         f"    if (size < {macro}PARAMS_BLOB_BYTES) return -1;",
         f"    memcpy(out, {pre}params_table, sizeof {pre}params_table);",
     ]
-    if count:
+    if count and is_typed(entries):
+        lines += typed_save_lines(pre, count)
+    elif count:
         lines += [
             f"    out += sizeof {pre}params_table;",
             f"    for (i = 0; i < {count}u; ++i) {{",
@@ -129,7 +133,9 @@ def blob_source_lines(
         "        return -1;",
         "    }",
     ]
-    if count:
+    if count and is_typed(entries):
+        lines += typed_load_lines(pre, count)
+    elif count:
         lines += [
             f"    in += sizeof {pre}params_table;",
             f"    for (i = 0; i < {count}u; ++i) {{",
@@ -148,3 +154,62 @@ def blob_source_lines(
         ]
     lines += ["    return 0;", "}"]
     return lines
+
+
+def typed_save_lines(pre: str, count: int) -> list[str]:
+    """save_params' values of a version-2 blob: each parameter in its element type (float and
+    int32_t as 4 bytes of their bits, int8_t as one byte), little-endian."""
+    macro = pre.upper()
+    return [
+        f"    out += sizeof {pre}params_table;",
+        f"    for (i = 0; i < {count}u; ++i) {{",
+        f"        const unsigned char *values = (const unsigned char *){pre}param_values(i);",
+        f"        if ({pre}param_type(i) == {macro}TYPE_I8) {{",
+        f"            for (j = 0; j < {pre}param_size(i); ++j) {{",
+        "                int8_t value;",
+        "                memcpy(&value, values + j, 1);",
+        "                *out++ = (unsigned char)(value < 0 ? value + 256 : value);",
+        "            }",
+        "            continue;",
+        "        }",
+        "        /* float and int32_t: the 32 bits of each value */",
+        f"        for (j = 0; j < {pre}param_size(i); ++j, out += 4) {{",
+        "            uint32_t bits;",
+        "            memcpy(&bits, values + 4 * j, 4);",
+        "            out[0] = (unsigned char)(bits & 0xffu);",
+        "            out[1] = (unsigned char)(bits >> 8 & 0xffu);",
+        "            out[2] = (unsigned char)(bits >> 16 & 0xffu);",
+        "            out[3] = (unsigned char)(bits >> 24);",
+        "        }",
+        "    }",
+    ]
+
+
+def typed_load_lines(pre: str, count: int) -> list[str]:
+    """load_params' values of a version-2 blob (typed_save_lines' inverse); frozen parameters
+    (constants) are skipped."""
+    macro = pre.upper()
+    return [
+        f"    in += sizeof {pre}params_table;",
+        f"    for (i = 0; i < {count}u; ++i) {{",
+        f"        unsigned char *values = (unsigned char *){pre}param_values_writable(i);",
+        f"        size_t n = {pre}param_size(i);",
+        f"        int byte = {pre}param_type(i) == {macro}TYPE_I8;",
+        "        if (values == NULL) {  /* frozen: a constant */",
+        "            in += byte ? n : 4 * n;",
+        "            continue;",
+        "        }",
+        "        if (byte) {",
+        "            for (j = 0; j < n; ++j, ++in) {",
+        "                int8_t value = (int8_t)(in[0] >= 128u ? (int)in[0] - 256 : (int)in[0]);",
+        "                memcpy(values + j, &value, 1);",
+        "            }",
+        "            continue;",
+        "        }",
+        "        for (j = 0; j < n; ++j, in += 4) {",
+        "            uint32_t bits = (uint32_t)in[0] | (uint32_t)in[1] << 8 |",
+        "                            (uint32_t)in[2] << 16 | (uint32_t)in[3] << 24;",
+        "            memcpy(values + 4 * j, &bits, 4);",
+        "        }",
+        "    }",
+    ]

@@ -70,6 +70,7 @@ from adir.dialects.tensor.traits import (
     IntegerAdjoints,
     NotDifferentiable,
     ReferenceScratch,
+    WritesResultOver,
 )
 
 INT8_MIN, INT8_MAX = -128, 127
@@ -933,7 +934,13 @@ class QRequantizeGradOp(QuantizedOp):
     shift = prop_def(DenseArrayBase[I32])
     act_min = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MIN))
     act_max = prop_def(IntegerAttr[I32], default_value=_i32(INT8_MAX))
-    traits = traits_def(Pure(), NotDifferentiable("part of a gradient, in integer units"))
+    # Its kernel reads grad[k] just before it writes result[k]: the gradient of the int8 output
+    # may become the accumulator's in place (one activation-sized f32 buffer, not two).
+    traits = traits_def(
+        Pure(),
+        NotDifferentiable("part of a gradient, in integer units"),
+        WritesResultOver(("result", "grad")),
+    )
 
     def __init__(
         self,
@@ -965,6 +972,97 @@ class QRequantizeGradOp(QuantizedOp):
         channels = None if shape is None else shape[-1]
         check_multipliers(self, channels)
         return [tensor_type(f32, shape)]
+
+
+@irdl_op_definition
+class QGradInputOp(QuantizedOp):
+    """The adjoint of an int8 conv's or fully-connected layer's input, in integer units, from
+    the adjoint of its accumulator, reading the int8 weight as its integers (level 2 of
+    quantized training, docs/quantized_training.md): no float copy of the weight exists.
+
+        conv (rank 4): grad [N, OH, OW, O] f32, weight [O, KH, KW, C] or depthwise
+            [1, KH, KW, O] i8 -> [N, H, W, C] f32, (H, W) = `input_size`:
+            out[n, ih, iw, c] = sum grad[n, oh, ow, o] * weight[o, kh, kw, c] over the taps
+            that read (ih, iw) (`qconv2d`'s window: stride, padding, dilation)
+        fully connected (rank 2): grad [N, O], weight [O, I] -> [N, I] = grad @ weight
+
+    The transposed convolution of `conv2d_grad_input`, NHWC, on the weight's integers (its
+    zero point is 0: weights are symmetric)."""
+
+    name = "adir.qgrad_input"
+    grad = operand_def(FloatTensor)
+    weight = operand_def(AnyTensor)
+    result = result_def(FloatTensor)
+    stride = prop_def(DenseArrayBase[I64], default_value=_array([1, 1]))
+    padding = prop_def(DenseArrayBase[I64], default_value=_array([0, 0, 0, 0]))
+    dilation = prop_def(DenseArrayBase[I64], default_value=_array([1, 1]))
+    groups = prop_def(IntegerAttr[I64], default_value=IntegerAttr(1, i64))
+    input_size = prop_def(DenseArrayBase[I64], default_value=_array([1, 1]))
+    traits = traits_def(Pure(), NotDifferentiable("a gradient op: autodiff emits it"))
+
+    def __init__(
+        self, grad: SSAValue, weight: SSAValue, properties: dict[str, Attribute] | None = None
+    ):
+        super().__init__([grad, weight], properties or {})
+
+    window = QConv2dOp.window
+
+    @property
+    def is_depthwise(self) -> bool:
+        return self.groups.value.data != 1
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.require_element(1, 8, "weight")
+        g, w = self.operand_shape(0), self.operand_shape(1)
+        require_rank(self.name, "grad", g, (2, 4))
+        require_rank(self.name, "weight", w, (2, 4))
+        if g is not None and w is not None and len(g) != len(w):
+            raise VerifyException(
+                f"{self.name}: grad {format_shape(g)} and weight {format_shape(w)} differ in rank"
+            )
+        rank = len(g) if g is not None else len(w) if w is not None else None
+        if rank is None:
+            return [tensor_type(f32, None)]
+        g, w = g or (None,) * rank, w or (None,) * rank
+        out_channels = w[3] if rank == 4 and self.is_depthwise else w[0]
+        if None not in (g[-1], out_channels) and g[-1] != out_channels:
+            raise VerifyException(
+                f"{self.name}: grad has {g[-1]} channels, the weight {out_channels} outputs"
+            )
+        if rank == 2:
+            return [tensor_type(f32, (g[0], w[1]))]
+        stride, padding, dilation = self.window()
+        size = int_values(self.input_size)
+        if len(size) != 2 or min(size) < 1:
+            raise VerifyException(f"{self.name}: input_size must be 2 positive entries")
+        kernel = w[1:3]
+        if None not in kernel:
+            out = tuple(
+                (size[a] + padding[2 * a] + padding[2 * a + 1] - dilation[a] * (kernel[a] - 1) - 1)
+                // stride[a]
+                + 1
+                for a in range(2)
+            )
+            if None not in g[1:3] and tuple(g[1:3]) != out:
+                raise VerifyException(
+                    f"{self.name}: a {format_shape(tuple(size))} input gives a "
+                    f"{format_shape(out)} output, but grad is {format_shape(g)}"
+                )
+        groups = self.groups.value.data
+        if self.is_depthwise:
+            if w[0] not in (None, 1):
+                raise VerifyException(
+                    f"{self.name}: a depthwise weight is [1, KH, KW, O], got {format_shape(w)}"
+                )
+            if out_channels is not None and out_channels % groups:
+                raise VerifyException(
+                    f"{self.name}: depthwise output channels {out_channels} are not a multiple "
+                    f"of the groups {groups}"
+                )
+            channels = groups
+        else:
+            channels = w[3]
+        return [tensor_type(f32, (g[0], *size, channels))]
 
 
 @dataclass(frozen=True)
@@ -1069,6 +1167,7 @@ QUANTIZED_OPS = [
     QSoftmaxOp,
     QExpandDepthwiseOp,
     QRequantizeGradOp,
+    QGradInputOp,
     QSgdUpdateOp,
     QuantizeQConv2dOp,
 ]

@@ -244,6 +244,28 @@ def qrequantize_grad(op: KernelOp, site: CallSite) -> str:
     )
 
 
+@emits(q.QGradInputOp)
+def qgrad_input(op: KernelOp, site: CallSite) -> str:
+    grad, weight, out = site.in_shape(0), site.in_shape(1), site.out_shape()
+    if len(out) == 2:  # fully connected: a 1x1 convolution of a 1x1 image
+        shapes = [out[0], 1, 1, out[1], 1, 1, grad[1]]  # [N, 1, 1, I] from [N, 1, 1, O]
+        window = [1, 1, 1, 1, 0, 0, 1, 1]  # a 1x1 kernel, stride 1, no padding, dilation 1
+        return site.call("qgrad_input", *site.buffers(), *shapes, *window, 0)
+    top, _, left, _ = ints(op, "padding")
+    return site.call(
+        "qgrad_input",
+        *site.buffers(),
+        *out,
+        *grad[1:],
+        *weight[1:3],
+        *ints(op, "stride"),
+        top,
+        left,
+        *ints(op, "dilation"),
+        int(scalar(op, "groups") != 1),
+    )
+
+
 @emits(q.QSgdUpdateOp)
 def qsgd_update(op: KernelOp, site: CallSite) -> str:
     """The step scales go as their float32 bits in an int32 table (the kernel copies them back

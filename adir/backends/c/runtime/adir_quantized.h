@@ -189,6 +189,20 @@ void adir_qrequantize_grad(const int8_t *y, const float *grad, float *out, size_
 #define ADIR_QREQUANTIZE_GRAD adir_qrequantize_grad
 #endif
 
+/* The adjoint of an int8 conv's input from its accumulator's, NHWC, reading the int8 weight
+ * as its integers (level 2 of quantized training): out [batch, height, width, channels] =
+ * the transposed convolution of grad [batch, out_h, out_w, out_channels] with the weight
+ * [out_channels, kh, kw, channels] (depthwise: [1, kh, kw, out_channels], out channel o reading
+ * input channel o / (out_channels / channels)). A fully-connected layer's is the 1x1 case. */
+void adir_qgrad_input(const float *grad, const int8_t *weight, float *out, int32_t batch,
+                      int32_t height, int32_t width, int32_t channels, int32_t out_h,
+                      int32_t out_w, int32_t out_channels, int32_t kernel_h, int32_t kernel_w,
+                      int32_t stride_h, int32_t stride_w, int32_t pad_top, int32_t pad_left,
+                      int32_t dilation_h, int32_t dilation_w, int32_t depthwise);
+#ifndef ADIR_QGRAD_INPUT
+#define ADIR_QGRAD_INPUT adir_qgrad_input
+#endif
+
 /* SGD on integers: out = clamp(w - round((lr * g) * step_scale[c]), lo, hi), the float step
  * rounded half away from zero within int32; lo, hi = -127, 127 (s8) or the int32 range (s32).
  * Element k is in slice c = (k / inner) % channels; step_scale_bits holds the float32 bits of

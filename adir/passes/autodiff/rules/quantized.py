@@ -6,14 +6,21 @@ with respect to the integer q, so that for `x = s (q - z)`, `dL/dq = s dL/dx`.
 - `quantize`: straight through the rounding, dx = dq / s where the clamp to [-128, 127] is not
   active (round(x / s) + z within it: x / s in (-128.5 - z, 127.5 - z)), else 0.
 - `qconv2d`, `qfully_connected`: the accumulator's adjoint `qrequantize_grad` (the real
-  multiplier where the output lies strictly inside its clamp), then the float convolution or
-  matmul gradients from the int8 operands dequantized at scale 1 where they are read (x - z_x,
-  W_bar): nothing but the int8 input and output is kept for them.
+  multiplier where the output lies strictly inside its clamp), then the input's adjoint by
+  `qgrad_input` on the int8 weight itself (W_bar, no float copy of it; a conv whose weight
+  trains uses the float conv gradient from the weight dequantized at scale 1, sharing the NCHW
+  adjoint with the weight's gradient), the weight's by the float convolution or matmul
+  gradient from the int8 input dequantized at scale 1 where it is read (x - z_x): nothing but
+  the int8 input and output is kept for them.
 - `qreshape`, `qtranspose`: the adjoint reshaped, transposed back.
+
+A broadcast adjoint (a global average pool's) stays a broadcast through `dequantize` and
+`qtranspose`: they scale and transpose the small tensor, then spread it.
 """
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import DenseArrayBase, i64
 from xdsl.ir import SSAValue
 
 from adir.dialects.tensor import conv_and_pool as cp
@@ -28,9 +35,25 @@ OHWI_TO_OIHW, DEPTHWISE_TO_OIHW = (0, 3, 1, 2), (3, 0, 1, 2)  # [1, KH, KW, O] -
 OIHW_TO_OHWI, OIHW_TO_DEPTHWISE = (0, 2, 3, 1), (1, 2, 3, 0)
 
 
+def broadcast_source(value: SSAValue) -> SSAValue | None:
+    """What `value` broadcasts, if it is an `adir.broadcast_to` of a tensor of its rank (a
+    global average pool's adjoint: one value per channel, spread over the image)."""
+    owner = value.owner
+    if isinstance(owner, dm.BroadcastToOp) and len(static_shape(owner.input)) == len(
+        static_shape(value)
+    ):
+        return owner.input
+    return None
+
+
 @vjp(q.DequantizeOp)
 def dequantize(b: BackwardBuilder, op: q.DequantizeOp, dy: SSAValue) -> Adjoints:
-    return [b.mul(dy, b.constant(op.scale.value.data))]
+    # A broadcast adjoint is scaled before it is spread: the same products, and no second
+    # image-sized buffer for the scaled copy.
+    scale = b.constant(op.scale.value.data)
+    if (source := broadcast_source(dy)) is not None:
+        return [b.broadcast_to(b.mul(source, scale), static_shape(dy))]
+    return [b.mul(dy, scale)]
 
 
 @vjp(q.QuantizeOp)
@@ -71,24 +94,38 @@ def qconv2d(b: BackwardBuilder, op: q.QConv2dOp, dy: SSAValue) -> Adjoints:
     stride, padding, dilation = op.window()
     groups = op.groups.value.data
     params = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
-    acc = b.emit(dm.TransposeOp(accumulator_adjoint(b, op, dy), TO_NCHW))
+    acc_nhwc = accumulator_adjoint(b, op, dy)
+    # The bias's gradient sums the NHWC adjoint over all but its channel axis. A frozen weight
+    # (int8, in flash) is read as it is by the input's gradient (qgrad_input, NHWC): no float
+    # copy of it or of the adjoint. A trained weight's float gradient reads the adjoint NCHW,
+    # and the input's gradient then shares that copy (one adjoint-sized buffer, not two).
+    db = b.sum(acc_nhwc, [0, 1, 2]) if b.wants(op.bias) else None
+    if not b.wants(op.weight):
+        dx = None
+        if b.wants(op.input):
+            size = static_shape(op.input)[1:3]
+            properties = {
+                name: op.properties[name] for name in ("stride", "padding", "dilation", "groups")
+            }
+            properties["input_size"] = DenseArrayBase.from_list(i64, size)
+            dx = b.emit(q.QGradInputOp(acc_nhwc, op.weight, properties))
+        return [dx, None, db]
+    # A trained weight: both float gradients read the adjoint NCHW (one copy of it).
+    acc = b.emit(dm.TransposeOp(acc_nhwc, TO_NCHW))
     to_oihw = DEPTHWISE_TO_OIHW if op.is_depthwise else OHWI_TO_OIHW
     from_oihw = OIHW_TO_DEPTHWISE if op.is_depthwise else OIHW_TO_OHWI
-    dx = dw = db = None
+    dx = None
     if b.wants(op.input):
         weight = at_scale_one(b, relayout(b, op.weight, to_oihw), 0)
         size = static_shape(op.input)[1:3]
         dx = b.emit(
             dm.TransposeOp(b.emit(cp.Conv2dGradInputOp(acc, weight, size, **params)), TO_NHWC)
         )
-    if b.wants(op.weight):
-        image = at_scale_one(b, relayout(b, op.input, TO_NCHW), op.input_zero_point.value.data)
-        kernel = static_shape(op.weight)[1:3]
-        dw = b.emit(
-            dm.TransposeOp(b.emit(cp.Conv2dGradWeightOp(image, acc, kernel, **params)), from_oihw)
-        )
-    if b.wants(op.bias):
-        db = b.sum(acc, [0, 2, 3])
+    image = at_scale_one(b, relayout(b, op.input, TO_NCHW), op.input_zero_point.value.data)
+    kernel = static_shape(op.weight)[1:3]
+    dw = b.emit(
+        dm.TransposeOp(b.emit(cp.Conv2dGradWeightOp(image, acc, kernel, **params)), from_oihw)
+    )
     return [dx, dw, db]
 
 
@@ -97,7 +134,7 @@ def qfully_connected(b: BackwardBuilder, op: q.QFullyConnectedOp, dy: SSAValue) 
     acc = accumulator_adjoint(b, op, dy)
     dx = dw = db = None
     if b.wants(op.input):
-        dx = b.emit(mm.MatmulOp(acc, at_scale_one(b, op.weight, 0)))
+        dx = b.emit(q.QGradInputOp(acc, op.weight))
     if b.wants(op.weight):
         image = at_scale_one(b, op.input, op.input_zero_point.value.data)
         dw = b.emit(mm.MatmulOp(acc, image, transpose_a=True))
@@ -115,4 +152,10 @@ def qreshape(b: BackwardBuilder, op: q.QReshapeOp, dy: SSAValue) -> Adjoints:
 def qtranspose(b: BackwardBuilder, op: q.QTransposeOp, dy: SSAValue) -> Adjoints:
     permutation = q.int_values(op.permutation)
     inverse = tuple(permutation.index(axis) for axis in range(len(permutation)))
+    # The transpose of a broadcast is the broadcast of the small tensor transposed: the same
+    # values, without the image-sized adjoint and its transposed copy live at once (the NCHW
+    # float pool after an NHWC int8 layer, whose adjoint is a broadcast).
+    if (source := broadcast_source(dy)) is not None:
+        shape = static_shape(op.input)
+        return [b.broadcast_to(b.emit(dm.TransposeOp(source, inverse)), shape)]
     return [b.emit(dm.TransposeOp(dy, inverse))]

@@ -613,6 +613,52 @@ void adir_qrequantize_grad(const int8_t *y, const float *grad, float *out, size_
     }
 }
 
+void adir_qgrad_input(const float *grad, const int8_t *weight, float *out, int32_t batch,
+                      int32_t height, int32_t width, int32_t channels, int32_t out_h,
+                      int32_t out_w, int32_t out_channels, int32_t kernel_h, int32_t kernel_w,
+                      int32_t stride_h, int32_t stride_w, int32_t pad_top, int32_t pad_left,
+                      int32_t dilation_h, int32_t dilation_w, int32_t depthwise)
+{
+    const int32_t multiplier = depthwise ? out_channels / channels : 1;
+    size_t k;
+    int32_t n, oh, ow, o, i, j, c;
+    for (k = 0; k < (size_t)batch * (size_t)height * (size_t)width * (size_t)channels; ++k) {
+        out[k] = 0.0f;
+    }
+    for (n = 0; n < batch; ++n) {
+        for (oh = 0; oh < out_h; ++oh) {
+            for (ow = 0; ow < out_w; ++ow) {
+                const float *g = grad + (((size_t)n * out_h + oh) * out_w + ow) * out_channels;
+                for (i = 0; i < kernel_h; ++i) {
+                    const int32_t ih = oh * stride_h - pad_top + i * dilation_h;
+                    if (ih < 0 || ih >= height) {
+                        continue;
+                    }
+                    for (j = 0; j < kernel_w; ++j) {
+                        const int32_t iw = ow * stride_w - pad_left + j * dilation_w;
+                        float *x;
+                        if (iw < 0 || iw >= width) {
+                            continue;
+                        }
+                        x = out + (((size_t)n * height + ih) * width + iw) * channels;
+                        for (o = 0; o < out_channels; ++o) {
+                            if (depthwise) {
+                                x[o / multiplier] +=
+                                    g[o] * (float)weight[((size_t)i * kernel_w + j) * out_channels + o];
+                                continue;
+                            }
+                            for (c = 0; c < channels; ++c) {
+                                x[c] += g[o] * (float)weight[(((size_t)o * kernel_h + i) * kernel_w + j) *
+                                                             channels + c];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /* round(lr * g * step_scale) (halves away from zero) within int32, nan -> 0: the integer step
  * of adir_qsgd_update_*. step_scale arrives as its float bits (the tables are int32_t). */
 static int64_t adir_integer_step(float lr, float g, int32_t step_scale_bits)
