@@ -2,6 +2,8 @@
 
     .venv/bin/python tools/qas_convergence.py               # build/qas_convergence, 10 epochs
     .venv/bin/python tools/qas_convergence.py --epochs 3 --out /tmp/qas
+    .venv/bin/python tools/qas_convergence.py --no-qas-lrs 500 5000   # + no QAS at these lrs
+    .venv/bin/python tools/qas_convergence.py --epochs 0 --count-updates 729   # interpreter
 
 The transfer task of tools/transfer_demo.py (whose functions this uses): its small CNN
 pretrained in PyTorch on scikit-learn's 8x8 digits 0-4, fine-tuned in C on the training digits
@@ -19,7 +21,10 @@ every run trains the same tensors (the last conv's folded weight and bias, and t
 
 The int8 runs calibrate on the pretraining images (the first `--calibration` training digits
 0-4: the host has those, not the device's new classes), as the passes do with
-`--quantize-frozen=FILE`. It prints the test accuracy on 5-9 after each epoch, one row per run.
+`--quantize-frozen=FILE`. It prints the test accuracy on 5-9 after each epoch, one row per run;
+`--no-qas-lrs` adds runs of level 2 without QAS at other learning rates, and `--count-updates`
+counts, in adir's interpreter, the integer values that each level-2 run's first updates change
+(a step below one half rounds to 0).
 docs/quantized_training.md ("Convergence") shows the table and why the learning rate is the
 fp32 one for every run.
 """
@@ -160,19 +165,21 @@ def main() -> None:
     module = import_module(deployed, (example,), loss="cross_entropy")
     model_file = out / "digits_cnn_folded.mlir"
     model_file.write_text(module_to_text(module))
-    print(
-        f"fine-tuned in C on digits 5-9 ({len(of_classes(train, NEW)[0])} images), "
-        f"--train={SCHEME}, SGD lr {args.lr}, batch 1; test accuracy on 5-9 after each epoch"
-    )
-    print()
-    epochs = range(1, args.epochs + 1)
-    print("| run | SRAM (bytes) | before | " + " | ".join(f"{e}" for e in epochs) + " |")
-    print("|---|---:|---:|" + "---:|" * len(epochs))
     runs = [(label, RUNS[label], args.lr) for label in args.runs] + [
         (f"int8 level 2, no QAS, lr {lr:g}", RUNS["int8 level 2, no QAS"], lr)
         for lr in args.no_qas_lrs
     ]
-    for label, options, lr in runs:
+    if args.epochs:  # 0: --count-updates alone
+        print(
+            f"fine-tuned in C on digits 5-9 ({len(of_classes(train, NEW)[0])} images), "
+            f"--train={SCHEME}, SGD lr {args.lr} (where no other is named), batch 1; "
+            "test accuracy on 5-9 after each epoch"
+        )
+        print()
+        epochs = range(1, args.epochs + 1)
+        print("| run | SRAM (bytes) | before | " + " | ".join(f"{e}" for e in epochs) + " |")
+        print("|---|---:|---:|" + "---:|" * len(epochs))
+    for label, options, lr in runs if args.epochs else []:
         extra = tuple(option.format(calibration=calibration) for option in options)
         directory = "".join(c if c.isalnum() or c == "." else "_" for c in label)
         sram, accuracies, _ = fine_tune_in_c(
