@@ -106,15 +106,24 @@ def accuracy(model: nn.Module, data) -> float:
     return float(np.mean(predicted == labels))
 
 
-def fine_tune_in_c(model_file: Path, scheme: str, sram: str, out: Path, epochs: int):
-    """Compile, build and run the C training program; (SRAM bytes, accuracy per epoch, the
-    scheme it trained)."""
-    options = ["--train=" + scheme]
+def fine_tune_in_c(
+    model_file: Path,
+    scheme: str,
+    sram: str,
+    out: Path,
+    epochs: int,
+    lr: float = LR,
+    extra: tuple[str, ...] = (),
+):
+    """Compile (adir-opt's `extra` options added: tools/qas_convergence.py's quantization),
+    build and run the C training program; (SRAM bytes, accuracy per epoch, the scheme it
+    trained)."""
+    options = ["--train=" + scheme, *extra]
     if scheme == "suggested":
         options.append(f"--sram={sram}")
     compiled = subprocess.run(
         [str(ROOT / ".venv" / "bin" / "adir-opt"), str(model_file), *options, "--optimizer=sgd",
-         f"--lr={LR}", "--predict", f"--emit-c={out}", "--c-main", "--c-prefix=t_"],
+         f"--lr={lr}", "--predict", f"--emit-c={out}", "--c-main", "--c-prefix=t_"],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     trained = re.search(r"--train=(\S+)", compiled.stderr) if scheme == "suggested" else None
