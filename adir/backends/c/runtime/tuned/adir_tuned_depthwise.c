@@ -38,25 +38,32 @@ static struct adir_depthwise adir_depthwise_of(int32_t height, int32_t width, in
     return d;
 }
 
-/* The padded plane (hp x wp, then kw zeros that the flat loops read past its end) of plane x. */
+/* The columns [*lo, *hi) of the padded plane's rows that hold image columns (lo - pad_left
+ * .. hi - 1 - pad_left): the others are padding. */
+static void adir_depthwise_inside(const struct adir_depthwise *d, int32_t *lo, int32_t *hi)
+{
+    *lo = d->pad_left < d->wp ? d->pad_left : d->wp;
+    *hi = d->pad_left + d->width < d->wp ? d->pad_left + d->width : d->wp;
+    *hi = *hi > *lo ? *hi : *lo;
+}
+
+/* The padded plane (hp x wp, then kw zeros that the flat loops read past its end) of plane x:
+ * zeros, then each image row's columns copied in (a branch an element cost a tenth of DS-CNN's
+ * step at batch 16). */
 static void adir_depthwise_pad(const float *restrict x, const struct adir_depthwise *d,
                                float *restrict xp)
 {
-    int32_t r, col;
+    int32_t r, lo, hi;
+    adir_depthwise_inside(d, &lo, &hi);
+    memset(xp, 0, ((size_t)d->hp * (size_t)d->wp + (size_t)d->kw) * sizeof *xp);
     for (r = 0; r < d->hp; ++r) {
         const int32_t source = r - d->pad_top;
-        float *xp_r = xp + (size_t)r * (size_t)d->wp;
-        if (source < 0 || source >= d->height) {
-            memset(xp_r, 0, (size_t)d->wp * sizeof *xp_r);
-            continue;
-        }
-        for (col = 0; col < d->wp; ++col) {
-            const int32_t at = col - d->pad_left;
-            xp_r[col] = at >= 0 && at < d->width ? x[(size_t)source * (size_t)d->width + at]
-                                                 : 0.0f;
+        if (source >= 0 && source < d->height && hi > lo) {
+            memcpy(xp + (size_t)r * (size_t)d->wp + (size_t)lo,
+                   x + (size_t)source * (size_t)d->width + (size_t)(lo - d->pad_left),
+                   (size_t)(hi - lo) * sizeof *xp);
         }
     }
-    memset(xp + (size_t)d->hp * (size_t)d->wp, 0, (size_t)d->kw * sizeof *xp);
 }
 
 /* y (out_height x out_width) = the plane's convolution with w (kh x kw), + bias; xp is the
@@ -126,8 +133,10 @@ static void adir_depthwise_input(const float *restrict dy, const float *restrict
         size_t u;
         for (p = 0; p < d->out_height; ++p) {
             float *dyw_p = dyw + (size_t)p * (size_t)d->wp;
-            for (q = 0; q < d->wp; ++q) {
-                dyw_p[q] = q < d->out_width ? dy[(size_t)p * (size_t)d->out_width + q] : 0.0f;
+            memcpy(dyw_p, dy + (size_t)p * (size_t)d->out_width,
+                   (size_t)d->out_width * sizeof *dyw_p);
+            for (q = d->out_width; q < d->wp; ++q) {
+                dyw_p[q] = 0.0f;
             }
         }
         /* Kernel rows and columns in reverse: a pixel then gets its output pixels' terms in
@@ -263,7 +272,7 @@ void adir_tuned_conv2d_grad_input_depthwise(
     const size_t out_plane = (size_t)out_height * (size_t)out_width;
     const size_t taps = (size_t)kernel_height * (size_t)kernel_width;
     float *dxp = scratch, *dyw = scratch + (size_t)d.hp * (size_t)d.wp + (size_t)d.kw;
-    int32_t n, c, r, col;
+    int32_t n, c, r, col, lo, hi;
     (void)out_channels, (void)dilation_height, (void)dilation_width, (void)groups;
     (void)scratch_floats;
     for (n = 0; n < batch; ++n) {
@@ -271,15 +280,20 @@ void adir_tuned_conv2d_grad_input_depthwise(
             const size_t at = (size_t)n * (size_t)channels + (size_t)c;
             float *dx_c = dx + at * plane;
             adir_depthwise_input(dy + at * out_plane, w + (size_t)c * taps, &d, dyw, dxp);
-            /* The image's pixels in the padded plane; any below or right of it no window read. */
+            /* The image's pixels in the padded plane; any below or right of it no window read
+             * (columns hi - pad_left on, rows hp - pad_top on): 0. */
+            adir_depthwise_inside(&d, &lo, &hi);
             for (r = 0; r < height; ++r) {
                 const int32_t row = r + pad_top;
-                for (col = 0; col < width; ++col) {
-                    const int32_t column = col + pad_left;
-                    dx_c[(size_t)r * (size_t)width + (size_t)col] =
-                        row < d.hp && column < d.wp
-                            ? dxp[(size_t)row * (size_t)d.wp + (size_t)column]
-                            : 0.0f;
+                float *dx_r = dx_c + (size_t)r * (size_t)width;
+                col = 0;
+                if (row < d.hp) {
+                    memcpy(dx_r, dxp + (size_t)row * (size_t)d.wp + (size_t)lo,
+                           (size_t)(hi - lo) * sizeof *dx_r);
+                    col = hi - lo;
+                }
+                for (; col < width; ++col) {
+                    dx_r[col] = 0.0f;
                 }
             }
         }
