@@ -631,6 +631,9 @@ static void scratch_convs(void)
         count = 0;
         add_edges(sizes, &count, ADIR_GEMM_MR);
         add_edges(sizes, &count, ADIR_GEMM_NR);
+        if (ADIR_IMPLICIT_WMR != ADIR_GEMM_MR && ADIR_IMPLICIT_WMR != ADIR_GEMM_NR) {
+            add_edges(sizes, &count, ADIR_IMPLICIT_WMR); /* the implicit weight tile's taps */
+        }
         for (i = 0; i < count; ++i) {
             c = base, c.out_channels = sizes[i], scratch_conv_case(c, gemm_taps(c) * 64, 0, exact);
             implicit_conv_cases(c, exact);
@@ -645,6 +648,9 @@ static void scratch_convs(void)
         /* Pixels along a row: the columns of the forward tile, and the flat depthwise rows. */
         count = 0;
         add_edges(sizes, &count, ADIR_GEMM_NR);
+        if (ADIR_IMPLICIT_NR != ADIR_GEMM_NR) {
+            add_edges(sizes, &count, ADIR_IMPLICIT_NR); /* the implicit forward tile's pixels */
+        }
         for (i = 0; i < count; ++i) {
             c = base, c.out_w = sizes[i];
             scratch_conv_case(c, gemm_taps(c) * 2 * ADIR_GEMM_NR, 0, exact);
