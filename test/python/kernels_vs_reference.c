@@ -631,6 +631,9 @@ static void scratch_convs(void)
         count = 0;
         add_edges(sizes, &count, ADIR_GEMM_MR);
         add_edges(sizes, &count, ADIR_GEMM_NR);
+        if (ADIR_IMPLICIT_WMR != ADIR_GEMM_MR && ADIR_IMPLICIT_WMR != ADIR_GEMM_NR) {
+            add_edges(sizes, &count, ADIR_IMPLICIT_WMR); /* the implicit weight tile's taps */
+        }
         for (i = 0; i < count; ++i) {
             c = base, c.out_channels = sizes[i], scratch_conv_case(c, gemm_taps(c) * 64, 0, exact);
             implicit_conv_cases(c, exact);
@@ -645,6 +648,9 @@ static void scratch_convs(void)
         /* Pixels along a row: the columns of the forward tile, and the flat depthwise rows. */
         count = 0;
         add_edges(sizes, &count, ADIR_GEMM_NR);
+        if (ADIR_IMPLICIT_NR != ADIR_GEMM_NR) {
+            add_edges(sizes, &count, ADIR_IMPLICIT_NR); /* the implicit forward tile's pixels */
+        }
         for (i = 0; i < count; ++i) {
             c = base, c.out_w = sizes[i];
             scratch_conv_case(c, gemm_taps(c) * 2 * ADIR_GEMM_NR, 0, exact);
@@ -656,10 +662,21 @@ static void scratch_convs(void)
 
 /* --- batchnorm -------------------------------------------------------------------------- */
 
-/* The tuned batchnorm and its gradient (the same operations in the same order as the
- * references) against them, bit for bit: every output, on shapes around the loops' blocks of
- * four (spatial sizes 1 .. 9) and DS-CNN's (125 pixels), one to three samples. */
-static void batchnorm_case(int32_t batch, int32_t channels, int32_t spatial, int exact)
+/* The tuned batchnorms and their gradients (the same operations in the same order as the
+ * references) against them, bit for bit: every output, on shapes around the scalar kernels'
+ * blocks of four (spatial sizes 1 .. 9), DS-CNN's (125 pixels), and for the hosts' `_channels`
+ * kernels around their blocks of eight channels (1, 7, 8, 9, 19 channels), one to three
+ * samples. */
+typedef void (*batchnorm_fn)(const float *, const float *, const float *, const float *,
+                             const float *, float *, float *, float *, float *, float *, int32_t,
+                             int32_t, int32_t, float, float);
+typedef void (*batchnorm_grad_fn)(const float *, const float *, const float *, const float *,
+                                  const float *, float *, float *, float *, int32_t, int32_t,
+                                  int32_t);
+
+static void batchnorm_case_of(const char *names[2], batchnorm_fn tuned_forward,
+                              batchnorm_grad_fn tuned_grad, int32_t batch, int32_t channels,
+                              int32_t spatial, int exact)
 {
     const size_t size = (size_t)batch * (size_t)channels * (size_t)spatial;
     const size_t ch = (size_t)channels;
@@ -676,21 +693,21 @@ static void batchnorm_case(int32_t batch, int32_t channels, int32_t spatial, int
         }
     }
     sprintf(shape, "batch %d channels %d spatial %d", (int)batch, (int)channels, (int)spatial);
-    adir_tuned_batchnorm(x, gamma, beta, mean0, var0, y[0], stats[0][0], stats[0][1],
-                         stats[0][2], stats[0][3], batch, channels, spatial, 0.1f, 1e-5f);
+    tuned_forward(x, gamma, beta, mean0, var0, y[0], stats[0][0], stats[0][1], stats[0][2],
+                  stats[0][3], batch, channels, spatial, 0.1f, 1e-5f);
     adir_batchnorm(x, gamma, beta, mean0, var0, y[1], stats[1][0], stats[1][1], stats[1][2],
                    stats[1][3], batch, channels, spatial, 0.1f, 1e-5f);
-    compare("batchnorm", shape, 1, y[0], y[1], NULL, 0, size);
+    compare(names[0], shape, 1, y[0], y[1], NULL, 0, size);
     for (t = 0; t < 4; ++t) {
-        compare("batchnorm", shape, 1, stats[0][t], stats[1][t], NULL, 0, ch);
+        compare(names[0], shape, 1, stats[0][t], stats[1][t], NULL, 0, ch);
     }
-    adir_tuned_batchnorm_grad(x, gamma, stats[1][0], stats[1][1], dy, dx[0], dgamma[0],
-                              dbeta[0], batch, channels, spatial);
+    tuned_grad(x, gamma, stats[1][0], stats[1][1], dy, dx[0], dgamma[0], dbeta[0], batch,
+               channels, spatial);
     adir_batchnorm_grad(x, gamma, stats[1][0], stats[1][1], dy, dx[1], dgamma[1], dbeta[1],
                         batch, channels, spatial);
-    compare("batchnorm_grad", shape, 1, dx[0], dx[1], NULL, 0, size);
-    compare("batchnorm_grad", shape, 1, dgamma[0], dgamma[1], NULL, 0, ch);
-    compare("batchnorm_grad", shape, 1, dbeta[0], dbeta[1], NULL, 0, ch);
+    compare(names[1], shape, 1, dx[0], dx[1], NULL, 0, size);
+    compare(names[1], shape, 1, dgamma[0], dgamma[1], NULL, 0, ch);
+    compare(names[1], shape, 1, dbeta[0], dbeta[1], NULL, 0, ch);
     for (k = 0; k < 2; ++k) {
         free(y[k]), free(dx[k]), free(dgamma[k]), free(dbeta[k]);
         for (t = 0; t < 4; ++t) {
@@ -700,16 +717,31 @@ static void batchnorm_case(int32_t batch, int32_t channels, int32_t spatial, int
     free(x), free(dy), free(gamma), free(beta), free(mean0), free(var0);
 }
 
+static void batchnorm_case(int32_t batch, int32_t channels, int32_t spatial, int exact)
+{
+    const char *scalar[2] = {"batchnorm", "batchnorm_grad"};
+    const char *hosts[2] = {"batchnorm_channels", "batchnorm_grad_channels"};
+    batchnorm_case_of(scalar, adir_tuned_batchnorm, adir_tuned_batchnorm_grad, batch, channels,
+                      spatial, exact);
+    batchnorm_case_of(hosts, adir_tuned_batchnorm_channels, adir_tuned_batchnorm_grad_channels,
+                      batch, channels, spatial, exact);
+}
+
 static void batchnorms(void)
 {
+    const int32_t channel_counts[] = {1, 7, 8, 9, 19};
     int32_t batch, spatial;
-    int exact;
+    int exact, i;
     for (exact = 0; exact < 2; ++exact) {
         for (batch = 1; batch <= 3; ++batch) {
             for (spatial = batch == 1 ? 2 : 1; spatial <= 9; ++spatial) {
                 batchnorm_case(batch, 3, spatial, exact);
             }
             batchnorm_case(batch, 2, 125, exact);
+            for (i = 0; i < (int)(sizeof channel_counts / sizeof channel_counts[0]); ++i) {
+                batchnorm_case(batch, channel_counts[i], batch == 1 ? 5 : 3, exact);
+                batchnorm_case(batch, channel_counts[i], 64, exact);
+            }
         }
     }
 }

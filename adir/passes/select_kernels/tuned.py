@@ -15,6 +15,7 @@
     maxpool2d, maxpool2d_grad                       adir_tuned_<kernel>           windows tile the
                                                                                   image
     batchnorm, batchnorm_grad                       adir_tuned_<kernel>           Cortex-M4F, M7
+                                                    adir_tuned_<kernel>_channels  the hosts
 
 On the Cortex-M4F and M7 (`SCALAR_FPU_TARGETS`) a depthwise 3x3 of stride 1 or 2 calls
 the register-blocked `_depthwise_3x3` kernels.
@@ -125,6 +126,8 @@ FLOAT_BYTES = 4
 IMPLICIT_TARGETS = ("host", "x86-avx2", "x86-avx512")
 """Targets whose settings set ADIR_CONV_IMPLICIT: there a `_gemm` kernel asks for the scratch
 of its implicit-GEMM path (`implicit_floats`) where that is more than the panel."""
+VECTOR_HOST_TARGETS = ("host", "x86-avx2", "x86-avx512")
+"""The hosts: vector units, deep out-of-order cores (batchnorm's `_channels` kernels)."""
 IMPLICIT_SLACK = 64
 """adir_tuned_conv_implicit.c's ADIR_IMPLICIT_SLACK."""
 
@@ -298,7 +301,11 @@ def batchnorm(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     """Loops of four elements and the gradient's two sums in one pass, bit for bit the
     reference's (adir_tuned_batchnorm.c): for a scalar core, where a loop's counter and branch
     cost as much as an element's add (DS-CNN's batchnorms on the M4F: 16.7 and 21.7
-    instructions an element, forward and gradient)."""
+    instructions an element, forward and gradient). On the hosts the `_channels` kernels, also
+    bit for bit the reference's: eight channels' sums side by side, each in its own order, so
+    that the core overlaps their adds (adir_tuned_batchnorm_channels.c)."""
+    if target.name in VECTOR_HOST_TARGETS:
+        return Use(call=f"{op.name.split('.', 1)[1]}_channels")
     if target.name not in SCALAR_FPU_TARGETS:
-        return Refuse(f"written for scalar cores, not measured on {target.name}")
+        return Refuse(f"written for scalar cores and hosts, not measured on {target.name}")
     return Use()

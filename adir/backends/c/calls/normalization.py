@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from xdsl.dialects.builtin import StringAttr
+
 from adir.backends.c.calls import CallSite, c_float, emits
 from adir.dialects.kernel import KernelOp
 from adir.dialects.tensor import normalization as norm
@@ -14,6 +16,13 @@ DROPOUT_COUNTERS = {
     "int64_t": "adir_dropout_counter_i64",
     "float": "adir_dropout_counter_f32",
 }
+
+
+def chosen(op: KernelOp, kernel: str) -> str:
+    """The kernel select-kernels named in `adir.kernel_call` (a tuned variant: the hosts'
+    `_channels` batchnorms), else `kernel`."""
+    call = op.attributes.get("adir.kernel_call")
+    return call.data if isinstance(call, StringAttr) else kernel
 
 
 def batch_channels_spatial(shape: tuple[int, ...]) -> tuple[int, int, int]:
@@ -27,7 +36,7 @@ def batchnorm(op: KernelOp, site: CallSite) -> str:
     outs = [site.output(i) for i in range(5)]
     momentum, eps = c_float(op.momentum.value.data), c_float(op.eps.value.data)
     dims = batch_channels_spatial(site.in_shape(0))
-    return site.call("batchnorm", *ins, *outs, *dims, momentum, eps)
+    return site.call(chosen(op, "batchnorm"), *ins, *outs, *dims, momentum, eps)
 
 
 @emits(norm.BatchnormEvalOp)
@@ -42,7 +51,7 @@ def batchnorm_grad(op: KernelOp, site: CallSite) -> str:
     ins = [site.input(i) for i in range(5)]
     outs = [site.output(i) for i in range(3)]
     dims = batch_channels_spatial(site.in_shape(0))
-    return site.call("batchnorm_grad", *ins, *outs, *dims)
+    return site.call(chosen(op, "batchnorm_grad"), *ins, *outs, *dims)
 
 
 def rows_and_columns(op: KernelOp, shape: tuple[int, ...]) -> tuple[int, int]:

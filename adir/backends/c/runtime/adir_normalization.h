@@ -72,6 +72,25 @@ void adir_tuned_batchnorm_grad(const float *x, const float *gamma, const float *
 #define ADIR_TUNED_BATCHNORM_GRAD adir_tuned_batchnorm_grad
 #endif
 
+/* The same two for a host with a vector unit, bit for bit theirs (eight channels' sums side by
+ * side: tuned/adir_tuned_batchnorm_channels.c); select-kernels chooses them on the hosts. */
+void adir_tuned_batchnorm_channels(const float *x, const float *gamma, const float *beta,
+                                   const float *running_mean, const float *running_var,
+                                   float *y, float *batch_mean, float *batch_invstd,
+                                   float *new_running_mean, float *new_running_var,
+                                   int32_t batch, int32_t channels, int32_t spatial,
+                                   float momentum, float eps);
+#ifndef ADIR_TUNED_BATCHNORM_CHANNELS
+#define ADIR_TUNED_BATCHNORM_CHANNELS adir_tuned_batchnorm_channels
+#endif
+void adir_tuned_batchnorm_grad_channels(const float *x, const float *gamma, const float *mean,
+                                        const float *invstd, const float *dy, float *x_grad,
+                                        float *gamma_grad, float *beta_grad, int32_t batch,
+                                        int32_t channels, int32_t spatial);
+#ifndef ADIR_TUNED_BATCHNORM_GRAD_CHANNELS
+#define ADIR_TUNED_BATCHNORM_GRAD_CHANNELS adir_tuned_batchnorm_grad_channels
+#endif
+
 /* adir.layer_norm: each of `rows` rows of `cols` values (the normalized dims) by its own
  * statistics, as PyTorch's LayerNormKernelImpl:
  *   mean = sum(x) / cols,   var = sum((x - mean)^2) / cols,   rstd = 1 / sqrt(var + eps),

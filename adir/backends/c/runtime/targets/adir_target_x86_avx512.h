@@ -33,5 +33,8 @@
 /* The `_gemm` convolutions read im2col in place from phase planes where their scratch holds
  * them (adir_tuned_conv_implicit.c; select-kernels asks for it on this target). */
 #define ADIR_CONV_IMPLICIT 1
+/* Its tiles (adir_tuned_conv_implicit.c): 8 outputs by 32 pixels, 16 taps by 16 outputs. */
+#define ADIR_IMPLICIT_NR 32
+#define ADIR_IMPLICIT_WMR 16
 
 #endif /* ADIR_TARGET_SETTINGS_H */

@@ -139,6 +139,15 @@ static ADIR_INLINE void adir_gemm_sums_onto(const float *restrict a, size_t a_ro
 #ifndef ADIR_CONV_IMPLICIT
 #define ADIR_CONV_IMPLICIT 0
 #endif
+/* The implicit-GEMM tiles' sizes: the forward tile's MR outputs by ADIR_IMPLICIT_NR pixels,
+ * the weight gradient's ADIR_IMPLICIT_WMR taps by NR outputs; the GEMM micro-kernel's unless
+ * the target's settings say (AVX-512: two vectors of pixels, 16 taps). */
+#ifndef ADIR_IMPLICIT_NR
+#define ADIR_IMPLICIT_NR ADIR_GEMM_NR
+#endif
+#ifndef ADIR_IMPLICIT_WMR
+#define ADIR_IMPLICIT_WMR ADIR_GEMM_MR
+#endif
 #define ADIR_CONV_IMPLICIT_FORWARD 0
 #define ADIR_CONV_IMPLICIT_GRAD_INPUT 1
 #define ADIR_CONV_IMPLICIT_GRAD_WEIGHT 2

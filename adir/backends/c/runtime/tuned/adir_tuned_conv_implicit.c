@@ -31,8 +31,8 @@
 
 #include "adir_tuned.h"
 
-#if ADIR_GEMM_NR > 64
-#error "adir_tuned_conv_implicit.c: a plane's slack assumes ADIR_GEMM_NR <= 64"
+#if ADIR_IMPLICIT_NR > 64 || ADIR_IMPLICIT_NR % ADIR_GEMM_NR != 0
+#error "adir_tuned_conv_implicit.c: ADIR_IMPLICIT_NR: at most 64 (a plane's slack), NR's multiple"
 #endif
 
 /* Floats past the last plane that a tile may read: see adir_implicit_layout. */
@@ -183,12 +183,12 @@ static void adir_implicit_planes(const struct adir_implicit *m, const float *x, 
 ADIR_NOINLINE static void adir_implicit_tile(const float *restrict w, size_t w_row,
                                              size_t w_col, const float *restrict planes,
                                              const int32_t *restrict offsets, int32_t taps,
-                                             float out[ADIR_GEMM_MR][ADIR_GEMM_NR])
+                                             float out[ADIR_GEMM_MR][ADIR_IMPLICIT_NR])
 {
-    float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
+    float acc[ADIR_GEMM_MR][ADIR_IMPLICIT_NR];
     int32_t i, j, t;
     for (i = 0; i < ADIR_GEMM_MR; ++i) {
-        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+        for (j = 0; j < ADIR_IMPLICIT_NR; ++j) {
             acc[i][j] = 0.0f;
         }
     }
@@ -200,7 +200,7 @@ ADIR_NOINLINE static void adir_implicit_tile(const float *restrict w, size_t w_r
             x[i] = w[(size_t)i * w_row + (size_t)t * w_col];
         }
         ADIR_UNROLL
-        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+        for (j = 0; j < ADIR_IMPLICIT_NR; ++j) {
             const float y = b_t[j];
             ADIR_UNROLL
             for (i = 0; i < ADIR_GEMM_MR; ++i) {
@@ -209,7 +209,7 @@ ADIR_NOINLINE static void adir_implicit_tile(const float *restrict w, size_t w_r
         }
     }
     for (i = 0; i < ADIR_GEMM_MR; ++i) {
-        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+        for (j = 0; j < ADIR_IMPLICIT_NR; ++j) {
             out[i][j] = acc[i][j];
         }
     }
@@ -218,23 +218,28 @@ ADIR_NOINLINE static void adir_implicit_tile(const float *restrict w, size_t w_r
 /* The rows < MR left below the tiles: one output at a time, NR pixels at once, the same sums. */
 static void adir_implicit_edge(const float *restrict w, size_t w_row, size_t w_col,
                                const float *restrict planes, const int32_t *restrict offsets,
-                               int32_t taps, int32_t rows, float out[ADIR_GEMM_MR][ADIR_GEMM_NR])
+                               int32_t taps, int32_t rows,
+                               float out[ADIR_GEMM_MR][ADIR_IMPLICIT_NR])
 {
-    int32_t i, j, t;
-    for (i = 0; i < rows; ++i) {
-        float acc[ADIR_GEMM_NR];
-        for (j = 0; j < ADIR_GEMM_NR; ++j) {
-            acc[j] = 0.0f;
-        }
-        for (t = 0; t < taps; ++t) {
-            const float x = w[(size_t)i * w_row + (size_t)t * w_col];
-            const float *restrict b_t = planes + offsets[t];
+    int32_t i, j, t, half;
+    /* NR pixels at a time, ADIR_IMPLICIT_NR a multiple of it (ResNet-8's first conv's 3 x 32
+     * by 32 pixels at once: 4 times slower than by 16, kept in memory). */
+    for (half = 0; half < ADIR_IMPLICIT_NR; half += ADIR_GEMM_NR) {
+        for (i = 0; i < rows; ++i) {
+            float acc[ADIR_GEMM_NR];
             for (j = 0; j < ADIR_GEMM_NR; ++j) {
-                acc[j] = ADIR_FMA(x, b_t[j], acc[j]);
+                acc[j] = 0.0f;
             }
-        }
-        for (j = 0; j < ADIR_GEMM_NR; ++j) {
-            out[i][j] = acc[j];
+            for (t = 0; t < taps; ++t) {
+                const float x = w[(size_t)i * w_row + (size_t)t * w_col];
+                const float *restrict b_t = planes + offsets[t] + half;
+                for (j = 0; j < ADIR_GEMM_NR; ++j) {
+                    acc[j] = ADIR_FMA(x, b_t[j], acc[j]);
+                }
+            }
+            for (j = 0; j < ADIR_GEMM_NR; ++j) {
+                out[i][half + j] = acc[j];
+            }
         }
     }
 }
@@ -248,11 +253,11 @@ static void adir_implicit_gemm(const struct adir_implicit *m, const float *plane
 {
     const int32_t pixels = m->out_height * m->cols;
     const size_t out_plane = (size_t)m->out_height * (size_t)m->out_width;
-    float out[ADIR_GEMM_MR][ADIR_GEMM_NR];
+    float out[ADIR_GEMM_MR][ADIR_IMPLICIT_NR];
     int32_t o, first, rows, i, j, l;
     for (o = 0; o < outputs; o += ADIR_GEMM_MR) {
         rows = outputs - o < ADIR_GEMM_MR ? outputs - o : ADIR_GEMM_MR;
-        for (first = 0; first < pixels; first += ADIR_GEMM_NR) {
+        for (first = 0; first < pixels; first += ADIR_IMPLICIT_NR) {
             int32_t p = first / m->cols, q = first % m->cols;
             if (rows == ADIR_GEMM_MR) {
                 adir_implicit_tile(w + (size_t)o * w_row, w_row, w_col, planes + first, offsets,
@@ -262,9 +267,9 @@ static void adir_implicit_gemm(const struct adir_implicit *m, const float *plane
                                    offsets, m->taps, rows, out);
             }
             /* The tile's pixels row by row: runs of q < out_width, copied output by output. */
-            for (j = 0; j < ADIR_GEMM_NR && p < m->out_height;) {
+            for (j = 0; j < ADIR_IMPLICIT_NR && p < m->out_height;) {
                 const int32_t run = q < m->out_width ? m->out_width - q : 0;
-                const int32_t count = run < ADIR_GEMM_NR - j ? run : ADIR_GEMM_NR - j;
+                const int32_t count = run < ADIR_IMPLICIT_NR - j ? run : ADIR_IMPLICIT_NR - j;
                 float *y_run = y + (size_t)o * out_plane + (size_t)p * (size_t)m->out_width +
                                (size_t)q;
                 for (i = 0; i < rows; ++i) {
@@ -273,7 +278,7 @@ static void adir_implicit_gemm(const struct adir_implicit *m, const float *plane
                     }
                 }
                 /* on to the next row's start, or the tile's end */
-                j += m->cols - q < ADIR_GEMM_NR - j ? m->cols - q : ADIR_GEMM_NR - j;
+                j += m->cols - q < ADIR_IMPLICIT_NR - j ? m->cols - q : ADIR_IMPLICIT_NR - j;
                 p += 1, q = 0;
             }
         }
@@ -417,16 +422,16 @@ void adir_conv2d_grad_input_implicit(const float *dy, const float *w, float *dx,
 /* One MR x NR tile of dW^T, taps t (rows, each read along its plane from rows[i]) by outputs
  * (columns, dy^T's rows `outputs` apart): acc[i][j] continues dw[j * taps + i] (dw at the
  * tile's corner) over the pixels (p, q), q < out_width, in order. */
-ADIR_NOINLINE static void adir_implicit_weight_tile(const struct adir_implicit *m,
-                                                    const float *restrict planes,
-                                                    const int32_t *restrict offsets,
-                                                    const float *restrict dy_t, size_t outputs,
-                                                    float *restrict dw, size_t taps)
+static ADIR_INLINE void adir_implicit_weight_rows(const struct adir_implicit *m,
+                                                  const float *restrict planes,
+                                                  const int32_t *restrict offsets,
+                                                  const float *restrict dy_t, size_t outputs,
+                                                  float *restrict dw, size_t taps, int32_t rows)
 {
-    float acc[ADIR_GEMM_MR][ADIR_GEMM_NR];
-    const float *restrict a[ADIR_GEMM_MR];
+    float acc[ADIR_IMPLICIT_WMR][ADIR_GEMM_NR];
+    const float *restrict a[ADIR_IMPLICIT_WMR];
     int32_t i, j, p, q;
-    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+    for (i = 0; i < rows; ++i) {
         a[i] = planes + offsets[i];
         for (j = 0; j < ADIR_GEMM_NR; ++j) {
             acc[i][j] = dw[(size_t)j * taps + (size_t)i];
@@ -437,26 +442,47 @@ ADIR_NOINLINE static void adir_implicit_weight_tile(const struct adir_implicit *
         const float *restrict b_p = dy_t + (size_t)p * (size_t)m->out_width * outputs;
         for (q = 0; q < m->out_width; ++q) {
             const float *restrict b_q = b_p + (size_t)q * outputs;
-            float x[ADIR_GEMM_MR];
+            float x[ADIR_IMPLICIT_WMR];
             ADIR_UNROLL
-            for (i = 0; i < ADIR_GEMM_MR; ++i) {
+            for (i = 0; i < rows; ++i) {
                 x[i] = a[i][row + (size_t)q];
             }
             ADIR_UNROLL
             for (j = 0; j < ADIR_GEMM_NR; ++j) {
                 const float y = b_q[j];
                 ADIR_UNROLL
-                for (i = 0; i < ADIR_GEMM_MR; ++i) {
+                for (i = 0; i < rows; ++i) {
                     acc[i][j] = ADIR_FMA(x[i], y, acc[i][j]);
                 }
             }
         }
     }
-    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+    for (i = 0; i < rows; ++i) {
         for (j = 0; j < ADIR_GEMM_NR; ++j) {
             dw[(size_t)j * taps + (size_t)i] = acc[i][j];
         }
     }
+}
+
+/* The tile of WMR taps, and one of MR taps for the taps left below them (ResNet-8's first conv:
+ * 27 taps, 16 + 8 + 3). */
+ADIR_NOINLINE static void adir_implicit_weight_tile(const struct adir_implicit *m,
+                                                    const float *restrict planes,
+                                                    const int32_t *restrict offsets,
+                                                    const float *restrict dy_t, size_t outputs,
+                                                    float *restrict dw, size_t taps)
+{
+    adir_implicit_weight_rows(m, planes, offsets, dy_t, outputs, dw, taps, ADIR_IMPLICIT_WMR);
+}
+
+ADIR_NOINLINE static void adir_implicit_weight_tile_mr(const struct adir_implicit *m,
+                                                       const float *restrict planes,
+                                                       const int32_t *restrict offsets,
+                                                       const float *restrict dy_t,
+                                                       size_t outputs, float *restrict dw,
+                                                       size_t taps)
+{
+    adir_implicit_weight_rows(m, planes, offsets, dy_t, outputs, dw, taps, ADIR_GEMM_MR);
 }
 
 /* The same for a block of rows x cols at the tiles' edges, one tap at a time. */
@@ -534,13 +560,19 @@ void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw
                     }
                 }
             }
-            for (t = 0; t < m.taps; t += ADIR_GEMM_MR) {
-                rows = m.taps - t < ADIR_GEMM_MR ? m.taps - t : ADIR_GEMM_MR;
+            for (t = 0; t < m.taps; t += rows) {
+                rows = m.taps - t >= ADIR_IMPLICIT_WMR ? ADIR_IMPLICIT_WMR
+                       : m.taps - t >= ADIR_GEMM_MR    ? ADIR_GEMM_MR
+                                                       : m.taps - t;
                 for (o = 0; o < group_outputs; o += ADIR_GEMM_NR) {
                     cols = group_outputs - o < ADIR_GEMM_NR ? group_outputs - o : ADIR_GEMM_NR;
-                    if (rows == ADIR_GEMM_MR && cols == ADIR_GEMM_NR) {
+                    if (rows == ADIR_IMPLICIT_WMR && cols == ADIR_GEMM_NR) {
                         adir_implicit_weight_tile(&m, scratch, offsets + t, dy_t + o, outputs,
                                                   dw_g + (size_t)o * taps + (size_t)t, taps);
+                    } else if (rows == ADIR_GEMM_MR && cols == ADIR_GEMM_NR) {
+                        adir_implicit_weight_tile_mr(&m, scratch, offsets + t, dy_t + o,
+                                                     outputs,
+                                                     dw_g + (size_t)o * taps + (size_t)t, taps);
                     } else {
                         adir_implicit_weight_edge(&m, scratch, offsets + t, dy_t + o, outputs,
                                                   dw_g + (size_t)o * taps + (size_t)t, taps,

@@ -38,25 +38,78 @@ static struct adir_depthwise adir_depthwise_of(int32_t height, int32_t width, in
     return d;
 }
 
-/* The padded plane (hp x wp, then kw zeros that the flat loops read past its end) of plane x. */
-static void adir_depthwise_pad(const float *restrict x, const struct adir_depthwise *d,
-                               float *restrict xp)
+/* The rows copied here are a few floats long (DS-CNN's planes are 5 wide): gcc would turn each
+ * copy loop into a call of memcpy, which then cost more than the copy (a tenth of DS-CNN's
+ * step at batch 16). */
+#if ADIR_GCC
+#define ADIR_COPY_LOOPS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define ADIR_COPY_LOOPS
+#endif
+
+/* The columns [*lo, *hi) of the padded plane's rows that hold image columns (lo - pad_left
+ * .. hi - 1 - pad_left): the others are padding. */
+static void adir_depthwise_inside(const struct adir_depthwise *d, int32_t *lo, int32_t *hi)
 {
-    int32_t r, col;
+    *lo = d->pad_left < d->wp ? d->pad_left : d->wp;
+    *hi = d->pad_left + d->width < d->wp ? d->pad_left + d->width : d->wp;
+    *hi = *hi > *lo ? *hi : *lo;
+}
+
+/* The padded plane (hp x wp, then kw zeros that the flat loops read past its end) of plane x:
+ * zeros, then each image row's columns copied in (a branch an element cost a tenth of DS-CNN's
+ * step at batch 16). */
+ADIR_COPY_LOOPS static void adir_depthwise_pad(const float *restrict x,
+                                               const struct adir_depthwise *d,
+                                               float *restrict xp)
+{
+    const size_t floats = (size_t)d->hp * (size_t)d->wp + (size_t)d->kw;
+    size_t e;
+    int32_t r, col, lo, hi;
+    adir_depthwise_inside(d, &lo, &hi);
+    for (e = 0; e < floats; ++e) {
+        xp[e] = 0.0f;
+    }
     for (r = 0; r < d->hp; ++r) {
         const int32_t source = r - d->pad_top;
-        float *xp_r = xp + (size_t)r * (size_t)d->wp;
-        if (source < 0 || source >= d->height) {
-            memset(xp_r, 0, (size_t)d->wp * sizeof *xp_r);
-            continue;
-        }
-        for (col = 0; col < d->wp; ++col) {
-            const int32_t at = col - d->pad_left;
-            xp_r[col] = at >= 0 && at < d->width ? x[(size_t)source * (size_t)d->width + at]
-                                                 : 0.0f;
+        if (source >= 0 && source < d->height) {
+            float *restrict to = xp + (size_t)r * (size_t)d->wp + (size_t)lo;
+            const float *restrict from =
+                x + (size_t)source * (size_t)d->width + (size_t)(lo - d->pad_left);
+            for (col = 0; col < hi - lo; ++col) {
+                to[col] = from[col];
+            }
         }
     }
-    memset(xp + (size_t)d->hp * (size_t)d->wp, 0, (size_t)d->kw * sizeof *xp);
+}
+
+/* acc[u] = the sum over the 3 x 3 taps (i, j) in order from 0 of w[i][j] (w[2 - i][2 - j]
+ * when flip) times xp[u + i wp + j], for u < flat: each sum in registers, vectorized over u
+ * (one pass, where one a tap loaded and stored acc nine times). */
+ADIR_NOINLINE static void adir_depthwise_flat_3x3(const float *restrict xp, size_t wp,
+                                                  const float *restrict w, int flip, size_t flat,
+                                                  float *restrict acc)
+{
+    float k[9];
+    size_t u;
+    int32_t t;
+    for (t = 0; t < 9; ++t) {
+        k[t] = flip ? w[8 - t] : w[t];
+    }
+    for (u = 0; u < flat; ++u) {
+        const float *restrict x0 = xp + u, *restrict x1 = x0 + wp, *restrict x2 = x1 + wp;
+        float sum = 0.0f;
+        sum = ADIR_FMA(k[0], x0[0], sum);
+        sum = ADIR_FMA(k[1], x0[1], sum);
+        sum = ADIR_FMA(k[2], x0[2], sum);
+        sum = ADIR_FMA(k[3], x1[0], sum);
+        sum = ADIR_FMA(k[4], x1[1], sum);
+        sum = ADIR_FMA(k[5], x1[2], sum);
+        sum = ADIR_FMA(k[6], x2[0], sum);
+        sum = ADIR_FMA(k[7], x2[1], sum);
+        sum = ADIR_FMA(k[8], x2[2], sum);
+        acc[u] = sum;
+    }
 }
 
 /* y (out_height x out_width) = the plane's convolution with w (kh x kw), + bias; xp is the
@@ -69,8 +122,12 @@ static void adir_depthwise_forward(const float *restrict xp, const float *restri
     if (d->sh == 1 && d->sw == 1) {
         const size_t flat = (size_t)d->out_height * (size_t)d->wp;
         size_t u;
-        memset(acc, 0, flat * sizeof *acc);
-        for (i = 0; i < d->kh; ++i) {
+        if (d->kh == 3 && d->kw == 3) {
+            adir_depthwise_flat_3x3(xp, (size_t)d->wp, w, 0, flat, acc);
+        } else {
+            memset(acc, 0, flat * sizeof *acc);
+        }
+        for (i = 0; i < d->kh && !(d->kh == 3 && d->kw == 3); ++i) {
             for (j = 0; j < d->kw; ++j) {
                 const float weight = w[i * d->kw + j];
                 const float *restrict x_ij = xp + (size_t)i * (size_t)d->wp + (size_t)j;
@@ -126,8 +183,10 @@ static void adir_depthwise_input(const float *restrict dy, const float *restrict
         size_t u;
         for (p = 0; p < d->out_height; ++p) {
             float *dyw_p = dyw + (size_t)p * (size_t)d->wp;
-            for (q = 0; q < d->wp; ++q) {
-                dyw_p[q] = q < d->out_width ? dy[(size_t)p * (size_t)d->out_width + q] : 0.0f;
+            memcpy(dyw_p, dy + (size_t)p * (size_t)d->out_width,
+                   (size_t)d->out_width * sizeof *dyw_p);
+            for (q = d->out_width; q < d->wp; ++q) {
+                dyw_p[q] = 0.0f;
             }
         }
         /* Kernel rows and columns in reverse: a pixel then gets its output pixels' terms in
@@ -263,23 +322,50 @@ void adir_tuned_conv2d_grad_input_depthwise(
     const size_t out_plane = (size_t)out_height * (size_t)out_width;
     const size_t taps = (size_t)kernel_height * (size_t)kernel_width;
     float *dxp = scratch, *dyw = scratch + (size_t)d.hp * (size_t)d.wp + (size_t)d.kw;
-    int32_t n, c, r, col;
+    int32_t n, c, r, col, lo, hi;
     (void)out_channels, (void)dilation_height, (void)dilation_width, (void)groups;
     (void)scratch_floats;
+    /* A stride-1 3 x 3 input gradient is the forward pass of dy, padded by 2 - pad, by the
+     * flipped kernel (its taps in reverse: the reference's order), where that padded plane and
+     * its rows of sums fit in the scratch (padding of at least 2 rows and 2 columns in all, as
+     * DS-CNN's): one pass over the plane instead of nine. */
+    const struct adir_depthwise flipped =
+        adir_depthwise_of(out_height, out_width, height, width, kernel_height, kernel_width, 1,
+                          1, kernel_height - 1 - pad_top, kernel_width - 1 - pad_left);
+    const int as_forward =
+        stride_height == 1 && stride_width == 1 && kernel_height == 3 && kernel_width == 3 &&
+        pad_top <= 2 && pad_left <= 2 && flipped.hp <= d.hp && flipped.wp <= d.wp;
     for (n = 0; n < batch; ++n) {
         for (c = 0; c < channels; ++c) {
             const size_t at = (size_t)n * (size_t)channels + (size_t)c;
             float *dx_c = dx + at * plane;
+            if (as_forward) {
+                adir_depthwise_pad(dy + at * out_plane, &flipped, dxp);
+                adir_depthwise_flat_3x3(dxp, (size_t)flipped.wp, w + (size_t)c * taps, 1,
+                                        (size_t)height * (size_t)flipped.wp, dyw);
+                for (r = 0; r < height; ++r) {
+                    for (col = 0; col < width; ++col) {
+                        dx_c[(size_t)r * (size_t)width + (size_t)col] =
+                            dyw[(size_t)r * (size_t)flipped.wp + (size_t)col];
+                    }
+                }
+                continue;
+            }
             adir_depthwise_input(dy + at * out_plane, w + (size_t)c * taps, &d, dyw, dxp);
-            /* The image's pixels in the padded plane; any below or right of it no window read. */
+            /* The image's pixels in the padded plane; any below or right of it no window read
+             * (columns hi - pad_left on, rows hp - pad_top on): 0. */
+            adir_depthwise_inside(&d, &lo, &hi);
             for (r = 0; r < height; ++r) {
                 const int32_t row = r + pad_top;
-                for (col = 0; col < width; ++col) {
-                    const int32_t column = col + pad_left;
-                    dx_c[(size_t)r * (size_t)width + (size_t)col] =
-                        row < d.hp && column < d.wp
-                            ? dxp[(size_t)row * (size_t)d.wp + (size_t)column]
-                            : 0.0f;
+                float *dx_r = dx_c + (size_t)r * (size_t)width;
+                col = 0;
+                if (row < d.hp) {
+                    memcpy(dx_r, dxp + (size_t)row * (size_t)d.wp + (size_t)lo,
+                           (size_t)(hi - lo) * sizeof *dx_r);
+                    col = hi - lo;
+                }
+                for (; col < width; ++col) {
+                    dx_r[col] = 0.0f;
                 }
             }
         }
