@@ -23,9 +23,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* In a multiversioned build (runtime/targets/adir_multiversion.h: portable x86-64 with gcc or
+ * clang), the kernels named below are the build's own SSE2 version (_generic), unless
+ * -DVERSION_UNDER_TEST=avx2 or avx512 names another: then its names, its settings header's tile
+ * sizes and its fused multiply-adds (test_c_multiversion.py). adir_tuned.h first: it renames
+ * the kernels' declarations in adir_kernels.h. */
+#if defined(VERSION_UNDER_TEST)
+#include "adir_multiversion.h"
+#define avx2 1
+#define avx512 2
+#if VERSION_UNDER_TEST == avx2
+#define ADIR_VARIANT_SUFFIX _avx2
+#define ADIR_TARGET_SETTINGS "adir_target_x86_avx2.h"
+#elif VERSION_UNDER_TEST == avx512
+#define ADIR_VARIANT_SUFFIX _avx512
+#define ADIR_TARGET_SETTINGS "adir_target_x86_avx512.h"
+#endif
+#undef avx2
+#undef avx512
+#define MAY_FUSE 1
+#endif
+#include "adir_tuned.h"
+
 #include "adir_kernels.h"
 #include "adir_target.h"
-#include "adir_tuned.h"
 
 #define UNIT_ROUNDOFF (1.0 / 16777216.0)
 
@@ -33,11 +54,13 @@
  * FP_FAST_FMAF says so, and clang contracts ADIR_FMA's a * b + c into one where the target has
  * the instruction (its -ffp-contract=on; gcc's -std=c99 turns contraction off); an RV32 core
  * with F has fmadd.s, which adir_target_rv32f.h's ADIR_FMA uses. */
+#ifndef MAY_FUSE
 #if defined(FP_FAST_FMAF) || defined(__FMA__) || defined(__ARM_FEATURE_FMA) || \
     (defined(__riscv) && defined(__riscv_flen))
 #define MAY_FUSE 1
 #else
 #define MAY_FUSE 0
+#endif
 #endif
 #define UPDATE_CHUNK 64 /* adir_tuned_updates.c's ADIR_UPDATE_CHUNK */
 

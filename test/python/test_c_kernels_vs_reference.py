@@ -1,7 +1,8 @@
 """Every tuned kernel of the C runtime (runtime/tuned/) against its reference kernel
 (runtime/reference/), in C, built the way users build: `-O2` (host-generic settings),
 `-O3` and `-O2 -mavx2 -mfma` (x86 AVX2), `-O3` and `-O2 -march=native` (AVX-512 where the CPU
-has it), with gcc and clang, and for the Cortex-M4F under QEMU.
+has it), the AVX2 and AVX-512 versions of a portable -O2 build (test_c_multiversion.py), with gcc
+and clang, and for the Cortex-M4F under QEMU.
 
 One C driver (kernels_vs_reference.c) runs every kernel on shapes at every tile edge of the
 target it is compiled for (sizes 1, t - 1, t, t + 1, 2t + 3 for each tile size t of the target's
@@ -152,6 +153,13 @@ def host_builds() -> list[tuple[str, tuple[str, ...], str]]:
         if "avx512f" in flags:
             builds.append((compiler, ("-O3", "-march=native"), "x86-avx512"))
             builds.append((compiler, ("-O2", "-march=native"), "x86-avx512"))
+        # A portable build's AVX2 and AVX-512 versions of the kernels, which it binds the
+        # kernels' names to on such CPUs (runtime/targets/adir_multiversion.h): the driver
+        # calls the version itself, at its tile sizes (the plain -O2 build above: _generic).
+        if {"avx2", "fma"} <= flags:
+            builds.append((compiler, ("-O2", "-DVERSION_UNDER_TEST=avx2"), "x86-avx2"))
+        if {"avx512f", "avx512vl", "avx512bw", "avx512dq", "avx2", "fma"} <= flags:
+            builds.append((compiler, ("-O2", "-DVERSION_UNDER_TEST=avx512"), "x86-avx512"))
     return builds
 
 

@@ -8,6 +8,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A multiversioned build (adir_multiversion.h) compiles each kernel under its version's name
+ * (adir_tuned_variants.h): _generic here, unless a version's translation unit
+ * (adir_tuned_x86_*.c) chose its suffix; the names themselves are the dispatcher's
+ * (adir_tuned_dispatch.c). Before adir_kernels.h, so that its declarations are renamed too. */
+#include "adir_multiversion.h"
+#if ADIR_MULTIVERSION && !defined(ADIR_TUNED_DISPATCH)
+#ifndef ADIR_VARIANT_SUFFIX
+#define ADIR_VARIANT_SUFFIX _generic
+#endif
+#define ADIR_TUNED_RENAME 1
+#endif
+#include "adir_tuned_variants.h"
+
 #include "adir_kernels.h"
 #include "adir_target.h"
 

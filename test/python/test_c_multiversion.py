@@ -1,0 +1,184 @@
+"""A portable x86-64 build (`cc -O2`, no -march) carries AVX2 and AVX-512 versions of the tuned
+kernels and binds each kernel's name to the widest version the CPU runs, when the program is
+loaded (runtime/targets/adir_multiversion.h): the versions are in the binary, the names are
+indirect functions, the version bound is the CPU's, and a model trained by that build agrees
+with the interpreter as closely as the other builds do (test_c_examples.py's 1e-5). Each version
+against the reference kernels: test_c_kernels_vs_reference.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import platform
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from adir_testing import parse_example
+from c_testing import WARNINGS, build_c, c_compilers, check_c_against_interpreter
+from test_c_examples import OPTIMIZERS, training_steps
+from test_c_kernels_vs_reference import cpu_flags
+
+from adir.backends.c.files import runtime_files
+from adir.output_files import write_directory
+
+RUNTIME = Path(str(importlib.resources.files("adir.backends.c") / "runtime"))
+VERSIONS = ("generic", "avx2", "avx512")
+AVX512 = {"avx512f", "avx512vl", "avx512bw", "avx512dq"}
+
+
+def public_functions() -> set[str]:
+    """The functions that the tuned kernels' sources define for other files (not static)."""
+    names = set()
+    for source in (RUNTIME / "tuned").glob("adir_tuned_*.c"):
+        names |= set(re.findall(r"^(?:void|int32_t|float) +(adir_\w+)\(", source.read_text(), re.M))
+    return names
+
+
+def test_every_tuned_kernel_has_versions() -> None:
+    """adir_tuned_variants.h lists (and renames) every public function of tuned/, and every
+    kernel source is in each version (adir_tuned_sources.h): a kernel missing from either
+    would link to nothing, or keep its SSE2 code, in a multiversioned build."""
+    variants = (RUNTIME / "tuned" / "adir_tuned_variants.h").read_text()
+    listed = set(re.findall(r"X\((adir_\w+)\)", variants))
+    renamed = set(re.findall(r"#define (adir_\w+) ADIR_VARIANT_NAME\(\1\)", variants))
+    assert len(public_functions()) >= 31  # the kernels of 2026-11-26
+    assert listed == public_functions()
+    assert renamed == public_functions()
+    versions = {"adir_tuned_x86_avx2.c", "adir_tuned_x86_avx512.c", "adir_tuned_dispatch.c"}
+    kernel_sources = {
+        path.name
+        for path in (RUNTIME / "tuned").glob("adir_tuned_*.c")
+        if path.name not in versions
+    }
+    included = re.findall(
+        r'#include "(adir_tuned_\w+\.c)"', (RUNTIME / "tuned" / "adir_tuned_sources.h").read_text()
+    )
+    assert len(kernel_sources) == 9
+    assert sorted(included) == sorted(kernel_sources)
+
+
+def x86_64_with_avx2() -> None:
+    if platform.machine() != "x86_64" or platform.system() != "Linux":
+        pytest.skip(f"multiversioning is for x86-64 Linux; this is {platform.machine()}")
+    if not {"avx2", "fma"} <= cpu_flags():
+        pytest.skip("this CPU has no AVX2 and FMA: its build binds every kernel to SSE2")
+
+
+def expected_version() -> str:
+    return "avx512" if AVX512 <= cpu_flags() else "avx2"
+
+
+# Which version the loader bound adir_tuned_matmul to: dlsym of an indirect function gives the
+# address its resolver chose (a function's address taken in C may be a stub that jumps there).
+WHICH_VERSION = """\
+#define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "adir_kernels.h"
+
+extern __typeof__(adir_tuned_matmul) adir_tuned_matmul_generic, adir_tuned_matmul_avx2,
+    adir_tuned_matmul_avx512;
+
+int main(void)
+{
+    void *program = dlopen(NULL, RTLD_NOW);
+    void *symbol = program ? dlsym(program, "adir_tuned_matmul") : NULL;
+    __typeof__(&adir_tuned_matmul) bound;
+    if (!symbol) {
+        puts("not found");
+        return 1;
+    }
+    memcpy(&bound, &symbol, sizeof bound);
+    puts(bound == adir_tuned_matmul_avx512 ? "avx512"
+         : bound == adir_tuned_matmul_avx2 ? "avx2"
+         : bound == adir_tuned_matmul_generic ? "generic" : "none");
+    return 0;
+}
+"""
+
+
+def portable_build(compiler: str, directory: Path, *flags: str) -> Path:
+    write_directory(str(directory), runtime_files())
+    (directory / "which_version.c").write_text(WHICH_VERSION)
+    executable = directory / "which_version"
+    completed = subprocess.run(
+        [compiler, *WARNINGS, "-O2", "-rdynamic", *flags, f"-I{directory}",
+         *sorted(str(path) for path in directory.glob("*.c")), "-o", str(executable), "-lm",
+         "-ldl"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    return executable
+
+
+def symbols(executable: Path) -> dict[str, str]:
+    """nm's type letter of each symbol."""
+    listing = subprocess.run(["nm", str(executable)], capture_output=True, text=True, check=True)
+    return {
+        fields[2]: fields[1]
+        for fields in (line.split() for line in listing.stdout.splitlines())
+        if len(fields) == 3
+    }
+
+
+@pytest.mark.parametrize("compiler", c_compilers())
+def test_portable_build_binds_the_widest_version(compiler: str, tmp_path: Path) -> None:
+    x86_64_with_avx2()
+    executable = portable_build(compiler, tmp_path)
+    table = symbols(executable)
+    for name in public_functions():
+        assert table.get(name) == "i", f"{name} is not an indirect function: {table.get(name)}"
+        for version in VERSIONS:
+            assert table.get(f"{name}_{version}") == "T", f"{name}_{version} missing"
+    bound = subprocess.run([str(executable)], capture_output=True, text=True, check=True)
+    assert bound.stdout.strip() == expected_version()
+
+
+@pytest.mark.parametrize("compiler", c_compilers())
+def test_opting_out_builds_one_version(compiler: str, tmp_path: Path) -> None:
+    """-DADIR_NO_MULTIVERSION: the kernels under their own names, SSE2 only, as before; the
+    versions' and the dispatcher's translation units are empty."""
+    x86_64_with_avx2()
+    write_directory(str(tmp_path), runtime_files())
+    for source, defined in [
+        ("adir_tuned_matmul.c", "adir_tuned_matmul"),
+        ("adir_tuned_x86_avx2.c", None),
+        ("adir_tuned_x86_avx512.c", None),
+        ("adir_tuned_dispatch.c", None),
+    ]:
+        target = tmp_path / source.replace(".c", ".o")
+        subprocess.run(
+            [compiler, *WARNINGS, "-O2", "-DADIR_NO_MULTIVERSION", "-c", str(tmp_path / source),
+             "-o", str(target)],
+            check=True,
+        )  # fmt: skip
+        table = symbols(target)
+        if defined:
+            assert table.get(defined) == "T"
+            assert not any(name.endswith(("_generic", "_avx2", "_avx512")) for name in table)
+        else:
+            assert not any(kind in "Ti" for kind in table.values()), table
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("compiler", c_compilers())
+def test_portable_build_trains_like_the_interpreter(compiler: str) -> None:
+    """LeNet-5 with SGD, 5 steps, each from the C's state, at test_c_examples.py's tolerance;
+    its convolutions, matmuls and fused updates run the version the CPU was bound to above."""
+    x86_64_with_avx2()
+    check_c_against_interpreter(
+        parse_example("lenet5"),
+        "train_step",
+        training_steps("lenet5", 5),
+        differentiate=f"autodiff,{OPTIMIZERS['sgd']}",
+        rtol=1e-5,
+        sanitize=False,
+        compiler=compiler,
+        each_step_from_c_state=True,
+        build=functools.partial(build_c, optimize="-O2"),
+    )
