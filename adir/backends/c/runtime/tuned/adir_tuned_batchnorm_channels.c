@@ -32,7 +32,7 @@
 #define BN_CHANNELS 8
 
 /* Where the values of channel c in sample i start: `spatial` contiguous floats. */
-static size_t bn_row(int32_t i, int32_t c, int32_t channels, int32_t spatial)
+static size_t bn8_row(int32_t i, int32_t c, int32_t channels, int32_t spatial)
 {
     return ((size_t)i * (size_t)channels + (size_t)c) * (size_t)spatial;
 }
@@ -40,7 +40,7 @@ static size_t bn_row(int32_t i, int32_t c, int32_t channels, int32_t spatial)
 /* total[k] = sum(x) over channel c + k (k < lanes), or with `centre`, sum((x - centre[k])^2):
  * per sample a partial sum element after element from 0, then the partials' total, the
  * reference's order. Inlined with a constant `lanes`. */
-static ADIR_INLINE void bn_block_sums(const float *restrict x, const float *restrict centre,
+static ADIR_INLINE void bn8_block_sums(const float *restrict x, const float *restrict centre,
                                       int32_t lanes, int32_t batch, int32_t channels,
                                       int32_t spatial, int32_t c, float *restrict total)
 {
@@ -49,7 +49,7 @@ static ADIR_INLINE void bn_block_sums(const float *restrict x, const float *rest
         total[k] = 0.0f;
     }
     for (i = 0; i < batch; ++i) {
-        const float *restrict rows = x + bn_row(i, c, channels, spatial);
+        const float *restrict rows = x + bn8_row(i, c, channels, spatial);
         float partial[BN_CHANNELS];
         for (k = 0; k < lanes; ++k) {
             partial[k] = 0.0f;
@@ -71,38 +71,38 @@ static ADIR_INLINE void bn_block_sums(const float *restrict x, const float *rest
     }
 }
 
-/* bn_block_sums of BN_CHANNELS channels and of one, each with its loops' bounds constant. */
-ADIR_NOINLINE BN_SCALAR_SUMS static void bn_sums_block(const float *restrict x,
+/* bn8_block_sums of BN_CHANNELS channels and of one, each with its loops' bounds constant. */
+ADIR_NOINLINE BN_SCALAR_SUMS static void bn8_sums_block(const float *restrict x,
                                                        const float *restrict centre,
                                                        int32_t batch, int32_t channels,
                                                        int32_t spatial, int32_t c,
                                                        float *restrict total)
 {
-    bn_block_sums(x, centre, BN_CHANNELS, batch, channels, spatial, c, total);
+    bn8_block_sums(x, centre, BN_CHANNELS, batch, channels, spatial, c, total);
 }
 
-ADIR_NOINLINE BN_SCALAR_SUMS static void bn_sums_one(const float *restrict x,
+ADIR_NOINLINE BN_SCALAR_SUMS static void bn8_sums_one(const float *restrict x,
                                                      const float *restrict centre,
                                                      int32_t batch, int32_t channels,
                                                      int32_t spatial, int32_t c,
                                                      float *restrict total)
 {
-    bn_block_sums(x, centre, 1, batch, channels, spatial, c, total);
+    bn8_block_sums(x, centre, 1, batch, channels, spatial, c, total);
 }
 
-static void bn_sums(const float *restrict x, const float *restrict centre, int32_t lanes,
+static void bn8_sums(const float *restrict x, const float *restrict centre, int32_t lanes,
                     int32_t batch, int32_t channels, int32_t spatial, int32_t c,
                     float *restrict total)
 {
     if (lanes == BN_CHANNELS) {
-        bn_sums_block(x, centre, batch, channels, spatial, c, total);
+        bn8_sums_block(x, centre, batch, channels, spatial, c, total);
     } else {
-        bn_sums_one(x, centre, batch, channels, spatial, c, total);
+        bn8_sums_one(x, centre, batch, channels, spatial, c, total);
     }
 }
 
 /* The statistics and the output of channels c .. c + lanes - 1 (see adir_batchnorm). */
-static ADIR_INLINE void bn_forward_block(const float *x, const float *gamma, const float *beta,
+static ADIR_INLINE void bn8_forward_block(const float *x, const float *gamma, const float *beta,
                                          const float *running_mean, const float *running_var,
                                          float *y, float *batch_mean, float *batch_invstd,
                                          float *new_running_mean, float *new_running_var,
@@ -114,11 +114,11 @@ static ADIR_INLINE void bn_forward_block(const float *x, const float *gamma, con
     const float keep = 1.0f - momentum;
     float total[BN_CHANNELS], mean[BN_CHANNELS], squares[BN_CHANNELS];
     int32_t i, k, s;
-    bn_sums(x, NULL, lanes, batch, channels, spatial, c, total);
+    bn8_sums(x, NULL, lanes, batch, channels, spatial, c, total);
     for (k = 0; k < lanes; ++k) {
         mean[k] = total[k] / m;
     }
-    bn_sums(x, mean, lanes, batch, channels, spatial, c, squares);
+    bn8_sums(x, mean, lanes, batch, channels, spatial, c, squares);
     for (k = 0; k < lanes; ++k) {
         const float invstd = 1.0f / sqrtf(squares[k] / m + eps);
         const float unbiased = squares[k] / (float)(count - 1u);
@@ -131,7 +131,7 @@ static ADIR_INLINE void bn_forward_block(const float *x, const float *gamma, con
         new_running_mean[c + k] = momentum * mean[k] + keep * running_mean[c + k];
         new_running_var[c + k] = momentum * unbiased + keep * running_var[c + k];
         for (i = 0; i < batch; ++i) {
-            const size_t at = bn_row(i, c + k, channels, spatial);
+            const size_t at = bn8_row(i, c + k, channels, spatial);
             /* y may be x (the in-place batchnorm): each element read before it is written. */
             const float *row = x + at;
             float *out = y + at;
@@ -151,12 +151,12 @@ void adir_tuned_batchnorm_channels(const float *x, const float *gamma, const flo
 {
     int32_t c = 0;
     for (; c + BN_CHANNELS <= channels; c += BN_CHANNELS) {
-        bn_forward_block(x, gamma, beta, running_mean, running_var, y, batch_mean,
+        bn8_forward_block(x, gamma, beta, running_mean, running_var, y, batch_mean,
                          batch_invstd, new_running_mean, new_running_var, BN_CHANNELS, batch,
                          channels, spatial, c, momentum, eps);
     }
     for (; c < channels; ++c) {
-        bn_forward_block(x, gamma, beta, running_mean, running_var, y, batch_mean,
+        bn8_forward_block(x, gamma, beta, running_mean, running_var, y, batch_mean,
                          batch_invstd, new_running_mean, new_running_var, 1, batch, channels,
                          spatial, c, momentum, eps);
     }
@@ -164,7 +164,7 @@ void adir_tuned_batchnorm_channels(const float *x, const float *gamma, const flo
 
 /* dbeta[k] = sum(dy), dot[k] = sum(dy * (x - centre[k])) over channel c + k (k < lanes), in
  * one pass, each sum in the reference's order. */
-static ADIR_INLINE void bn_grad_sums(const float *restrict x, const float *restrict dy,
+static ADIR_INLINE void bn8_grad_sums(const float *restrict x, const float *restrict dy,
                                      const float *restrict centre, int32_t lanes, int32_t batch,
                                      int32_t channels, int32_t spatial, int32_t c,
                                      float *restrict dbeta, float *restrict dot)
@@ -174,7 +174,7 @@ static ADIR_INLINE void bn_grad_sums(const float *restrict x, const float *restr
         dbeta[k] = 0.0f, dot[k] = 0.0f;
     }
     for (i = 0; i < batch; ++i) {
-        const size_t at = bn_row(i, c, channels, spatial);
+        const size_t at = bn8_row(i, c, channels, spatial);
         const float *restrict x_rows = x + at;
         const float *restrict dy_rows = dy + at;
         float sum[BN_CHANNELS], partial[BN_CHANNELS];
@@ -195,25 +195,25 @@ static ADIR_INLINE void bn_grad_sums(const float *restrict x, const float *restr
     }
 }
 
-ADIR_NOINLINE BN_SCALAR_SUMS static void bn_grad_sums_block(
+ADIR_NOINLINE BN_SCALAR_SUMS static void bn8_grad_sums_block(
     const float *restrict x, const float *restrict dy, const float *restrict centre,
     int32_t batch, int32_t channels, int32_t spatial, int32_t c, float *restrict dbeta,
     float *restrict dot)
 {
-    bn_grad_sums(x, dy, centre, BN_CHANNELS, batch, channels, spatial, c, dbeta, dot);
+    bn8_grad_sums(x, dy, centre, BN_CHANNELS, batch, channels, spatial, c, dbeta, dot);
 }
 
-ADIR_NOINLINE BN_SCALAR_SUMS static void bn_grad_sums_one(
+ADIR_NOINLINE BN_SCALAR_SUMS static void bn8_grad_sums_one(
     const float *restrict x, const float *restrict dy, const float *restrict centre,
     int32_t batch, int32_t channels, int32_t spatial, int32_t c, float *restrict dbeta,
     float *restrict dot)
 {
-    bn_grad_sums(x, dy, centre, 1, batch, channels, spatial, c, dbeta, dot);
+    bn8_grad_sums(x, dy, centre, 1, batch, channels, spatial, c, dbeta, dot);
 }
 
 /* The gradient of channels c .. c + lanes - 1 (see adir_batchnorm_grad): per channel the two
  * sums in one pass, each in the reference's order, then dx. */
-static ADIR_INLINE void bn_grad_block(const float *x, const float *gamma, const float *mean,
+static ADIR_INLINE void bn8_grad_block(const float *x, const float *gamma, const float *mean,
                                       const float *invstd, const float *dy, float *x_grad,
                                       float *gamma_grad, float *beta_grad, int32_t lanes,
                                       int32_t batch, int32_t channels, int32_t spatial,
@@ -226,16 +226,16 @@ static ADIR_INLINE void bn_grad_block(const float *x, const float *gamma, const 
         centre[k] = mean[c + k];
     }
     if (lanes == BN_CHANNELS) {
-        bn_grad_sums_block(x, dy, centre, batch, channels, spatial, c, dbeta, dot);
+        bn8_grad_sums_block(x, dy, centre, batch, channels, spatial, c, dbeta, dot);
     } else {
-        bn_grad_sums_one(x, dy, centre, batch, channels, spatial, c, dbeta, dot);
+        bn8_grad_sums_one(x, dy, centre, batch, channels, spatial, c, dbeta, dot);
     }
     for (k = 0; k < lanes; ++k) {
         const float projection = dot[k] * invstd[c + k] * invstd[c + k] / m;
         const float mean_dy = dbeta[k] / m;
         const float factor = gamma[c + k] * invstd[c + k];
         for (i = 0; i < batch; ++i) {
-            const size_t at = bn_row(i, c + k, channels, spatial);
+            const size_t at = bn8_row(i, c + k, channels, spatial);
             const float *restrict x_row = x + at;
             const float *restrict dy_row = dy + at;
             float *restrict dx_row = x_grad + at;
@@ -256,11 +256,11 @@ void adir_tuned_batchnorm_grad_channels(const float *x, const float *gamma, cons
 {
     int32_t c = 0;
     for (; c + BN_CHANNELS <= channels; c += BN_CHANNELS) {
-        bn_grad_block(x, gamma, mean, invstd, dy, x_grad, gamma_grad, beta_grad, BN_CHANNELS,
+        bn8_grad_block(x, gamma, mean, invstd, dy, x_grad, gamma_grad, beta_grad, BN_CHANNELS,
                       batch, channels, spatial, c);
     }
     for (; c < channels; ++c) {
-        bn_grad_block(x, gamma, mean, invstd, dy, x_grad, gamma_grad, beta_grad, 1, batch,
+        bn8_grad_block(x, gamma, mean, invstd, dy, x_grad, gamma_grad, beta_grad, 1, batch,
                       channels, spatial, c);
     }
 }

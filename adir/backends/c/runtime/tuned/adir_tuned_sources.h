@@ -39,6 +39,7 @@ ADIR_TARGET_PUSH(ADIR_VARIANT_TARGET)
 #endif
 
 #include "adir_tuned_batchnorm.c"
+#include "adir_tuned_batchnorm_channels.c"
 #include "adir_tuned_conv.c"
 #include "adir_tuned_conv_gemm.c"
 #include "adir_tuned_conv_implicit.c"

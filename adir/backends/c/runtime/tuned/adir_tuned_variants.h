@@ -12,6 +12,8 @@
 #define ADIR_TUNED_KERNELS(X) \
     X(adir_tuned_batchnorm) \
     X(adir_tuned_batchnorm_grad) \
+    X(adir_tuned_batchnorm_channels) \
+    X(adir_tuned_batchnorm_grad_channels) \
     X(adir_tuned_conv2d) \
     X(adir_tuned_conv2d_grad_input) \
     X(adir_tuned_conv2d_grad_weight) \
@@ -45,6 +47,8 @@
 #if defined(ADIR_TUNED_RENAME)
 #define adir_tuned_batchnorm ADIR_VARIANT_NAME(adir_tuned_batchnorm)
 #define adir_tuned_batchnorm_grad ADIR_VARIANT_NAME(adir_tuned_batchnorm_grad)
+#define adir_tuned_batchnorm_channels ADIR_VARIANT_NAME(adir_tuned_batchnorm_channels)
+#define adir_tuned_batchnorm_grad_channels ADIR_VARIANT_NAME(adir_tuned_batchnorm_grad_channels)
 #define adir_tuned_conv2d ADIR_VARIANT_NAME(adir_tuned_conv2d)
 #define adir_tuned_conv2d_grad_input ADIR_VARIANT_NAME(adir_tuned_conv2d_grad_input)
 #define adir_tuned_conv2d_grad_weight ADIR_VARIANT_NAME(adir_tuned_conv2d_grad_weight)
