@@ -27,6 +27,8 @@ batch norm's running mean. Under Adam those are compared to STEPS * lr (`NOISE_D
 from __future__ import annotations
 
 import inspect
+import itertools
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -38,7 +40,9 @@ import torch.nn.functional as F
 from adir_dropout_masks import with_adir_masks
 from adir_testing import parse_example
 from c_testing import build_c, c_compilers, run_pipeline
+from cancelled_biases import adam_step_bound, batchnorm_after, bias_free_running_mean
 from examples_testing import STEPS, load_example, training_matrix
+from state_distance import largest_tensor_distance, state_distance
 from torch import nn
 
 from adir.context import adir_context
@@ -51,6 +55,13 @@ from adir.tools.adir_import import main as adir_import_main
 ROOT = Path(__file__).resolve().parents[2]
 RTOL = 1e-4
 OPTIMIZERS = {"sgd": 0.01, "adam": 0.001}
+STATE_FACTOR = 2
+"""How much farther from float64 than PyTorch float32's state the C's may be at batch 2
+(test_autoencoder_at_batch_2_...): issue 19's "the float32-vs-float64 spread of PyTorch
+itself", as the losses' 2."""
+FLOAT32_DRAWS = 8
+"""PyTorch float32 runs besides the one on the C's data, on data moved by one ulp
+(`float32_draws`), whose largest state distance is the spread the C is held to."""
 # Parameters whose gradient is 0 in real arithmetic (see the docstring), by model.
 NOISE_DRIVEN = {
     # features.N: the gamma of bn1 and of the pointwise batch norms 1-3, and the statistics
@@ -89,10 +100,18 @@ def torch_model_in_float64(model: nn.Module) -> nn.Module:
 
 
 def torch_training(
-    name: str, optimizer: str, data, dtype: torch.dtype = torch.float32
+    name: str,
+    optimizer: str,
+    data,
+    dtype: torch.dtype = torch.float32,
+    trace: list | None = None,
+    moments: dict | None = None,
 ) -> tuple[list[float], dict[str, np.ndarray]]:
     """PyTorch's losses and final state (by adir symbol), its dropouts drawing adir's masks;
-    in float64, with the batch norms' momentum and eps rounded to float32 as adir's are."""
+    in float64, with the batch norms' momentum and eps rounded to float32 as adir's are. With
+    a list `trace`, each step appends every parameter before it by symbol; with a dict
+    `moments`, Adam's moments after the steps go in it under the names of adir's state
+    parameters (`<symbol>_exp_avg`, `<symbol>_exp_avg_sq`)."""
     torch.manual_seed(0)
     model = load_example(name).model()
     dropouts, counter = with_adir_masks(model)
@@ -101,9 +120,13 @@ def torch_training(
     assert dropouts == ([(1, 0.2), (2, 0.4)] if name == "ds_cnn" else [])
     kind = torch.optim.SGD if optimizer == "sgd" else torch.optim.Adam
     step_with = kind(model.parameters(), lr=OPTIMIZERS[optimizer])
+    symbols = symbol_names(list(model.state_dict()))
     losses = []
     for step, (x, label, *_) in enumerate(data):
         counter.step = step
+        if trace is not None:
+            named = model.named_parameters()
+            trace.append({symbols[n]: p.detach().double().numpy().copy() for n, p in named})
         step_with.zero_grad()
         output = model(torch.from_numpy(x).to(dtype))
         if name == "ds_cnn":
@@ -113,16 +136,24 @@ def torch_training(
         loss.backward()
         step_with.step()
         losses.append(loss.item())
+    if moments is not None:
+        for parameter_name, parameter in model.named_parameters():
+            for moment in ("exp_avg", "exp_avg_sq"):
+                value = step_with.state[parameter][moment]
+                moments[f"{symbols[parameter_name]}_{moment}"] = value.double().numpy()
     state = model.state_dict()
-    symbols = symbol_names(list(state))
     return losses, {
         symbols[k]: v.double().numpy() for k, v in state.items() if v.is_floating_point()
     }
 
 
-def c_training(name: str, optimizer: str, data) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def c_training(
+    name: str, optimizer: str, data, trace: list | None = None
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The C's loss of each step and its final parameters by symbol: the model imported as
-    tools/generate_examples.py imports it (at the batch of `data`), built under ASan/UBSan."""
+    tools/generate_examples.py imports it (at the batch of `data`), built under ASan/UBSan.
+    With a list `trace`, the C writes its parameters after every step, and `trace` gets them
+    before each step by symbol, as `torch_training`'s."""
     source = load_example(name)
     x, label = data[0][0], data[0][1]
     module = import_module(
@@ -136,12 +167,28 @@ def c_training(name: str, optimizer: str, data) -> tuple[np.ndarray, dict[str, n
     pipeline = f"infer-shapes,autodiff,insert-optimizer{{kind={optimizer} lr={lr}}}"
     planned = run_pipeline(module, f"{pipeline},{PLANNING_PIPELINE}")
     with tempfile.TemporaryDirectory(prefix="adir-mlperf-") as directory:
-        build = build_c(planned, "train_step", STEPS, Path(directory), c_compilers()[0], True)
+        build = build_c(
+            planned,
+            "train_step",
+            STEPS,
+            Path(directory),
+            c_compilers()[0],
+            True,
+            state_each_step=trace is not None,
+        )
         outputs = build.run(0, data)
     params = [op.sym_name.data for op in planned.ops if op.name == "adir.param"]
-    return np.array([float(v) for v in outputs[:STEPS]]), dict(
-        zip(params, outputs[STEPS:], strict=True)
-    )
+    if trace is None:
+        return np.array([float(v) for v in outputs[:STEPS]]), dict(
+            zip(params, outputs[STEPS:], strict=True)
+        )
+    assert len(outputs) == STEPS * (1 + len(params))
+    per_step = [outputs[i : i + 1 + len(params)] for i in range(0, len(outputs), 1 + len(params))]
+    states = [dict(zip(params, step[1:], strict=True)) for step in per_step]
+    initial = source.model().state_dict()
+    symbols = symbol_names(list(initial))
+    trace += [{symbols[n]: v.double().numpy() for n, v in initial.items()}, *states[:-1]]
+    return np.array([float(step[0]) for step in per_step]), states[-1]
 
 
 # CI: DS-CNN with SGD at batch 1, the autoencoder with Adam at batch 8 (and with SGD at batch 2,
@@ -198,6 +245,22 @@ def test_example_trains_in_c_like_pytorch_with_adam(name: str, batch: int) -> No
         np.testing.assert_allclose(c_params[symbol], expected, rtol=0, atol=atol, err_msg=symbol)
 
 
+def float32_draws(data: list[tuple[np.ndarray, ...]]) -> list[list[tuple[np.ndarray, ...]]]:
+    """The data, then FLOAT32_DRAWS copies of it with a random half of each input's entries
+    moved up by one float32 ulp (seeds 0, 1, ...): PyTorch float32 runs that part from each
+    other as rounding makes two float32 programs part (the labels, here the input itself,
+    stay)."""
+    draws = [data]
+    for seed in range(FLOAT32_DRAWS):
+        rng = np.random.default_rng(seed)
+        moved = []
+        for x, *rest in data:
+            up = np.nextafter(x, np.float32(np.inf)).astype(np.float32)
+            moved.append((np.where(rng.random(x.shape) < 0.5, up, x), *rest))
+        draws.append(moved)
+    return draws
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("optimizer", training_matrix(["sgd"], ["adam"]))
 def test_autoencoder_at_batch_2_is_as_close_to_float64_as_pytorch_float32(optimizer: str) -> None:
@@ -205,18 +268,100 @@ def test_autoencoder_at_batch_2_is_as_close_to_float64_as_pytorch_float32(optimi
     their distance, so the loss barely depends on the weights and float32 rounding dominates
     the gradient: PyTorch's own float32 and float64 SGD runs part by several percent within
     20 steps (measured here). The C must be as close to float64 PyTorch as float32 PyTorch
-    is: its largest loss difference over the steps within twice PyTorch's. Parameters are not
-    compared: in so chaotic a run which tensor strays most differs from run to run (under
-    Adam, a bottleneck batch norm's gamma: 9.9e-3 from float64 in the C, 3.7e-3 in PyTorch
-    float32, while the running mean before it is 4.9e-2 and 7.1e-2 away)."""
+    is: its largest loss difference over the steps within twice PyTorch's, and its whole
+    trained state's distance from float64 (state_distance.py: parameters, running statistics
+    and Adam's moments) within STATE_FACTOR times PyTorch float32's. Not entry by entry: in so
+    chaotic a run which tensor strays most differs from run to run (under Adam, a bottleneck
+    batch norm's gamma: 9.9e-3 from float64 in the C, 3.7e-3 in PyTorch float32, while the
+    running mean before it is 4.9e-2 and 7.1e-2 away). Each linear layer's bias before a
+    batch norm is compared as ResNet-8's conv biases are (cancelled_biases.py): by its batch
+    norm's running mean without it, and under Adam by the bound of each of its steps.
+
+    PyTorch float32's state distance is measured on 1 + FLOAT32_DRAWS runs, not one
+    (`float32_draws`), and the C's is held to STATE_FACTOR times the largest: where the two
+    values of a channel nearly coincide, the batch norm's gradient is up to 1/sqrt(eps) = 316
+    times its output's, and SGD's weights jump by orders of magnitude at such steps (layers.0's
+    weight norm: 6.5 at the start, 2.9e3 after the 20 steps in float64, 2.4e3 in PyTorch
+    float32, 2.0e4 in the C). Which steps jump, and how far, is a draw. Measured (2026-11-26,
+    `ADIR_EXAMPLES_REPORT=1`): with SGD, PyTorch float32's state distance is 1.25 on the C's
+    data and 0.85 to 7.4e9 on the 8 moved copies (four below 1.2, two at 164 and 177, one at
+    2.3e5), the C's 189 (its running variances grow farthest: layers.4's 1.3e3); the run diverges, so this
+    only holds the C inside PyTorch's own range. With Adam, whose steps do not grow with the
+    gradient, the state draws are 0.40 to 0.50 and the C's 0.44; Adam's moments 1.0 to 91 and
+    the C's 2.4 (layers.15's weight's second moment farthest, 12)."""
     data = training_data("autoencoder", 2)
-    c_losses, _ = c_training("autoencoder", optimizer, data)
-    float32_losses, _ = torch_training("autoencoder", optimizer, data)
-    float64_losses, _ = torch_training("autoencoder", optimizer, data, torch.float64)
-    spread = np.abs(np.array(float32_losses) / float64_losses - 1)
-    assert spread.max() > 1e-3  # ill-conditioned indeed, or this test should be strict
+    c_trace: list = []
+    trace64: list = []
+    moments64: dict | None = {} if optimizer == "adam" else None
+    c_losses, c_state = c_training("autoencoder", optimizer, data, c_trace)
+    float64_losses, state64 = torch_training(
+        "autoencoder", optimizer, data, torch.float64, trace64, moments64
+    )
     c_error = np.abs(c_losses / np.array(float64_losses) - 1)
+    first_input = (torch.from_numpy(data[0][0]),)
+    cancelled = batchnorm_after(load_example("autoencoder").model(), first_input)
+    assert len(cancelled) == 9  # the 9 linear layers before a batch norm (NOISE_DRIVEN)
+
+    def compared(state: dict, trace: list, moments: dict | None) -> dict[str, dict]:
+        """The groups compared: the state less the cancelled biases, with their running
+        means without them; Adam's moments less the cancelled biases'."""
+        state = dict(state)
+        for bias, (mean, momentum) in cancelled.items():
+            biases = [before[bias] for before in trace]
+            state[mean] = bias_free_running_mean(state[mean], biases, momentum)
+            del state[bias]
+        groups = {"state": state}
+        if moments is not None:
+            noise = {f"{b}_{moment}" for b in cancelled for moment in ("exp_avg", "exp_avg_sq")}
+            groups["Adam's moments"] = {s: m for s, m in moments.items() if s not in noise}
+        return groups
+
+    expected = compared(state64, trace64, moments64)
+    actual = compared(c_state, c_trace, {s: c_state[s] for s in moments64 or {}} or None)
+    float32_distances: dict[str, list[float]] = {group: [] for group in expected}
+    for draw, draw_data in enumerate(float32_draws(data)):
+        trace32: list = []
+        moments32: dict | None = {} if optimizer == "adam" else None
+        losses32, state32 = torch_training(
+            "autoencoder", optimizer, draw_data, torch.float32, trace32, moments32
+        )
+        if draw == 0:  # the same data as the C's
+            spread = np.abs(np.array(losses32) / float64_losses - 1)
+        for group, values in compared(state32, trace32, moments32).items():
+            float32_distances[group].append(state_distance(values, expected[group]))
+    distances = {
+        group: (
+            state_distance(actual[group], reference),
+            max(float32_distances[group]),
+            largest_tensor_distance(actual[group], reference),
+        )
+        for group, reference in expected.items()
+    }
+    if os.environ.get("ADIR_EXAMPLES_REPORT"):
+        print(
+            f"\nautoencoder {optimizer} batch 2: the losses' largest distance from float64, "
+            f"the C {c_error.max():.2e}, PyTorch float32 {spread.max():.2e}"
+        )
+        for group, (c_distance, f32_distance, (symbol, largest)) in distances.items():
+            draws = ", ".join(f"{d:.2e}" for d in float32_distances[group])
+            print(
+                f"  {group}, distance from float64 (state_distance): the C {c_distance:.2e}, "
+                f"PyTorch float32 up to {f32_distance:.2e} ({draws}; ratio "
+                f"{c_distance / f32_distance:.2f}); the C's farthest tensor {symbol} {largest:.2e}"
+            )
+    assert spread.max() > 1e-3  # ill-conditioned indeed, or this test should be strict
     assert c_error.max() <= 2 * spread.max(), (c_error.max(), spread.max())
+    for group, (c_distance, f32_distance, _) in distances.items():
+        assert c_distance <= STATE_FACTOR * f32_distance, (group, c_distance, f32_distance)
+    if optimizer == "adam":
+        # Each step of a cancelled bias is at most lr times Adam's bound, plus a float32 ulp of
+        # the bias for the update's rounding (as test_mlperf_tiny_ic_vww.py's).
+        lr = OPTIMIZERS["adam"]
+        for bias in cancelled:
+            biases = [before[bias] for before in c_trace] + [c_state[bias]]
+            for step, (before, after) in enumerate(itertools.pairwise(biases)):
+                bound = lr * adam_step_bound(step + 1) + np.spacing(np.abs(before).max())
+                assert np.abs(after - before).max() <= bound, (bias, step)
 
 
 def test_ds_cnn_predict_of_the_example_equals_eval_mode() -> None:

@@ -1,7 +1,9 @@
 """README.md's tables list exactly what adir registers: the tensor dialect's table names every op
 of each family (in the row of the family file that defines it) and every initializer, the pass
 table every pass `adir-opt` registers, and the flag table every argument `adir-opt` adds to
-xDSL's driver. An op, pass or flag added without its README line fails here."""
+xDSL's driver, and the importer's table every ATen overload with a handler and every torch.nn
+module the examples are built of. An op, pass or flag added without its README line fails
+here."""
 
 from __future__ import annotations
 
@@ -117,3 +119,29 @@ def test_importer_table_lists_every_aten_overload_exactly() -> None:
         listed += names.split()
     assert len(listed) == len(set(listed))
     assert set(listed) == {str(overload).removeprefix("aten.") for overload in ATEN_OPS}
+
+
+def test_importer_table_names_every_module_the_examples_use() -> None:
+    """Issue 19: the importer's table lists every supported module, not only the ATen ops. Each
+    torch.nn class that a model of examples/torch/ is built of (every one imports there) is
+    named `nn.<Class>` in the table; containers (`nn.Sequential`, `nn.ModuleList`) and
+    `nn.Identity` compute nothing of their own, and classes torch.nn does not export (the
+    `Linear` subclass inside `nn.MultiheadAttention`) are not the user's to name."""
+    from examples_testing import example_names, load_example  # here: they import torch
+    from torch import nn
+
+    text = " ".join(cell for row in table_rows("## The PyTorch importer") for cell in row)
+    used = set()
+    for name in example_names():
+        example = load_example(name)
+        for factory in ("model", "model_with_relu"):
+            if hasattr(example, factory):
+                used |= {type(module) for module in getattr(example, factory)().modules()}
+    named = {
+        cls.__name__
+        for cls in used
+        if cls.__module__.startswith("torch.nn") and getattr(nn, cls.__name__, None) is cls
+    }
+    named -= {"Sequential", "ModuleList", "Identity"}
+    assert {"Conv2d", "GRU", "LSTM", "MultiheadAttention", "ZeroPad2d"} <= named
+    assert {n for n in named if f"`nn.{n}`" not in text} == set()
