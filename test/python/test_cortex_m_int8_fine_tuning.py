@@ -10,15 +10,14 @@ as
         --quantize-level=2 --c-target=cortex-m4f --c-kernels=cmsis-nn --sram=BUDGET --plan-memory
 
 (BUDGET: what `--c-ram=256K` leaves the model, as test_cortex_m_fine_tuning.py), linked with
-`--c-ram=256K`'s linker script and trained 10 steps under QEMU. SCHEME trains four whole layers
-in int8: the classifier, the last pointwise conv, the last depthwise conv and the pointwise conv
-before it, the layers of the fp32 suggested scheme `bias@last:18+all@fc,features.30,features.27,
-features.23` (test_cortex_m_fine_tuning.py) without its bias-only part: level 2 trains a
-layer's folded weight and bias together, so a batch norm's beta behind a frozen int8 conv
-cannot train alone (quantize-frozen-prefix says so). It is one constant: `suggested` once
-suggest-update-scheme counts int8 layers.
+`--c-ram=256K`'s linker script and trained 10 steps under QEMU. SCHEME is `suggested`: what
+suggest-update-scheme, counting level 2's int8 weights, int32 biases and int8 activations at
+their byte sizes, picks for that budget with CMSIS-NN's scratch:
+`bias@last:18+all@fc,features.30,features.27,features.23,features.20,features.16,features.13,
+features.9,features.6,features.1`, every conv and the classifier whole (the fp32 suggestion for
+the same board trains four layers, test_cortex_m_fine_tuning.py).
 
-Checked: every int8 conv and the classifier of the forward pass, the four trainable layers
+Checked: every int8 conv and the classifier of the forward pass, the trainable layers
 included, calls CMSIS-NN (the backward runs on adir's kernels); the SRAM (arena and trainable
 parameters) fits the budget; the device's losses equal those of the same program built for the
 host (gcc -O2, -ffp-contract=off as the board's build, CMSIS-NN's portable C) to 1e-6 relative
@@ -59,9 +58,7 @@ from adir.tools.adir_opt import main as adir_opt
 KIB = 1024
 STEPS = 10
 BUDGET = model_ram(256 * KIB)
-# Level 2's scheme for DS-CNN in 256 KB (the module docstring); "suggested" once the suggester
-# counts int8 layers at their byte sizes.
-SCHEME = "all@fc,features.30,features.27,features.23"
+SCHEME = "suggested"  # the module docstring
 LEVEL_2 = ["--optimizer=sgd", "--lr=0.01", "--quantize-frozen", "--quantize-level=2"]
 ON_THE_BOARD = ["--c-target=cortex-m4f", "--c-kernels=cmsis-nn", f"--sram={BUDGET}"]
 # The int8 forward ops of DS-CNN: the first conv, four depthwise and four pointwise convs, the
@@ -183,7 +180,9 @@ def test_ds_cnn_level_2_fine_tunes_in_256k_on_cmsis_nn_like_the_host(tmp_path: P
     assert sram <= BUDGET, (scheme, sram)
 
     params = integer_params(planned)
-    assert len(params) == 8  # SCHEME's four layers, each an int8 weight and an int32 bias
+    # the suggestion's ten layers (nine convs and the classifier), each an int8 weight and an
+    # int32 bias; bias@last:18 adds none, its biases being those of whole layers
+    assert len(params) == 20
     batches = training_batches()
     build = BoardBuild.write(
         planned, tmp_path / "board", batches, "cmsis-nn", ram_bytes=256 * KIB, select=False,
