@@ -27,11 +27,9 @@ from dataclasses import dataclass
 import int8_reference as ref
 import numpy as np
 import torch
-from test_quantize_frozen_prefix import fold, with_results
+from test_quantize_frozen_prefix import fold, loss_ranges
 from torch import nn
 from xdsl.dialects.builtin import ModuleOp
-
-from adir.interpreter import Session
 
 INT32 = (-(2**31), 2**31 - 1)
 
@@ -52,17 +50,7 @@ def float_ranges(module: ModuleOp, inputs: np.ndarray) -> list[tuple[float, floa
             return not (len(uses) == 1 and uses[0].operation.name == "adir.batchnorm_eval")
         return op.name in RANGED
 
-    probe, count = with_results(module, "loss", picked)
-    session = Session(probe)
-    lows, highs = (
-        [float(inputs.min())] + [np.inf] * count,
-        [float(inputs.max())] + [-np.inf] * count,
-    )
-    for x in inputs:
-        for index, value in enumerate(session.call("loss", x, np.zeros(1, np.int32))):
-            lows[index + 1] = min(lows[index + 1], float(value.min()))
-            highs[index + 1] = max(highs[index + 1], float(value.max()))
-    return list(zip(lows, highs, strict=True))
+    return loss_ranges(module, inputs, picked)
 
 
 @dataclass

@@ -115,16 +115,23 @@ def with_results(module: ModuleOp, name: str, pick) -> tuple[ModuleOp, int]:
     return probe, len(values)
 
 
+def loss_ranges(module: ModuleOp, inputs: np.ndarray, pick) -> list[tuple[float, float]]:
+    """What calibration sees: (min, max) over `inputs` of the input and of each value of the
+    float @loss that `pick(op)` selects, in program order."""
+    probe, count = with_results(module, "loss", pick)
+    session = Session(probe)
+    lows = [float(inputs.min())] + [np.inf] * count
+    highs = [float(inputs.max())] + [-np.inf] * count
+    for x in inputs:
+        for index, value in enumerate(session.call("loss", x, np.zeros(1, np.int32))):
+            lows[index + 1] = min(lows[index + 1], float(value.min()))
+            highs[index + 1] = max(highs[index + 1], float(value.max()))
+    return list(zip(lows, highs, strict=True))
+
+
 def float_ranges(module: ModuleOp, inputs: np.ndarray) -> list[tuple[float, float]]:
     """(min, max) of the input and of each ReLU output of the float @loss over `inputs`."""
-    probe, count = with_results(module, "loss", lambda op: op.name == "adir.relu")
-    session = Session(probe)
-    seen = [[], *[[] for _ in range(count)]]
-    for x in inputs:
-        seen[0].append(x)
-        for index, value in enumerate(session.call("loss", x, np.zeros(1, np.int32))):
-            seen[index + 1].append(value)
-    return [(float(np.min(v)), float(np.max(v))) for v in seen]
+    return loss_ranges(module, inputs, lambda op: op.name == "adir.relu")
 
 
 def int8_tensors(module: ModuleOp, x: np.ndarray, label: np.ndarray) -> list[np.ndarray]:

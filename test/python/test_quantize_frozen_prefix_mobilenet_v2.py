@@ -34,6 +34,7 @@ from test_quantize_frozen_prefix import (
     assert_close_to_scale,
     c_run,
     fold,
+    loss_ranges,
     randomize_batch_norms,
     reference_training,
     with_results,
@@ -79,17 +80,7 @@ RANGED = ("adir.conv2d", "adir.clamp", "adir.add")
 def float_ranges(module, inputs: np.ndarray) -> list[tuple[float, float]]:
     """(min, max) of the input and of each conv, clamp and add result of the float @loss, in
     program order."""
-    probe, count = with_results(module, "loss", lambda op: op.name in RANGED)
-    session = Session(probe)
-    lows, highs = (
-        [float(inputs.min())] + [np.inf] * count,
-        [float(inputs.max())] + [-np.inf] * count,
-    )
-    for x in inputs:
-        for index, value in enumerate(session.call("loss", x, np.zeros(1, np.int32))):
-            lows[index + 1] = min(lows[index + 1], float(value.min()))
-            highs[index + 1] = max(highs[index + 1], float(value.max()))
-    return list(zip(lows, highs, strict=True))
+    return loss_ranges(module, inputs, lambda op: op.name in RANGED)
 
 
 class Reference:
