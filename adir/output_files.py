@@ -22,9 +22,10 @@ all were written. A file whose content is unchanged is not touched (a build does
 A directory's files change from one emit to the next (another `--c-kernels`, a kernel family
 split in two, a newer adir), and a build that compiles `DIR/*.c` would link a file an earlier
 emit wrote beside its successor. So `write_directory` also writes a manifest,
-`adir-files.sha256` (one `<sha256>  <name>` line per file, what `sha256sum -c` reads), and, once
-the new files are in place, removes the files the previous manifest names that this emit does not write, but only
-those whose content is still what was written then: a file the user edited is kept, and said.
+`adir-files.sha256` (one `<sha256>  <name>` line per file, what `sha256sum -c` reads), and,
+once the new files are in place, removes the files the previous manifest names that this emit
+does not write, but only those whose content is still what was written then: a file the user
+edited is kept, and said.
 A directory without a manifest (a user's, or one written by an adir before it) loses nothing.
 It returns what it did (`DirectoryUpdate`): the existing files whose content it changed, the
 stale ones it removed and the edited ones it kept, so that the tool can say so.

@@ -286,9 +286,9 @@ def test_autoencoder_at_batch_2_is_as_close_to_float64_as_pytorch_float32(optimi
     `ADIR_EXAMPLES_REPORT=1`): with SGD, PyTorch float32's state distance is 1.25 on the C's
     data and 0.85 to 7.4e9 on the 8 moved copies (four below 1.2, two at 164 and 177, one at
     2.3e5), the C's 189 (its running variances grow farthest: layers.4's 1.3e3); the run
-    diverges, so this only holds the C inside PyTorch's own range. With Adam, whose steps do not grow with the
-    gradient, the state draws are 0.40 to 0.50 and the C's 0.44; Adam's moments 1.0 to 91 and
-    the C's 2.4 (layers.15's weight's second moment farthest, 12)."""
+    diverges, so this only holds the C inside PyTorch's own range. With Adam, whose steps do
+    not grow with the gradient, the state draws are 0.40 to 0.50 and the C's 0.44; Adam's
+    moments 1.0 to 91 and the C's 2.4 (layers.15's weight's second moment farthest, 12)."""
     data = training_data("autoencoder", 2)
     c_trace: list = []
     trace64: list = []
