@@ -180,5 +180,5 @@ def test_portable_build_trains_like_the_interpreter(compiler: str) -> None:
         sanitize=False,
         compiler=compiler,
         each_step_from_c_state=True,
-        build=functools.partial(build_c, optimize="-O2"),
+        build=functools.partial(build_c, optimize="-O2", multiversion=True),
     )
