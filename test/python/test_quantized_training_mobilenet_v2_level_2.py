@@ -309,7 +309,8 @@ def returning_trained_outputs(module):
 def test_the_lowered_step_in_c_is_the_interpreter(model: dict, scheme: str) -> None:
     """The lowered step planned with the reference kernels, in C (gcc, ASan and UBSan), 20
     steps: each step's loss to 1e-5 and the int8 outputs of its trained layers bit for bit
-    the interpreter's (the integers that the previous updates made)."""
+    the interpreter's (the integers that the previous updates made), and the trained integer
+    parameters after the last step bit for bit."""
     case = level_2(model, scheme)
     lowered, count = returning_trained_outputs(case["lowered"])
     assert count == (1 if scheme == "last:1" else 4)
@@ -333,13 +334,18 @@ def test_the_lowered_step_in_c_is_the_interpreter(model: dict, scheme: str) -> N
         f"{scheme}: interpreter {interpreted:.1f} s, gcc (ASan, UBSan) build {compiled:.1f} s, "
         f"{STEPS} steps in C {ran:.1f} s"
     )
-    assert len(actual) == len(expected) == STEPS * (1 + count)  # no f32 parameters
+    # each step's loss and trained outputs, then the parameters after the last step: the
+    # integer weight and bias of each trained layer (no f32 parameter trains)
+    per_step = STEPS * (1 + count)
+    assert len(actual) == len(expected) == per_step + 2 * count
     for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
         where = f"step {index // (1 + count)}, result {index % (1 + count)}"
-        if index % (1 + count) == 0:
+        if index < per_step and index % (1 + count) == 0:
             np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=f"loss, {where}")
-        else:
+        elif index < per_step:
             np.testing.assert_array_equal(got, want, err_msg=where)
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=f"parameter {index - per_step}")
 
 
 @pytest.mark.slow
