@@ -152,18 +152,8 @@ class QuantizeFrozenPrefixPass(ModulePass):
         step = functions.get(self.func)
         if step is None:
             raise OpError(op, f"{self.name}: no function @{self.func} (run insert-optimizer first)")
+        shape = self.input_shape(step, "the input the frozen prefix computes from")
         args = step.function_type.inputs.data
-        if not args or not (
-            isinstance(args[0], TensorType)
-            and args[0].element_type == f32
-            and args[0].has_static_shape()
-        ):
-            raise OpError(
-                step,
-                f"{self.name}: @{self.func}'s first argument must be an f32 tensor of static "
-                "shape (the input the frozen prefix computes from)",
-            )
-        shape = tuple(args[0].get_shape())
         inputs = calibration_inputs(
             self.name, step, shape, self.calibration, self.samples, self.seed
         )
@@ -186,6 +176,22 @@ class QuantizeFrozenPrefixPass(ModulePass):
             if param.sym_name.data in frozen and param.sym_name.data not in loaded:
                 Rewriter.erase_op(param)
 
+    def input_shape(self, function: func.FuncOp, what: str) -> tuple[int, ...]:
+        """The shape of `function`'s first argument, the input calibration draws, which must be
+        an f32 tensor of static shape (a located error otherwise)."""
+        args = function.function_type.inputs.data
+        if not args or not (
+            isinstance(args[0], TensorType)
+            and args[0].element_type == f32
+            and args[0].has_static_shape()
+        ):
+            raise OpError(
+                function,
+                f"{self.name}: @{function.sym_name.data}'s first argument must be an f32 "
+                f"tensor of static shape ({what})",
+            )
+        return tuple(args[0].get_shape())
+
     def apply_level_2(self, module: ModuleOp) -> None:
         """The frozen prefix and the trainable conv and linear layers of the loss (and of every
         function with its first argument) int8, before autodiff."""
@@ -206,19 +212,10 @@ class QuantizeFrozenPrefixPass(ModulePass):
                     f"{self.name}{{level=2}}: @{function.sym_name.data} exists: level 2 runs "
                     "before autodiff (autodiff then differentiates the int8 layers)",
                 )
+        shape = self.input_shape(loss, "the input the quantized layers compute from")
         args = loss.function_type.inputs.data
-        if not args or not (
-            isinstance(args[0], TensorType)
-            and args[0].element_type == f32
-            and args[0].has_static_shape()
-        ):
-            raise OpError(
-                loss,
-                f"{self.name}: @{loss.sym_name.data}'s first argument must be an f32 tensor of "
-                "static shape (the input the quantized layers compute from)",
-            )
         inputs = calibration_inputs(
-            self.name, loss, tuple(args[0].get_shape()), self.calibration, self.samples, self.seed
+            self.name, loss, shape, self.calibration, self.samples, self.seed
         )
         frozen = frozen_params(module)
         trainable = {
