@@ -222,26 +222,48 @@ def test_example_trains_in_c_like_pytorch_with_adam(name: str, batch: int) -> No
     """Adam amplifies rounding noise where a gradient entry is near zero: its first step is
     lr * g / (|g| + eps) whatever g's size, so two float32 computations of a gradient entry of
     2e-8 (DS-CNN's dw4 weight [63, 0, 1, 0] at step 0: -2.48e-8 in float64, -2.13e-8 in
-    PyTorch float32) move it by steps 7e-5 apart, and the float32 interpreter, the C and
-    PyTorch each follow their own noise (after 5 steps they are about as far from each other
-    as from float64 PyTorch). So each is compared with float64 PyTorch, the referee, and the C
-    must be as close to it as float32 PyTorch is (twice its distance, measured here), or
-    within 1e-4 relative for the losses and one Adam step (lr) for a parameter entry where
-    that is larger; the noise-driven parameters (`NOISE_DRIVEN`) within STEPS * lr."""
+    PyTorch float32) move it by steps 7e-5 apart, and the C and PyTorch float32 each follow
+    their own noise. So each is compared with float64 PyTorch, the referee, and the C must be
+    as close to it as PyTorch float32 is: its losses within twice the largest of PyTorch
+    float32's 1 + FLOAT32_DRAWS runs (`float32_draws`), or RTOL where that is larger; each
+    parameter and running statistic entry within twice those runs' largest distance in its
+    tensor, or RTOL of the tensor's largest magnitude; the noise-driven ones (`NOISE_DRIVEN`)
+    within STEPS * lr.
+
+    The draws, not one run: DS-CNN at batch 1 is ill-conditioned though one float32 run does
+    not show it. At step 14 (counting from 0) the last pointwise block's ReLU (features.29)
+    sees -9.8e-7 in float64 at channel 26, row 20, column 2, and the float32 state's rounding
+    noise (2.5e-6 of features.9's weight) decides its side: the C and 5 of the 9 PyTorch
+    float32 runs let it pass, their losses 3.8e-5 from float64 at step 18 and their states
+    4.2e-3 away (state_distance.py), where the runs it stops stay within 2.0e-7 and 7.7e-6
+    (measured 2026-11-26, `ADIR_EXAMPLES_REPORT=1`)."""
     data = training_data(name, batch)
     lr = OPTIMIZERS["adam"]
     c_losses, c_params = c_training(name, "adam", data)
-    float32_losses, float32_state = torch_training(name, "adam", data)
     float64_losses, float64_state = torch_training(name, "adam", data, torch.float64)
     reference = np.array(float64_losses)
-    spread = np.max(np.abs(np.array(float32_losses) / reference - 1))
-    np.testing.assert_allclose(c_losses, reference, rtol=max(RTOL, 2 * spread), err_msg="losses")
+    loss_spread = 0.0
+    state_spread = {symbol: 0.0 for symbol in float64_state}
+    for draw_data in float32_draws(data):
+        losses32, state32 = torch_training(name, "adam", draw_data)
+        loss_spread = max(loss_spread, float(np.max(np.abs(np.array(losses32) / reference - 1))))
+        for symbol, expected in float64_state.items():
+            distance = float(np.abs(state32[symbol] - expected).max())
+            state_spread[symbol] = max(state_spread[symbol], distance)
+    c_error = np.abs(c_losses / reference - 1)
+    if os.environ.get("ADIR_EXAMPLES_REPORT"):
+        print(
+            f"\n{name} adam batch {batch}: the losses' largest distance from float64, the C "
+            f"{c_error.max():.2e}, PyTorch float32 up to {loss_spread:.2e}"
+        )
+    np.testing.assert_allclose(
+        c_losses, reference, rtol=max(RTOL, 2 * loss_spread), err_msg="losses"
+    )
     for symbol, expected in float64_state.items():
-        spread = np.abs(float32_state[symbol] - expected).max()
-        # Noise-driven entries move by up to lr a step; an entry of an ill-conditioned run (the
-        # autoencoder at batch 2) may be as far as float32 PyTorch is, either way.
-        steps = STEPS if re.fullmatch(NOISE_DRIVEN[name], symbol) else 1
-        atol = max(steps * lr, 2 * spread)
+        if re.fullmatch(NOISE_DRIVEN[name], symbol):
+            atol = STEPS * lr
+        else:
+            atol = max(RTOL * np.abs(expected).max(), 2 * state_spread[symbol])
         np.testing.assert_allclose(c_params[symbol], expected, rtol=0, atol=atol, err_msg=symbol)
 
 
