@@ -689,7 +689,8 @@ static void scratch_convs(void)
  * references) against them, bit for bit: every output, on shapes around the scalar kernels'
  * blocks of four (spatial sizes 1 .. 9), DS-CNN's (125 pixels), and for the hosts' `_channels`
  * kernels around their blocks of eight channels (1, 7, 8, 9, 19 channels), one to three
- * samples. */
+ * samples; and where the sums run in sample lanes (16 samples a vector, AVX-512), batches of
+ * 16, 17 and 33 samples on rows of 5 (no whole block of 16 pixels), 16, 37 and 125 pixels. */
 typedef void (*batchnorm_fn)(const float *, const float *, const float *, const float *,
                              const float *, float *, float *, float *, float *, float *, int32_t,
                              int32_t, int32_t, float, float);
@@ -753,9 +754,15 @@ static void batchnorm_case(int32_t batch, int32_t channels, int32_t spatial, int
 static void batchnorms(void)
 {
     const int32_t channel_counts[] = {1, 7, 8, 9, 19};
+    const int32_t lane_batches[] = {16, 17, 33}, lane_rows[] = {5, 16, 37, 125};
     int32_t batch, spatial;
-    int exact, i;
+    int exact, i, j;
     for (exact = 0; exact < 2; ++exact) {
+        for (i = 0; i < (int)(sizeof lane_batches / sizeof lane_batches[0]); ++i) {
+            for (j = 0; j < (int)(sizeof lane_rows / sizeof lane_rows[0]); ++j) {
+                batchnorm_case(lane_batches[i], 9, lane_rows[j], exact);
+            }
+        }
         for (batch = 1; batch <= 3; ++batch) {
             for (spatial = batch == 1 ? 2 : 1; spatial <= 9; ++spatial) {
                 batchnorm_case(batch, 3, spatial, exact);
