@@ -863,6 +863,47 @@ static void update_case(size_t n, float weight_decay, float clip, int variant, i
     free(s1_t), free(s1_r), free(s2_t), free(s2_r);
 }
 
+/* Adam's division of each root by sqrt(1 - beta2^t), which the tuned update may do as a
+ * multiplication in double by the reciprocal (adir_tuned_updates.c): bit for bit the float
+ * division for every root and divisor. Divisors: those of steps 1 to 48 and 16 drawn across
+ * (0, 2); second moments across 2^-120..2^40 (roots 2^-60..2^20), 4096 of them a divisor.
+ * A float reciprocal (x * (1/c) in float) misses the quotient on about a quarter of these
+ * elements, and a single miss fails the case. */
+static void adam_divisor_cases(void)
+{
+    const size_t n = 4096;
+    float *param = filled(n, 0), *grad = filled(n, 0), *state1 = filled(n, 0);
+    float *state2 = malloc(n * sizeof *state2);
+    float *p_t = malloc(n * sizeof *p_t), *p_r = malloc(n * sizeof *p_r);
+    float *s1_t = malloc(n * sizeof *s1_t), *s1_r = malloc(n * sizeof *s1_r);
+    float *s2_t = malloc(n * sizeof *s2_t), *s2_r = malloc(n * sizeof *s2_r);
+    const float lr = 0.125f, bc1 = 0.1f;
+    char shape[64];
+    size_t i;
+    int t;
+    for (t = 1; t <= 64; ++t) {
+        const float bc2 = t <= 48 ? (float)sqrt(1.0 - pow(BETA2, t))
+                                  : (float)((double)(next_bits() >> 40) / 8388608.0 * 2.0);
+        for (i = 0; i < n; ++i) {
+            const int exponent = (int)(next_bits() % 161u) - 120;
+            state2[i] = ldexpf(fabsf(next_value(0)) + 0x1p-24f, exponent);
+        }
+        memcpy(p_t, param, n * sizeof *p_t), memcpy(p_r, param, n * sizeof *p_r);
+        memcpy(s1_t, state1, n * sizeof *s1_t), memcpy(s1_r, state1, n * sizeof *s1_r);
+        memcpy(s2_t, state2, n * sizeof *s2_t), memcpy(s2_r, state2, n * sizeof *s2_r);
+        sprintf(shape, "n %lu divisor %.9g (step %d)", (unsigned long)n, (double)bc2, t);
+        adir_tuned_adam_update(p_t, s1_t, s2_t, grad, &lr, &bc1, &bc2, p_t, s1_t, s2_t, n,
+                               BETA1, BETA2, 1e-8f, 0.0f, 0.0f, 0);
+        adir_adam_update(p_r, s1_r, s2_r, grad, &lr, &bc1, &bc2, p_r, s1_r, s2_r, n, BETA1,
+                         BETA2, 1e-8f, 0.0f, 0.0f, 0);
+        compare("adam_update", shape, 0, p_t, p_r, NULL, 0, n);
+        compare("adam_update", shape, 0, s1_t, s1_r, NULL, 0, n);
+        compare("adam_update", shape, 0, s2_t, s2_r, NULL, 0, n);
+    }
+    free(param), free(grad), free(state1), free(state2), free(p_t), free(p_r);
+    free(s1_t), free(s1_r), free(s2_t), free(s2_r);
+}
+
 /* The fused matmul updates. Their gradient sums run in order, one ADIR_FMA per step: where
  * ADIR_FMA cannot fuse they are the reference's bit for bit on any data; else only
  * on exact data, and adir_tuned_matmul_sgd_update (linear in the sums) is checked against the bound
@@ -962,6 +1003,7 @@ static void updates(void)
     add_edges(ns, &n_count, ADIR_OUTER_BLOCK); /* a batch of one's blocks of a row */
 #endif
     add_edges(ns_wide, &wide_count, UPDATE_CHUNK);
+    adam_divisor_cases();
     for (exact = 0; exact < 2; ++exact) {
         for (i = 0; i < 5; ++i) {
             for (variant = 0; variant < 2; ++variant) {
