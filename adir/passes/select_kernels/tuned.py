@@ -137,6 +137,23 @@ def phases_used(kernel: int, dilation: int, stride: int) -> int:
     return len({k * dilation % stride for k in range(kernel)})
 
 
+def phase_span(phase: int, size: int, pad: int, stride: int) -> tuple[int, int]:
+    """The first index h' and the count of one phase's pixels h' * stride + phase - pad of an
+    input gradient that lie in [0, size) (adir_phase_span)."""
+    end = (size + pad - phase + stride - 1) // stride
+    lo = (pad - phase + stride - 1) // stride if pad > phase else 0
+    return lo, max(end - lo, 0)
+
+
+def grad_input_extent(size: int, pad: int, kernel: int, dilation: int, stride: int) -> int:
+    """The rows (or columns) of the dy plane that an input gradient reads phase by phase
+    (adir_grad_input_extent): its lead (tap k of phase a reads row h' - k d // s + lead, h' >=
+    that phase's first) plus every phase's last h' + 1."""
+    lead = max(k * dilation // stride - phase_span(k * dilation % stride, size, pad, stride)[0]
+               for k in range(kernel))  # fmt: skip
+    return lead + max(sum(phase_span(a, size, pad, stride)) for a in range(stride))
+
+
 def implicit_floats(
     kernel: str,
     image: tuple[int, ...],
@@ -149,8 +166,10 @@ def implicit_floats(
 ) -> int | None:
     """The scratch floats of a `_gemm` kernel's implicit-GEMM path (adir_conv_implicit_floats
     in adir_tuned_conv_implicit.c: one sample's phase planes with their slack, one offset a
-    tap, and dy^T of one sample for the weight gradient or the weights transposed (flipped for
-    the input gradient)), or None where it has none (a strided or over-padded input gradient)."""
+    tap, and dy^T of one sample for the weight gradient or the weights transposed (for the
+    input gradient, each phase's sub-kernel; its planes are one plane of dy that every phase
+    reads: see adir_tuned_conv_implicit.c)), or None where it has none (the input gradient of a
+    1x1 kernel: W^T dy on dy itself, nothing to save)."""
     (_, channels, height, width), (_, outputs, rows, cols) = image, out
     group_channels, group_outputs = channels // groups, outputs // groups
     _, _, kh, kw = weight
@@ -164,9 +183,12 @@ def implicit_floats(
         return phases * ch * plane_rows * plane_cols + plane_cols + IMPLICIT_SLACK, ch * kh * kw
 
     if kernel == "conv2d_grad_input":
-        if stride != [1, 1] or top > (kh - 1) * dilation[0] or left > (kw - 1) * dilation[1]:
+        if kh * kw == 1:
             return None
-        floats, taps = planes(group_outputs, height, width, [1, 1])
+        plane_rows = grad_input_extent(height, top, kh, dilation[0], stride[0])
+        plane_cols = grad_input_extent(width, left, kw, dilation[1], stride[1])
+        taps = group_outputs * kh * kw
+        floats = group_outputs * plane_rows * plane_cols + plane_cols + IMPLICIT_SLACK
         return floats + taps + group_channels * taps
     floats, taps = planes(group_channels, rows, cols, stride)
     if kernel == "conv2d_grad_weight":

@@ -387,7 +387,17 @@ void adir_tuned_conv2d_grad_weight_depthwise(
     const size_t taps = (size_t)kernel_height * (size_t)kernel_width;
     int32_t n, c;
     (void)out_channels, (void)dilation_height, (void)dilation_width, (void)groups;
-    (void)scratch_floats;
+    if (kernel_height == 3 && kernel_width == 3) {
+        /* channels in vector lanes where the scratch holds their planes (the same sums) */
+        const int32_t lanes =
+            adir_depthwise_lanes_floats(out_height, out_width, stride_height, stride_width);
+        if (lanes > 0 && lanes <= scratch_floats) {
+            adir_conv2d_grad_weight_depthwise_lanes(x, dy, dw, batch, channels, height, width,
+                                                    out_height, out_width, stride_height,
+                                                    stride_width, pad_top, pad_left, scratch);
+            return;
+        }
+    }
     memset(dw, 0, (size_t)channels * taps * sizeof *dw);
     for (n = 0; n < batch; ++n) {
         for (c = 0; c < channels; ++c) {
