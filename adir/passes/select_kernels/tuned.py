@@ -27,11 +27,14 @@ panel (a block of taps by a chunk of output pixels) at a time in a scratch buffe
 any stride, padding, dilation and groups; a pointwise (1x1, stride 1, unpadded) convolution is
 a GEMM on the image itself, whose forward pass and input gradient need no scratch. The
 `_depthwise` kernels (one input channel per output channel) copy each plane with its padding
-into scratch. The pool tiles assume every pixel is in at most one window inside the image.
-On the hosts (`IMPLICIT_TARGETS`) a `_gemm` kernel also has an implicit-GEMM path
-(`adir_tuned_conv_implicit.c`): it copies one sample's image into phase planes, from which
-every im2col row is read in place, and asks for that scratch (`implicit_floats`) where it is
-more than the panel; given less, it builds panels. Outside those shapes the op keeps its
+into scratch; on the hosts a 3x3 weight gradient asks for a block of `DEPTHWISE_BLOCK` channels'
+planes and dy interleaved (its sums in vector lanes, adir_tuned_depthwise_lanes.c) and runs with
+one plane (`adir.kernel_scratch_min`). The pool tiles assume every pixel is in at most one
+window inside the image. On the hosts (`IMPLICIT_TARGETS`) a `_gemm` kernel also has an
+implicit-GEMM path (`adir_tuned_conv_implicit.c`): it copies one sample's image into phase
+planes, from which every im2col row is read in place (a strided input gradient: dy into one
+plane, each phase of dx a stride-1 correlation of it with that phase's taps), and asks for that
+scratch (`implicit_floats`) where it is more than the panel; given less, it builds panels. Outside those shapes the op keeps its
 reference kernel. Each tuned kernel is tested against its reference on shapes that reach every
 tile edge, and the `_gemm` kernels on every panel shape and at each implicit path's exact
 scratch (`test/python/test_c_kernels_vs_reference.py`).
@@ -196,6 +199,12 @@ def implicit_floats(
     return floats + taps + taps * group_outputs
 
 
+DEPTHWISE_BLOCK = 16
+"""Channels whose padded planes and dy the depthwise 3x3 weight gradient interleaves on the hosts
+(adir_tuned_depthwise_lanes.c's ADIR_DEPTHWISE_BLOCK): one vector multiply-add a tap and pixel
+for a vector's channels, each channel's sum in the reference's order."""
+
+
 SCALAR_FPU_TARGETS = ("cortex-m4f", "cortex-m7")
 """Scalar cores with 32 single-precision registers and VFMA (the M4F's settings header; not the
 M55, whose Helium vectors the flat rows may use, and where arm-none-eabi-gcc -O2 spills the
@@ -244,6 +253,20 @@ def conv2d_kernel(
         # A padded plane, kw zeros past it, and a row of sums (adir_tuned_depthwise.c).
         padded_rows, padded_cols = (rows - 1) * stride[0] + kh, (cols - 1) * stride[1] + kw
         floats = padded_rows * padded_cols + kw + rows * padded_cols
+        lanes = DEPTHWISE_BLOCK * (padded_rows * padded_cols + rows * cols)
+        if (
+            target.name in VECTOR_HOST_TARGETS
+            and kernel == "conv2d_grad_weight"
+            and (kh, kw) == (3, 3)
+            and lanes > floats
+        ):
+            # The weight gradient with channels in vector lanes: a block's interleaved planes
+            # and dy (adir_tuned_depthwise_lanes.c), or, given less, the scalar sums.
+            return Use(
+                call=f"{kernel}_depthwise",
+                scratch=FLOAT_BYTES * lanes,
+                scratch_min=FLOAT_BYTES * floats,
+            )
         return Use(call=f"{kernel}_depthwise", scratch=FLOAT_BYTES * floats)
     pointwise = (kh, kw) == (1, 1) and stride == [1, 1] and not any(ints(op, "padding"))
     pointwise = pointwise and (rows, cols) == tuple(image[2:])
