@@ -34,10 +34,10 @@ window inside the image. On the hosts (`IMPLICIT_TARGETS`) a `_gemm` kernel also
 implicit-GEMM path (`adir_tuned_conv_implicit.c`): it copies one sample's image into phase
 planes, from which every im2col row is read in place (a strided input gradient: dy into one
 plane, each phase of dx a stride-1 correlation of it with that phase's taps), and asks for that
-scratch (`implicit_floats`) where it is more than the panel; given less, it builds panels. Outside those shapes the op keeps its
-reference kernel. Each tuned kernel is tested against its reference on shapes that reach every
-tile edge, and the `_gemm` kernels on every panel shape and at each implicit path's exact
-scratch (`test/python/test_c_kernels_vs_reference.py`).
+scratch (`implicit_floats`) where it is more than the panel; given less, it builds panels.
+Outside those shapes the op keeps its reference kernel. Each tuned kernel is tested against its
+reference on shapes that reach every tile edge, and the `_gemm` kernels on every panel shape
+and at each implicit path's exact scratch (`test/python/test_c_kernels_vs_reference.py`).
 
 Scratch. The tuned kernels must not make a training step need more memory than the reference
 kernels do. A `_gemm` kernel asks for a panel of every tap by `PANEL_PIXELS` pixels (`taps x

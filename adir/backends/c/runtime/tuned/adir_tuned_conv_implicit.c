@@ -23,10 +23,11 @@
  * - Weight gradient: dW^T [taps, outputs] += X dy^T, the tile's rows the taps (each read in
  *   place along the pixels), its columns the outputs (dy of one sample transposed into scratch),
  *   pixels q < out_width only; each element's sum over (n, p, q) in order, as the reference's.
- * - Input gradient of a stride-1 convolution: the forward pass of dy (padded by (k - 1) d -
- *   pad) by the weights flipped and transposed (W' [channels, outputs x taps], in scratch):
- *   each dx element's sum over (o, i, j) reversed, once; within the bound of its term count.
- *   Strided input gradients keep the panels (col2im). */
+ * - Input gradient: phase by phase (adir_grad_input_layout below), each phase of dx the
+ *   forward pass of one plane of dy by the phase's taps, flipped and transposed (W' [channels,
+ *   outputs x taps], in scratch); at stride 1 one phase, dy padded by (k - 1) d - pad. Each dx
+ *   element's sum over its (o, i, j) reversed, once; within the bound of its term count. A 1 x 1
+ *   kernel's keeps the panel path (W^T dy on dy in place: no im2col to save). */
 #include <string.h>
 
 #include "adir_tuned.h"
