@@ -27,10 +27,11 @@ panel (a block of taps by a chunk of output pixels) at a time in a scratch buffe
 any stride, padding, dilation and groups; a pointwise (1x1, stride 1, unpadded) convolution is
 a GEMM on the image itself, whose forward pass and input gradient need no scratch. The
 `_depthwise` kernels (one input channel per output channel) copy each plane with its padding
-into scratch; on the hosts a 3x3 weight gradient asks for a block of `DEPTHWISE_BLOCK` channels'
-planes and dy interleaved (its sums in vector lanes, adir_tuned_depthwise_lanes.c) and runs with
-one plane (`adir.kernel_scratch_min`). The pool tiles assume every pixel is in at most one
-window inside the image. On the hosts (`IMPLICIT_TARGETS`) a `_gemm` kernel also has an
+into scratch; on the hosts a 3x3 weight gradient, and a strided 3x3 input gradient, ask for a
+block of `DEPTHWISE_BLOCK` channels' planes and dy interleaved (their sums in vector lanes,
+adir_tuned_depthwise_lanes.c) and run with one plane (`adir.kernel_scratch_min`). The pool tiles
+assume every pixel is in at most one window inside the image. On the hosts (`IMPLICIT_TARGETS`)
+a `_gemm` kernel also has an
 implicit-GEMM path (`adir_tuned_conv_implicit.c`): it copies one sample's image into phase
 planes, from which every im2col row is read in place (a strided input gradient: dy into one
 plane, each phase of dx a stride-1 correlation of it with that phase's taps), and asks for that
@@ -254,14 +255,18 @@ def conv2d_kernel(
         padded_rows, padded_cols = (rows - 1) * stride[0] + kh, (cols - 1) * stride[1] + kw
         floats = padded_rows * padded_cols + kw + rows * padded_cols
         lanes = DEPTHWISE_BLOCK * (padded_rows * padded_cols + rows * cols)
+        in_lanes = kernel == "conv2d_grad_weight" or (
+            kernel == "conv2d_grad_input" and stride != [1, 1]
+        )
         if (
             target.name in VECTOR_HOST_TARGETS
-            and kernel == "conv2d_grad_weight"
+            and in_lanes
             and (kh, kw) == (3, 3)
             and lanes > floats
         ):
-            # The weight gradient with channels in vector lanes: a block's interleaved planes
-            # and dy (adir_tuned_depthwise_lanes.c), or, given less, the scalar sums.
+            # The weight gradient, and a strided input gradient, with channels in vector lanes:
+            # a block's interleaved planes and dy (adir_tuned_depthwise_lanes.c), or, given
+            # less, the scalar sums.
             return Use(
                 call=f"{kernel}_depthwise",
                 scratch=FLOAT_BYTES * lanes,

@@ -210,5 +210,11 @@ void adir_conv2d_grad_weight_depthwise_lanes(const float *x, const float *dy, fl
                                              int32_t out_width, int32_t stride_height,
                                              int32_t stride_width, int32_t pad_top,
                                              int32_t pad_left, float *scratch);
+void adir_conv2d_grad_input_depthwise_lanes(const float *dy, const float *w, float *dx,
+                                            int32_t batch, int32_t channels, int32_t height,
+                                            int32_t width, int32_t out_height,
+                                            int32_t out_width, int32_t stride_height,
+                                            int32_t stride_width, int32_t pad_top,
+                                            int32_t pad_left, float *scratch);
 
 #endif /* ADIR_TUNED_H */

@@ -335,6 +335,17 @@ void adir_tuned_conv2d_grad_input_depthwise(
     const int as_forward =
         stride_height == 1 && stride_width == 1 && kernel_height == 3 && kernel_width == 3 &&
         pad_top <= 2 && pad_left <= 2 && flipped.hp <= d.hp && flipped.wp <= d.wp;
+    /* A strided 3 x 3 one with channels in vector lanes where the scratch holds their planes
+     * (adir_tuned_depthwise_lanes.c; the same sums), not one scalar scatter a pixel. */
+    const int32_t lanes =
+        adir_depthwise_lanes_floats(out_height, out_width, stride_height, stride_width);
+    if (!as_forward && kernel_height == 3 && kernel_width == 3 && lanes > 0 &&
+        lanes <= scratch_floats) {
+        adir_conv2d_grad_input_depthwise_lanes(dy, w, dx, batch, channels, height, width,
+                                               out_height, out_width, stride_height,
+                                               stride_width, pad_top, pad_left, scratch);
+        return;
+    }
     for (n = 0; n < batch; ++n) {
         for (c = 0; c < channels; ++c) {
             const size_t at = (size_t)n * (size_t)channels + (size_t)c;

@@ -155,3 +155,101 @@ void adir_conv2d_grad_weight_depthwise_lanes(const float *x, const float *dy, fl
         }
     }
 }
+
+/* dxi (the padded plane's [row][column][lane], rows wp apart) += the adjoint of the forward pass
+ * for one sample's dy (dyi[pixel][lane]), the weights wi[t][lane] (rows BLOCK apart): output
+ * pixels in row-major order, so each pixel of dxi gets its terms in the reference's order. */
+ADIR_NOINLINE static void adir_depthwise_lanes_scatter(float *restrict dxi,
+                                                       const float *restrict dyi,
+                                                       const float *restrict wi, size_t wp,
+                                                       int32_t out_height, int32_t out_width,
+                                                       int32_t stride_height,
+                                                       int32_t stride_width)
+{
+    float w[9][ADIR_DEPTHWISE_LANES];
+    const size_t row = wp * ADIR_DEPTHWISE_BLOCK;
+    int32_t p, q, t, i, j, l;
+    for (t = 0; t < 9; ++t) {
+        for (l = 0; l < ADIR_DEPTHWISE_LANES; ++l) {
+            w[t][l] = wi[t * ADIR_DEPTHWISE_BLOCK + l];
+        }
+    }
+    for (p = 0; p < out_height; ++p) {
+        float *restrict dx_p = dxi + (size_t)(p * stride_height) * row;
+        const float *restrict g_p = dyi + (size_t)p * (size_t)out_width * ADIR_DEPTHWISE_BLOCK;
+        for (q = 0; q < out_width; ++q) {
+            float *restrict dx_q = dx_p + (size_t)(q * stride_width) * ADIR_DEPTHWISE_BLOCK;
+            const float *restrict g = g_p + (size_t)q * ADIR_DEPTHWISE_BLOCK;
+            ADIR_UNROLL
+            for (i = 0; i < 3; ++i) {
+                ADIR_UNROLL
+                for (j = 0; j < 3; ++j) {
+                    float *restrict dx_ij = dx_q + (size_t)i * row +
+                                            (size_t)j * ADIR_DEPTHWISE_BLOCK;
+                    ADIR_UNROLL
+                    for (l = 0; l < ADIR_DEPTHWISE_LANES; ++l) {
+                        dx_ij[l] = ADIR_FMA(w[i * 3 + j][l], g[l], dx_ij[l]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+void adir_conv2d_grad_input_depthwise_lanes(const float *dy, const float *w, float *dx,
+                                            int32_t batch, int32_t channels, int32_t height,
+                                            int32_t width, int32_t out_height,
+                                            int32_t out_width, int32_t stride_height,
+                                            int32_t stride_width, int32_t pad_top,
+                                            int32_t pad_left, float *scratch)
+{
+    const int32_t hp = (out_height - 1) * stride_height + 3;
+    const int32_t wp = (out_width - 1) * stride_width + 3;
+    const size_t plane = (size_t)height * (size_t)width;
+    const size_t out_plane = (size_t)out_height * (size_t)out_width;
+    const size_t padded = (size_t)hp * (size_t)wp * ADIR_DEPTHWISE_BLOCK;
+    float *dxi = scratch, *dyi = scratch + padded;
+    float wi[9 * ADIR_DEPTHWISE_BLOCK];
+    int32_t first, count, n, l, r, col, t, lane;
+    size_t pixel;
+    /* the lanes past a last block's channels: their sums are dropped */
+    memset(dyi, 0, out_plane * ADIR_DEPTHWISE_BLOCK * sizeof *dyi);
+    memset(wi, 0, sizeof wi);
+    for (first = 0; first < channels; first += ADIR_DEPTHWISE_BLOCK) {
+        count = channels - first < ADIR_DEPTHWISE_BLOCK ? channels - first : ADIR_DEPTHWISE_BLOCK;
+        for (t = 0; t < 9; ++t) {
+            adir_depthwise_interleave(w + (size_t)first * 9u + (size_t)t, 9u, count,
+                                      wi + t * ADIR_DEPTHWISE_BLOCK);
+        }
+        for (n = 0; n < batch; ++n) {
+            const size_t at = (size_t)n * (size_t)channels + (size_t)first;
+            for (pixel = 0; pixel < out_plane; ++pixel) {
+                adir_depthwise_interleave(dy + at * out_plane + pixel, out_plane, count,
+                                          dyi + pixel * ADIR_DEPTHWISE_BLOCK);
+            }
+            memset(dxi, 0, padded * sizeof *dxi);
+            for (lane = 0; lane < ADIR_DEPTHWISE_BLOCK; lane += ADIR_DEPTHWISE_LANES) {
+                adir_depthwise_lanes_scatter(dxi + lane, dyi + lane, wi + lane, (size_t)wp,
+                                             out_height, out_width, stride_height,
+                                             stride_width);
+            }
+            /* dx: the image's pixels of the padded plane; any below or right of it no window
+             * read: 0 */
+            for (l = 0; l < count; ++l) {
+                float *dx_l = dx + (at + (size_t)l) * plane;
+                for (r = 0; r < height; ++r) {
+                    const int32_t row = r + pad_top;
+                    for (col = 0; col < width; ++col) {
+                        const int32_t column = col + pad_left;
+                        dx_l[(size_t)r * (size_t)width + (size_t)col] =
+                            row < hp && column < wp
+                                ? dxi[((size_t)row * (size_t)wp + (size_t)column) *
+                                          ADIR_DEPTHWISE_BLOCK +
+                                      (size_t)l]
+                                : 0.0f;
+                    }
+                }
+            }
+        }
+    }
+}
