@@ -31,11 +31,11 @@ into scratch; on the hosts a 3x3 weight gradient, and a strided 3x3 input gradie
 block of `DEPTHWISE_BLOCK` channels' planes and dy interleaved (their sums in vector lanes,
 adir_tuned_depthwise_lanes.c) and run with one plane (`adir.kernel_scratch_min`). The pool tiles
 assume every pixel is in at most one window inside the image. On the hosts (`IMPLICIT_TARGETS`)
-a `_gemm` kernel also has an
-implicit-GEMM path (`adir_tuned_conv_implicit.c`): it copies one sample's image into phase
-planes, from which every im2col row is read in place (a strided input gradient: dy into one
-plane, each phase of dx a stride-1 correlation of it with that phase's taps), and asks for that
-scratch (`implicit_floats`) where it is more than the panel; given less, it builds panels.
+a `_gemm` kernel also has an implicit-GEMM path (`adir_tuned_conv_implicit.c`): it copies one
+sample's image into phase planes, from which every im2col row is read in place (a strided input
+gradient: dy into one plane, each phase of dx a stride-1 correlation of it with that phase's
+taps), and asks for that scratch (`implicit_floats`) where it is more than the panel; given
+less, it builds panels.
 Outside those shapes the op keeps its reference kernel. Each tuned kernel is tested against its
 reference on shapes that reach every tile edge, and the `_gemm` kernels on every panel shape
 and at each implicit path's exact scratch (`test/python/test_c_kernels_vs_reference.py`).
