@@ -14,7 +14,10 @@
  * Every sum runs in the reference's order: the forward pass over the taps (i, j) from 0, then
  * the bias; the input gradient over the output pixels (p, q) that reach a pixel in row-major
  * order (so the taps in reverse); the weight gradient over (n, p, q). A tap in the padding adds
- * a product of 0. So bit for bit the reference's without a fast fused multiply-add. */
+ * a product of 0. So bit for bit the reference's without a fast fused multiply-add.
+ *
+ * A 3 x 3 weight gradient, and a strided 3 x 3 input gradient, run 16 channels in vector lanes
+ * instead where the scratch holds their planes (adir_tuned_depthwise_lanes.c: the same sums). */
 #include <string.h>
 
 #include "adir_tuned.h"
