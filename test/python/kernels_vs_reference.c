@@ -416,9 +416,10 @@ static int32_t depthwise_scratch_floats(struct conv c)
     return hp * wp + c.kw + c.out_h * wp;
 }
 
-/* The tuned kernels a scratch_conv_case runs: the GEMM ones, the depthwise ones on flat rows,
- * or the register-blocked depthwise 3 x 3 ones (the Cortex-M targets'). */
-enum scratch_kernels { GEMM, DEPTHWISE, DEPTHWISE_3X3 };
+/* The tuned kernels a scratch_conv_case runs: the GEMM ones, the depthwise ones on flat rows
+ * (with the scratch of their weight gradient's channels in lanes too, where larger), or the
+ * register-blocked depthwise 3 x 3 ones (the Cortex-M targets'). */
+enum scratch_kernels { GEMM, DEPTHWISE, DEPTHWISE_LANES, DEPTHWISE_3X3 };
 
 typedef void (*conv_forward_fn)(const float *, const float *, const float *, float *, int32_t,
                                 int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t,
@@ -469,8 +470,12 @@ static void scratch_conv_case_of(struct conv c, int32_t floats, enum scratch_ker
     conv_forward_fn forward;
     conv_adjoint_fn grad_input, grad_weight;
     char shape[200];
-    if (kernels == DEPTHWISE) {
+    if (kernels == DEPTHWISE || kernels == DEPTHWISE_LANES) {
         floats = depthwise_scratch_floats(c);
+        if (kernels == DEPTHWISE_LANES &&
+            adir_depthwise_lanes_floats(c.out_h, c.out_w, c.stride, c.stride) > floats) {
+            floats = adir_depthwise_lanes_floats(c.out_h, c.out_w, c.stride, c.stride);
+        }
         names[0] = "conv2d_depthwise", names[1] = "conv2d_grad_input_depthwise";
         names[2] = "conv2d_grad_weight_depthwise";
         forward = adir_tuned_conv2d_depthwise;
@@ -526,6 +531,35 @@ static void scratch_conv_case_of(struct conv c, int32_t floats, enum scratch_ker
 static void scratch_conv_case(struct conv c, int32_t floats, int depthwise, int exact)
 {
     scratch_conv_case_of(c, floats, depthwise ? DEPTHWISE : GEMM, 0, exact);
+    if (depthwise) {
+        scratch_conv_case_of(c, floats, DEPTHWISE_LANES, 0, exact);
+    }
+}
+
+/* The depthwise 3 x 3 weight gradient with channels in lanes (adir_tuned_depthwise_lanes.c):
+ * channel counts around its block of 16 and the lanes of the target's vectors (the lanes past
+ * a last block's channels), strides 1 and 2, padding 0 to 2, images whose bottom and right no
+ * window reads, several samples (each lane's sums continue from sample to sample). */
+static void depthwise_lanes_convs(void)
+{
+    const int32_t channels[] = {1, ADIR_DEPTHWISE_LANES + 1, 16, 17, 35};
+    int32_t stride, pad, extra;
+    int i, exact;
+    for (exact = 0; exact < 2; ++exact) {
+        for (i = 0; i < (int)(sizeof channels / sizeof channels[0]); ++i) {
+            for (stride = 1; stride <= 2; ++stride) {
+                for (pad = 0; pad <= 2; ++pad) {
+                    for (extra = 0; extra < 2; ++extra) {
+                        /* batch, channels, out_channels, groups, kh, kw, out_h, out_w, stride,
+                         * pad, dilation */
+                        const struct conv c = {3, channels[i], channels[i], channels[i], 3, 3,
+                                               4, 5, stride, pad, 1};
+                        scratch_conv_case_of(c, 0, DEPTHWISE_LANES, extra, exact);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /* The register-blocked depthwise 3 x 3 kernels: stride 1 and 2, padding 0 to 2, images whose
@@ -567,13 +601,20 @@ static void depthwise_3x3_convs(void)
 
 /* The scratch of each implicit-GEMM path (adir_tuned_conv_implicit.c) for a shape, and every
  * one of them (a path with -1 takes none: the GEMM kernels build panels there). */
-static int32_t implicit_floats(struct conv c, int32_t kind)
+static int32_t implicit_floats_of(struct conv c, int32_t kind, int32_t extra)
 {
-    const int32_t height = (c.out_h - 1) * c.stride + c.dilation * (c.kh - 1) + 1 - 2 * c.pad;
-    const int32_t width = (c.out_w - 1) * c.stride + c.dilation * (c.kw - 1) + 1 - 2 * c.pad;
+    const int32_t height =
+        (c.out_h - 1) * c.stride + c.dilation * (c.kh - 1) + 1 - 2 * c.pad + extra;
+    const int32_t width =
+        (c.out_w - 1) * c.stride + c.dilation * (c.kw - 1) + 1 - 2 * c.pad + extra;
     return adir_conv_implicit_floats(kind, c.channels, height, width, c.out_channels, c.out_h,
                                      c.out_w, c.kh, c.kw, c.stride, c.stride, c.pad, c.pad,
                                      c.dilation, c.dilation, c.groups);
+}
+
+static int32_t implicit_floats(struct conv c, int32_t kind)
+{
+    return implicit_floats_of(c, kind, 0);
 }
 
 /* Each implicit path's scratch exactly (that path runs; the others where it holds theirs) and
@@ -586,6 +627,51 @@ static void implicit_conv_cases(struct conv c, int exact)
         if (floats > 1) {
             scratch_conv_case(c, floats, 0, exact);
             scratch_conv_case(c, floats - 1, 0, exact);
+        }
+    }
+}
+
+/* The input gradient of strided convolutions, phase by phase (adir_tuned_conv_implicit.c), at
+ * its exact scratch and one float less (panels): strides 2 and 3, padding 0 to 2 (past the
+ * kernel's reach too), `extra` rows and columns no window reads (every phase's pixels of an
+ * odd or even image), phases no tap lands on (a 3 x 1 kernel of dilation 2 at stride 2, 2 x 3
+ * at stride 3; a 1 x 1 kernel takes panels), two samples,
+ * output channels past one tile of MR, kernels that are not square. */
+static void strided_grad_input_convs(void)
+{
+    /* kh, kw, dilation */
+    const int32_t kernels[][3] = {{3, 3, 1}, {1, 1, 1}, {2, 3, 1}, {3, 1, 2}, {5, 4, 1}};
+    const int32_t outs[][2] = {{1, 1}, {4, 5}, {3, 7}};
+    int32_t stride, pad, extra, floats;
+    int exact, k, o;
+    for (exact = 0; exact < 2; ++exact) {
+        for (stride = 2; stride <= 3; ++stride) {
+            for (pad = 0; pad <= 2; ++pad) {
+                for (k = 0; k < (int)(sizeof kernels / sizeof kernels[0]); ++k) {
+                    for (o = 0; o < (int)(sizeof outs / sizeof outs[0]); ++o) {
+                        for (extra = 0; extra < stride; ++extra) {
+                            /* batch, channels, out_channels, groups, kh, kw, out_h, out_w,
+                             * stride, pad, dilation */
+                            struct conv c = {2, 3, ADIR_GEMM_MR + 1, 1, 0, 0, 0, 0, 0, 0, 0};
+                            c.kh = kernels[k][0], c.kw = kernels[k][1];
+                            c.dilation = kernels[k][2], c.out_h = outs[o][0];
+                            c.out_w = outs[o][1], c.stride = stride, c.pad = pad;
+                            if ((c.out_h - 1) * stride + c.dilation * (c.kh - 1) + 1 - 2 * pad +
+                                        extra < 1 ||
+                                (c.out_w - 1) * stride + c.dilation * (c.kw - 1) + 1 - 2 * pad +
+                                        extra < 1) {
+                                continue; /* no image */
+                            }
+                            floats = implicit_floats_of(c, ADIR_CONV_IMPLICIT_GRAD_INPUT, extra);
+                            if (floats < 1) { /* a 1 x 1 kernel: panels, of every tap */
+                                floats = gemm_taps(c) * c.out_h * c.out_w + 1;
+                            }
+                            scratch_conv_case_of(c, floats, GEMM, extra, exact);
+                            scratch_conv_case_of(c, floats - 1, GEMM, extra, exact);
+                        }
+                    }
+                }
+            }
         }
     }
 }
@@ -1041,6 +1127,8 @@ int main(void)
     matmuls();
     convs();
     scratch_convs();
+    strided_grad_input_convs();
+    depthwise_lanes_convs();
     depthwise_3x3_convs();
     batchnorms();
     maxpools();

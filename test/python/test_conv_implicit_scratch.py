@@ -31,7 +31,9 @@ SHAPES = [
     (4, 11, 11, 6, 11, 11, 3, 3, 1, 1, 1, 2),  # groups
     (3, 8, 10, 4, 4, 6, 3, 3, 1, 2, 2, 1),  # dilation
     (3, 16, 27, 17, 6, 9, 2, 5, 3, 2, 1, 1),  # stride 3, even kernel
-    (2, 9, 9, 4, 15, 15, 3, 3, 1, 4, 1, 1),  # padding past (k - 1) d: no implicit input gradient
+    (2, 9, 9, 4, 15, 15, 3, 3, 1, 4, 1, 1),  # padding past (k - 1) d
+    (3, 9, 8, 5, 4, 4, 2, 1, 3, 1, 1, 1),  # stride 3, a 2x1 kernel: a phase no tap lands on
+    (4, 7, 6, 8, 3, 2, 3, 3, 2, 1, 2, 1),  # stride 2, dilation 2: one phase a side has taps
 ]
 
 
@@ -95,5 +97,17 @@ def test_resnet8_last_conv_counts() -> None:
     assert python_count("conv2d", shape) == planes + 576 + 576 * 64
     assert python_count("conv2d_grad_weight", shape) == planes + 576 + 64 * 64
     assert python_count("conv2d_grad_input", shape) == planes + 576 + 64 * 576
-    # Padding 4 on a 3 x 3 kernel: the input gradient is no stride-1 convolution of dy.
-    assert python_count("conv2d_grad_input", SHAPES[-1]) == -1
+
+
+def test_strided_input_gradient_counts() -> None:
+    """By hand for the input gradients read phase by phase. ResNet-8's stride-2 3x3 (dx 32 x 32,
+    padding 1, dy 16 x 16 of 32 channels): the even phase's pixels 2h' - 1 for h' = 1 .. 16
+    (taps 0 and 2, dy rows h' and h' - 1), the odd one's 2h' + 1 - 1 for h' = 0 .. 15 (tap 1,
+    dy row h'): dy with one row and column of zeros before it and none after, 17 x 17 per
+    channel; 288 taps, the sub-kernels' 288 x 16 weights."""
+    assert python_count("conv2d_grad_input", SHAPES[1]) == 32 * 17 * 17 + 17 + 64 + 288 + 16 * 288
+    # The 1x1 shortcut has none: its panel path multiplies dy in place (W^T dy), then scatters.
+    assert python_count("conv2d_grad_input", SHAPES[2]) == -1
+    # Padding 4 on a 3 x 3 kernel at stride 1 (dx 9 x 9 from dy 15 x 15): dx pixel h reads dy
+    # rows h + 4 - i, i = 2, 1, 0: rows 2 .. 12, the plane starts at dy's row 2 (lead -2).
+    assert python_count("conv2d_grad_input", SHAPES[9]) == 4 * 11 * 11 + 11 + 64 + 36 + 2 * 36

@@ -27,14 +27,18 @@ panel (a block of taps by a chunk of output pixels) at a time in a scratch buffe
 any stride, padding, dilation and groups; a pointwise (1x1, stride 1, unpadded) convolution is
 a GEMM on the image itself, whose forward pass and input gradient need no scratch. The
 `_depthwise` kernels (one input channel per output channel) copy each plane with its padding
-into scratch. The pool tiles assume every pixel is in at most one window inside the image.
-On the hosts (`IMPLICIT_TARGETS`) a `_gemm` kernel also has an implicit-GEMM path
-(`adir_tuned_conv_implicit.c`): it copies one sample's image into phase planes, from which
-every im2col row is read in place, and asks for that scratch (`implicit_floats`) where it is
-more than the panel; given less, it builds panels. Outside those shapes the op keeps its
-reference kernel. Each tuned kernel is tested against its reference on shapes that reach every
-tile edge, and the `_gemm` kernels on every panel shape and at each implicit path's exact
-scratch (`test/python/test_c_kernels_vs_reference.py`).
+into scratch; on the hosts a 3x3 weight gradient, and a strided 3x3 input gradient, ask for a
+block of `DEPTHWISE_BLOCK` channels' planes and dy interleaved (their sums in vector lanes,
+adir_tuned_depthwise_lanes.c) and run with one plane (`adir.kernel_scratch_min`). The pool tiles
+assume every pixel is in at most one window inside the image. On the hosts (`IMPLICIT_TARGETS`)
+a `_gemm` kernel also has an implicit-GEMM path (`adir_tuned_conv_implicit.c`): it copies one
+sample's image into phase planes, from which every im2col row is read in place (a strided input
+gradient: dy into one plane, each phase of dx a stride-1 correlation of it with that phase's
+taps), and asks for that scratch (`implicit_floats`) where it is more than the panel; given
+less, it builds panels.
+Outside those shapes the op keeps its reference kernel. Each tuned kernel is tested against its
+reference on shapes that reach every tile edge, and the `_gemm` kernels on every panel shape
+and at each implicit path's exact scratch (`test/python/test_c_kernels_vs_reference.py`).
 
 Scratch. The tuned kernels must not make a training step need more memory than the reference
 kernels do. A `_gemm` kernel asks for a panel of every tap by `PANEL_PIXELS` pixels (`taps x
@@ -137,6 +141,23 @@ def phases_used(kernel: int, dilation: int, stride: int) -> int:
     return len({k * dilation % stride for k in range(kernel)})
 
 
+def phase_span(phase: int, size: int, pad: int, stride: int) -> tuple[int, int]:
+    """The first index h' and the count of one phase's pixels h' * stride + phase - pad of an
+    input gradient that lie in [0, size) (adir_phase_span)."""
+    end = (size + pad - phase + stride - 1) // stride
+    lo = (pad - phase + stride - 1) // stride if pad > phase else 0
+    return lo, max(end - lo, 0)
+
+
+def grad_input_extent(size: int, pad: int, kernel: int, dilation: int, stride: int) -> int:
+    """The rows (or columns) of the dy plane that an input gradient reads phase by phase
+    (adir_grad_input_extent): its lead (tap k of phase a reads row h' - k d // s + lead, h' >=
+    that phase's first) plus every phase's last h' + 1."""
+    lead = max(k * dilation // stride - phase_span(k * dilation % stride, size, pad, stride)[0]
+               for k in range(kernel))  # fmt: skip
+    return lead + max(sum(phase_span(a, size, pad, stride)) for a in range(stride))
+
+
 def implicit_floats(
     kernel: str,
     image: tuple[int, ...],
@@ -149,8 +170,10 @@ def implicit_floats(
 ) -> int | None:
     """The scratch floats of a `_gemm` kernel's implicit-GEMM path (adir_conv_implicit_floats
     in adir_tuned_conv_implicit.c: one sample's phase planes with their slack, one offset a
-    tap, and dy^T of one sample for the weight gradient or the weights transposed (flipped for
-    the input gradient)), or None where it has none (a strided or over-padded input gradient)."""
+    tap, and dy^T of one sample for the weight gradient or the weights transposed (for the
+    input gradient, each phase's sub-kernel; its planes are one plane of dy that every phase
+    reads: see adir_tuned_conv_implicit.c)), or None where it has none (the input gradient of a
+    1x1 kernel: W^T dy on dy itself, nothing to save)."""
     (_, channels, height, width), (_, outputs, rows, cols) = image, out
     group_channels, group_outputs = channels // groups, outputs // groups
     _, _, kh, kw = weight
@@ -164,14 +187,23 @@ def implicit_floats(
         return phases * ch * plane_rows * plane_cols + plane_cols + IMPLICIT_SLACK, ch * kh * kw
 
     if kernel == "conv2d_grad_input":
-        if stride != [1, 1] or top > (kh - 1) * dilation[0] or left > (kw - 1) * dilation[1]:
+        if kh * kw == 1:
             return None
-        floats, taps = planes(group_outputs, height, width, [1, 1])
+        plane_rows = grad_input_extent(height, top, kh, dilation[0], stride[0])
+        plane_cols = grad_input_extent(width, left, kw, dilation[1], stride[1])
+        taps = group_outputs * kh * kw
+        floats = group_outputs * plane_rows * plane_cols + plane_cols + IMPLICIT_SLACK
         return floats + taps + group_channels * taps
     floats, taps = planes(group_channels, rows, cols, stride)
     if kernel == "conv2d_grad_weight":
         return floats + taps + rows * cols * group_outputs
     return floats + taps + taps * group_outputs
+
+
+DEPTHWISE_BLOCK = 16
+"""Channels whose padded planes and dy the depthwise 3x3 weight gradient interleaves on the hosts
+(adir_tuned_depthwise_lanes.c's ADIR_DEPTHWISE_BLOCK): one vector multiply-add a tap and pixel
+for a vector's channels, each channel's sum in the reference's order."""
 
 
 SCALAR_FPU_TARGETS = ("cortex-m4f", "cortex-m7")
@@ -222,6 +254,24 @@ def conv2d_kernel(
         # A padded plane, kw zeros past it, and a row of sums (adir_tuned_depthwise.c).
         padded_rows, padded_cols = (rows - 1) * stride[0] + kh, (cols - 1) * stride[1] + kw
         floats = padded_rows * padded_cols + kw + rows * padded_cols
+        lanes = DEPTHWISE_BLOCK * (padded_rows * padded_cols + rows * cols)
+        in_lanes = kernel == "conv2d_grad_weight" or (
+            kernel == "conv2d_grad_input" and stride != [1, 1]
+        )
+        if (
+            target.name in VECTOR_HOST_TARGETS
+            and in_lanes
+            and (kh, kw) == (3, 3)
+            and lanes > floats
+        ):
+            # The weight gradient, and a strided input gradient, with channels in vector lanes:
+            # a block's interleaved planes and dy (adir_tuned_depthwise_lanes.c), or, given
+            # less, the scalar sums.
+            return Use(
+                call=f"{kernel}_depthwise",
+                scratch=FLOAT_BYTES * lanes,
+                scratch_min=FLOAT_BYTES * floats,
+            )
         return Use(call=f"{kernel}_depthwise", scratch=FLOAT_BYTES * floats)
     pointwise = (kh, kw) == (1, 1) and stride == [1, 1] and not any(ints(op, "padding"))
     pointwise = pointwise and (rows, cols) == tuple(image[2:])

@@ -147,8 +147,8 @@ static ADIR_INLINE void adir_gemm_sums_onto(const float *restrict a, size_t a_ro
 
 /* The implicit-GEMM convolutions (adir_tuned_conv_implicit.c): the `_gemm` kernels take them
  * where the target's settings set ADIR_CONV_IMPLICIT and the scratch holds
- * adir_conv_implicit_floats(kind, sizes...) floats (-1: that kind has no implicit path for
- * those sizes); select_kernels/tuned.py computes the same count. */
+ * adir_conv_implicit_floats(kind, sizes...) floats (-1: more than INT32_MAX);
+ * select_kernels/tuned.py computes the same count. */
 #ifndef ADIR_CONV_IMPLICIT
 #define ADIR_CONV_IMPLICIT 0
 #endif
@@ -182,7 +182,8 @@ void adir_conv2d_grad_input_implicit(const float *dy, const float *w, float *dx,
                                      int32_t channels, int32_t height, int32_t width,
                                      int32_t out_channels, int32_t out_height,
                                      int32_t out_width, int32_t kernel_height,
-                                     int32_t kernel_width, int32_t pad_top, int32_t pad_left,
+                                     int32_t kernel_width, int32_t stride_height,
+                                     int32_t stride_width, int32_t pad_top, int32_t pad_left,
                                      int32_t dilation_height, int32_t dilation_width,
                                      int32_t groups, float *scratch);
 void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw, int32_t batch,
@@ -193,5 +194,27 @@ void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw
                                       int32_t stride_width, int32_t pad_top, int32_t pad_left,
                                       int32_t dilation_height, int32_t dilation_width,
                                       int32_t groups, float *scratch);
+
+/* The depthwise 3 x 3 weight gradient with channels in vector lanes
+ * (adir_tuned_depthwise_lanes.c): adir_tuned_conv2d_grad_weight_depthwise takes it where the
+ * scratch holds adir_depthwise_lanes_floats(...) floats (-1: more than INT32_MAX);
+ * select_kernels/tuned.py computes the same count. Its lanes: a vector's floats. */
+#ifndef ADIR_DEPTHWISE_LANES
+#define ADIR_DEPTHWISE_LANES ADIR_DOT_LANES
+#endif
+int32_t adir_depthwise_lanes_floats(int32_t out_height, int32_t out_width, int32_t stride_height,
+                                    int32_t stride_width);
+void adir_conv2d_grad_weight_depthwise_lanes(const float *x, const float *dy, float *dw,
+                                             int32_t batch, int32_t channels, int32_t height,
+                                             int32_t width, int32_t out_height,
+                                             int32_t out_width, int32_t stride_height,
+                                             int32_t stride_width, int32_t pad_top,
+                                             int32_t pad_left, float *scratch);
+void adir_conv2d_grad_input_depthwise_lanes(const float *dy, const float *w, float *dx,
+                                            int32_t batch, int32_t channels, int32_t height,
+                                            int32_t width, int32_t out_height,
+                                            int32_t out_width, int32_t stride_height,
+                                            int32_t stride_width, int32_t pad_top,
+                                            int32_t pad_left, float *scratch);
 
 #endif /* ADIR_TUNED_H */

@@ -462,10 +462,7 @@ void adir_tuned_conv2d_grad_input_gemm(const float *dy, const float *w, float *d
     int32_t n, k, first, t0;
     if (ADIR_CONV_IMPLICIT && !g.pointwise &&
         adir_conv_implicit_fits(ADIR_CONV_IMPLICIT_GRAD_INPUT, CONV_GEMM_SIZES, scratch_floats)) {
-        adir_conv2d_grad_input_implicit(dy, w, dx, batch, channels, height, width, out_channels,
-                                        out_height, out_width, kernel_height, kernel_width,
-                                        pad_top, pad_left, dilation_height, dilation_width,
-                                        groups, scratch);
+        adir_conv2d_grad_input_implicit(dy, w, dx, batch, CONV_GEMM_SIZES, scratch);
         return;
     }
     if (!g.pointwise) {

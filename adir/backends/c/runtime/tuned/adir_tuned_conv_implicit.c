@@ -23,10 +23,11 @@
  * - Weight gradient: dW^T [taps, outputs] += X dy^T, the tile's rows the taps (each read in
  *   place along the pixels), its columns the outputs (dy of one sample transposed into scratch),
  *   pixels q < out_width only; each element's sum over (n, p, q) in order, as the reference's.
- * - Input gradient of a stride-1 convolution: the forward pass of dy (padded by (k - 1) d -
- *   pad) by the weights flipped and transposed (W' [channels, outputs x taps], in scratch):
- *   each dx element's sum over (o, i, j) reversed, once; within the bound of its term count.
- *   Strided input gradients keep the panels (col2im). */
+ * - Input gradient: phase by phase (adir_grad_input_layout below), each phase of dx the
+ *   forward pass of one plane of dy by the phase's taps, flipped and transposed (W' [channels,
+ *   outputs x taps], in scratch); at stride 1 one phase, dy padded by (k - 1) d - pad. Each dx
+ *   element's sum over its (o, i, j) reversed, once; within the bound of its term count. A 1 x 1
+ *   kernel's keeps the panel path (W^T dy on dy in place: no im2col to save). */
 #include <string.h>
 
 #include "adir_tuned.h"
@@ -102,14 +103,13 @@ static struct adir_implicit adir_implicit_layout(
     return m;
 }
 
-/* Copy one sample's image into the planes (zeros where they hold padding), zero the slack,
- * and write each tap's offset into them. */
-static void adir_implicit_planes(const struct adir_implicit *m, const float *x, float *planes,
-                                 int32_t *offsets)
+/* Copy one sample's image into the planes (zeros where they hold padding) and zero the
+ * slack. */
+static void adir_implicit_copy(const struct adir_implicit *m, const float *x, float *planes)
 {
     const size_t plane = (size_t)m->height * (size_t)m->width;
     const size_t used = m->floats - (size_t)m->cols - ADIR_IMPLICIT_SLACK;
-    int32_t a, b, c, y, col, i, j;
+    int32_t a, b, c, y, col;
     float *out = planes;
     for (a = 0; a < m->stride_height; ++a) {
         if (!adir_phase_used(a, m->kernel_height, m->dilation_height, m->stride_height)) {
@@ -157,6 +157,12 @@ static void adir_implicit_planes(const struct adir_implicit *m, const float *x, 
         }
     }
     memset(planes + used, 0, (m->floats - used) * sizeof *planes);
+}
+
+/* Each tap's offset into the planes. */
+static void adir_implicit_offsets(const struct adir_implicit *m, int32_t *offsets)
+{
+    int32_t c, i, j;
     for (c = 0; c < m->channels; ++c) {
         for (i = 0; i < m->kernel_height; ++i) {
             const int32_t ri = i * m->dilation_height;
@@ -244,15 +250,22 @@ static void adir_implicit_edge(const float *restrict w, size_t w_row, size_t w_c
     }
 }
 
-/* y [outputs, out_height * out_width] = w [outputs, taps] (w_row, w_col apart) times the im2col
+/* Where adir_implicit_gemm writes output o's pixel (p, q): y[o * channel + p * row + q * col]
+ * (the forward pass: [outputs, out_height, out_width]; an input gradient's phase: every
+ * stride-th pixel of dx). */
+struct adir_implicit_out {
+    size_t channel, row, col;
+};
+
+/* y [outputs, out_height x out_width] = w [outputs, taps] (w_row, w_col apart) times the im2col
  * matrix that `planes` and `offsets` give (see the top of the file), by tiles of NR plane
  * pixels, whose pixels past a row's out_width are dropped. */
 static void adir_implicit_gemm(const struct adir_implicit *m, const float *planes,
                                const int32_t *offsets, const float *w, size_t w_row,
-                               size_t w_col, int32_t outputs, float *y)
+                               size_t w_col, int32_t outputs, float *y,
+                               struct adir_implicit_out at)
 {
     const int32_t pixels = m->out_height * m->cols;
-    const size_t out_plane = (size_t)m->out_height * (size_t)m->out_width;
     float out[ADIR_GEMM_MR][ADIR_IMPLICIT_NR];
     int32_t o, first, rows, i, j, l;
     for (o = 0; o < outputs; o += ADIR_GEMM_MR) {
@@ -270,11 +283,16 @@ static void adir_implicit_gemm(const struct adir_implicit *m, const float *plane
             for (j = 0; j < ADIR_IMPLICIT_NR && p < m->out_height;) {
                 const int32_t run = q < m->out_width ? m->out_width - q : 0;
                 const int32_t count = run < ADIR_IMPLICIT_NR - j ? run : ADIR_IMPLICIT_NR - j;
-                float *y_run = y + (size_t)o * out_plane + (size_t)p * (size_t)m->out_width +
-                               (size_t)q;
+                float *y_run = y + (size_t)o * at.channel + (size_t)p * at.row + (size_t)q * at.col;
                 for (i = 0; i < rows; ++i) {
-                    for (l = 0; l < count; ++l) {
-                        y_run[(size_t)i * out_plane + (size_t)l] = out[i][j + l];
+                    if (at.col == 1u) {
+                        for (l = 0; l < count; ++l) {
+                            y_run[(size_t)i * at.channel + (size_t)l] = out[i][j + l];
+                        }
+                    } else {
+                        for (l = 0; l < count; ++l) {
+                            y_run[(size_t)i * at.channel + (size_t)l * at.col] = out[i][j + l];
+                        }
                     }
                 }
                 /* on to the next row's start, or the tile's end */
@@ -283,6 +301,73 @@ static void adir_implicit_gemm(const struct adir_implicit *m, const float *plane
             }
         }
     }
+}
+
+/* The input gradient by phases. dx (h, x) gets W[o][c][i][j] dy[o][p][q] where p s + i d =
+ * h + pad_top (and likewise along the width): h + pad_top = h' s + a, phase a < s, takes the
+ * taps i with i d % s = a, from dy row p = h' - i d / s. So each phase (a, b) of dx, the pixels
+ * h' s + a - pad_top, x' s + b - pad_left inside the image, is a stride-1 correlation of dy
+ * with the sub-kernel of its taps: one implicit GEMM on one plane of dy (padded so that every
+ * phase's reads land in it, zeros outside dy), its outputs written every s-th pixel of dx. At
+ * stride 1 one phase: dy padded by (k - 1) d - pad, the forward pass by the flipped kernel. */
+
+/* Phase a of one dimension (size pixels of dx, padding pad before them): its pixels h' s + a -
+ * pad for h' in [lo, lo + count), those inside [0, size). */
+static void adir_phase_span(int32_t a, int32_t size, int32_t pad, int32_t stride, int32_t *lo,
+                            int32_t *count)
+{
+    const int32_t end = (size + pad - a + stride - 1) / stride;
+    *lo = pad > a ? (pad - a + stride - 1) / stride : 0;
+    *count = end > *lo ? end - *lo : 0;
+}
+
+/* The taps k < kernel of phase a (k * dilation % stride = a). */
+static int32_t adir_phase_taps(int32_t a, int32_t kernel, int32_t dilation, int32_t stride)
+{
+    int32_t k, taps = 0;
+    for (k = 0; k < kernel; ++k) {
+        taps += k * dilation % stride == a;
+    }
+    return taps;
+}
+
+/* Along one dimension, the dy plane's rows before dy's first (*lead: tap k of phase a reads
+ * plane row h' - k d / s + lead >= 0 for h' >= lo(a); negative: dy's first -lead rows are
+ * never read) and its rows in all (*extent: every phase's last h', for tap 0). */
+static void adir_grad_input_extent(int32_t size, int32_t pad, int32_t kernel, int32_t dilation,
+                                   int32_t stride, int32_t *lead, int32_t *extent)
+{
+    int32_t k, a, lo, count, most = 0;
+    *lead = INT32_MIN;
+    for (k = 0; k < kernel; ++k) {
+        adir_phase_span(k * dilation % stride, size, pad, stride, &lo, &count);
+        *lead = k * dilation / stride - lo > *lead ? k * dilation / stride - lo : *lead;
+    }
+    for (a = 0; a < stride; ++a) {
+        adir_phase_span(a, size, pad, stride, &lo, &count);
+        most = lo + count > most ? lo + count : most;
+    }
+    *extent = *lead + most;
+}
+
+/* The input gradient's dy plane ([outputs] of out_height x out_width, read as a stride-1 image
+ * padded by `lead` rows and columns) and its taps; the phases' output sizes are set per phase. */
+static struct adir_implicit adir_grad_input_layout(
+    int32_t outputs, int32_t height, int32_t width, int32_t out_height, int32_t out_width,
+    int32_t kernel_height, int32_t kernel_width, int32_t stride_height, int32_t stride_width,
+    int32_t pad_top, int32_t pad_left, int32_t dilation_height, int32_t dilation_width)
+{
+    struct adir_implicit m;
+    int32_t lead_h, rows, lead_w, cols;
+    adir_grad_input_extent(height, pad_top, kernel_height, dilation_height, stride_height,
+                           &lead_h, &rows);
+    adir_grad_input_extent(width, pad_left, kernel_width, dilation_width, stride_width,
+                           &lead_w, &cols);
+    /* a stride-1 1 x 1 "convolution" of dy for adir_implicit_copy: one phase, no taps' reach */
+    m = adir_implicit_layout(outputs, out_height, out_width, rows, cols, 1, 1, 1, 1, lead_h,
+                             lead_w, 1, 1);
+    m.taps = outputs * kernel_height * kernel_width;
+    return m;
 }
 
 int32_t adir_conv_implicit_floats(int32_t kind, int32_t channels, int32_t height, int32_t width,
@@ -296,16 +381,14 @@ int32_t adir_conv_implicit_floats(int32_t kind, int32_t channels, int32_t height
     struct adir_implicit m;
     size_t floats;
     if (kind == ADIR_CONV_IMPLICIT_GRAD_INPUT) {
-        if (stride_height != 1 || stride_width != 1 ||
-            pad_top > (kernel_height - 1) * dilation_height ||
-            pad_left > (kernel_width - 1) * dilation_width) {
+        if (kernel_height * kernel_width == 1) {
+            /* W^T dy on dy in place, then a scatter: no im2col to save (the panel path took
+             * 126 us, this one 134, for ResNet-8's first 1 x 1 shortcut at batch 16) */
             return -1;
         }
-        m = adir_implicit_layout(group_outputs, out_height, out_width, height, width,
-                                 kernel_height, kernel_width, 1, 1,
-                                 (kernel_height - 1) * dilation_height - pad_top,
-                                 (kernel_width - 1) * dilation_width - pad_left, dilation_height,
-                                 dilation_width);
+        m = adir_grad_input_layout(group_outputs, height, width, out_height, out_width,
+                                   kernel_height, kernel_width, stride_height, stride_width,
+                                   pad_top, pad_left, dilation_height, dilation_width);
         floats = m.floats + (size_t)m.taps + (size_t)group_channels * (size_t)m.taps;
     } else {
         m = adir_implicit_layout(group_channels, height, width, out_height, out_width,
@@ -337,8 +420,10 @@ void adir_conv2d_implicit(const float *x, const float *w, const float *bias, flo
     const size_t out_plane = (size_t)out_height * (size_t)out_width;
     int32_t *offsets = (int32_t *)(void *)(scratch + m.floats);
     float *w_t = scratch + m.floats + m.taps;
+    const struct adir_implicit_out forward = {out_plane, (size_t)out_width, 1u};
     int32_t n, k, o, t;
     size_t pixel;
+    adir_implicit_offsets(&m, offsets);
     for (k = 0; k < groups; ++k) {
         /* W^T [taps, outputs] of group k: the tile reads its rows 1 apart, as the input
          * gradient's (adir_implicit_tile). */
@@ -352,12 +437,12 @@ void adir_conv2d_implicit(const float *x, const float *w, const float *bias, flo
         for (n = 0; n < batch; ++n) {
             float *y_g = y + ((size_t)n * (size_t)out_channels +
                               (size_t)k * (size_t)group_outputs) * out_plane;
-            adir_implicit_planes(&m,
-                                 x + ((size_t)n * (size_t)channels +
-                                      (size_t)k * (size_t)group_channels) * plane,
-                                 scratch, offsets);
+            adir_implicit_copy(&m,
+                               x + ((size_t)n * (size_t)channels +
+                                    (size_t)k * (size_t)group_channels) * plane,
+                               scratch);
             adir_implicit_gemm(&m, scratch, offsets, w_t, 1u, (size_t)group_outputs,
-                               group_outputs, y_g);
+                               group_outputs, y_g, forward);
             if (bias) {
                 for (o = 0; o < group_outputs; ++o) {
                     const float b = bias[k * group_outputs + o];
@@ -375,46 +460,115 @@ void adir_conv2d_grad_input_implicit(const float *dy, const float *w, float *dx,
                                      int32_t channels, int32_t height, int32_t width,
                                      int32_t out_channels, int32_t out_height,
                                      int32_t out_width, int32_t kernel_height,
-                                     int32_t kernel_width, int32_t pad_top, int32_t pad_left,
+                                     int32_t kernel_width, int32_t stride_height,
+                                     int32_t stride_width, int32_t pad_top, int32_t pad_left,
                                      int32_t dilation_height, int32_t dilation_width,
                                      int32_t groups, float *scratch)
 {
     const int32_t group_channels = channels / groups, group_outputs = out_channels / groups;
     const int32_t window = kernel_height * kernel_width;
-    /* dx is the stride-1 convolution of dy, padded by (k - 1) d - pad, by W'. */
-    const struct adir_implicit m = adir_implicit_layout(
-        group_outputs, out_height, out_width, height, width, kernel_height, kernel_width, 1, 1,
-        (kernel_height - 1) * dilation_height - pad_top,
-        (kernel_width - 1) * dilation_width - pad_left, dilation_height, dilation_width);
+    const struct adir_implicit m = adir_grad_input_layout(
+        group_outputs, height, width, out_height, out_width, kernel_height, kernel_width,
+        stride_height, stride_width, pad_top, pad_left, dilation_height, dilation_width);
     const size_t plane = (size_t)height * (size_t)width;
     const size_t out_plane = (size_t)out_height * (size_t)out_width;
+    const size_t gc = (size_t)group_channels;
+    const struct adir_implicit_out phase_at = {plane, (size_t)stride_height * (size_t)width,
+                                               (size_t)stride_width};
     int32_t *offsets = (int32_t *)(void *)(scratch + m.floats);
-    float *flipped = scratch + m.floats + m.taps;
-    int32_t n, k, c, o, t;
-    for (k = 0; k < groups; ++k) {
-        /* W' [(o, i, j)][c] = W [o][c][kh - 1 - i][kw - 1 - j] of group k: W'^T, the weights
-         * of a convolution of dy into dx, [channels, taps] read with rows 1 apart. */
-        const float *w_g = w + (size_t)k * (size_t)group_outputs * (size_t)group_channels *
-                                   (size_t)window;
-        for (c = 0; c < group_channels; ++c) {
+    float *phase_w = scratch + m.floats + m.taps;
+    int32_t n, k, c, o, i, j, a, b, t, lo_h, rows, lo_w, cols, untouched = 0;
+    /* Each phase's taps (o, i, j), i and j from the kernel's end down (at stride 1 the order
+     * of the old flipped kernel), and their offsets: dx (h, x) of phase (a, b) reads dy row
+     * h' - i d / s, h' = (h + pad_top) / s, in the plane's row h' - i d / s + lead. */
+    t = 0;
+    for (a = 0; a < stride_height; ++a) {
+        adir_phase_span(a, height, pad_top, stride_height, &lo_h, &rows);
+        for (b = 0; b < stride_width; ++b) {
+            adir_phase_span(b, width, pad_left, stride_width, &lo_w, &cols);
+            untouched |= rows > 0 && cols > 0 &&
+                         adir_phase_taps(a, kernel_height, dilation_height, stride_height) *
+                                 adir_phase_taps(b, kernel_width, dilation_width,
+                                                 stride_width) ==
+                             0;
             for (o = 0; o < group_outputs; ++o) {
-                const float *w_oc = w_g + ((size_t)o * (size_t)group_channels + (size_t)c) *
-                                              (size_t)window;
-                float *f = flipped + (size_t)o * (size_t)window * (size_t)group_channels + c;
-                for (t = 0; t < window; ++t) {
-                    f[(size_t)t * (size_t)group_channels] = w_oc[window - 1 - t];
+                for (i = kernel_height - 1; i >= 0; --i) {
+                    const int32_t ri = i * dilation_height;
+                    if (ri % stride_height != a) {
+                        continue;
+                    }
+                    for (j = kernel_width - 1; j >= 0; --j) {
+                        const int32_t cj = j * dilation_width;
+                        if (cj % stride_width != b) {
+                            continue;
+                        }
+                        offsets[t++] = (int32_t)(
+                            (size_t)o * m.plane +
+                            (size_t)(lo_h - ri / stride_height + m.pad_top) * (size_t)m.cols +
+                            (size_t)(lo_w - cj / stride_width + m.pad_left));
+                    }
+                }
+            }
+        }
+    }
+    for (k = 0; k < groups; ++k) {
+        /* Each phase's W'^T [taps, channels] of group k, read with rows 1 apart. */
+        const float *w_g = w + (size_t)k * (size_t)group_outputs * gc * (size_t)window;
+        t = 0;
+        for (a = 0; a < stride_height; ++a) {
+            for (b = 0; b < stride_width; ++b) {
+                for (o = 0; o < group_outputs; ++o) {
+                    for (i = kernel_height - 1; i >= 0; --i) {
+                        for (j = kernel_width - 1; j >= 0; --j) {
+                            if (i * dilation_height % stride_height != a ||
+                                j * dilation_width % stride_width != b) {
+                                continue;
+                            }
+                            for (c = 0; c < group_channels; ++c) {
+                                phase_w[(size_t)t * gc + (size_t)c] =
+                                    w_g[(((size_t)o * gc + (size_t)c) * (size_t)kernel_height +
+                                         (size_t)i) * (size_t)kernel_width + (size_t)j];
+                            }
+                            ++t;
+                        }
+                    }
                 }
             }
         }
         for (n = 0; n < batch; ++n) {
-            adir_implicit_planes(&m,
-                                 dy + ((size_t)n * (size_t)out_channels +
-                                       (size_t)k * (size_t)group_outputs) * out_plane,
-                                 scratch, offsets);
-            adir_implicit_gemm(&m, scratch, offsets, flipped, 1u, (size_t)group_channels,
-                               group_channels,
-                               dx + ((size_t)n * (size_t)channels +
-                                     (size_t)k * (size_t)group_channels) * plane);
+            float *dx_g = dx + ((size_t)n * (size_t)channels + (size_t)k * gc) * plane;
+            if (untouched) { /* 0 where no tap lands (a 1 x 1 kernel's odd rows and columns) */
+                memset(dx_g, 0, gc * plane * sizeof *dx_g);
+            }
+            adir_implicit_copy(&m,
+                               dy + ((size_t)n * (size_t)out_channels +
+                                     (size_t)k * (size_t)group_outputs) * out_plane,
+                               scratch);
+            t = 0;
+            for (a = 0; a < stride_height; ++a) {
+                adir_phase_span(a, height, pad_top, stride_height, &lo_h, &rows);
+                for (b = 0; b < stride_width; ++b) {
+                    const int32_t taps = group_outputs *
+                                         adir_phase_taps(a, kernel_height, dilation_height,
+                                                         stride_height) *
+                                         adir_phase_taps(b, kernel_width, dilation_width,
+                                                         stride_width);
+                    /* dx's pixel (lo_h, lo_w) of the phase, the first inside the image */
+                    float *dx_ab;
+                    struct adir_implicit phase = m;
+                    adir_phase_span(b, width, pad_left, stride_width, &lo_w, &cols);
+                    dx_ab = dx_g +
+                            (size_t)(lo_h * stride_height + a - pad_top) * (size_t)width +
+                            (size_t)(lo_w * stride_width + b - pad_left);
+                    if (rows > 0 && cols > 0 && taps > 0) {
+                        phase.out_height = rows, phase.out_width = cols, phase.taps = taps;
+                        adir_implicit_gemm(&phase, scratch, offsets + t,
+                                           phase_w + (size_t)t * gc, 1u, gc, group_channels,
+                                           dx_ab, phase_at);
+                    }
+                    t += taps;
+                }
+            }
         }
     }
 }
@@ -537,16 +691,17 @@ void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw
     float *dy_t = scratch + m.floats + taps;
     int32_t n, k, t, o, rows, cols;
     size_t pixel, block;
+    adir_implicit_offsets(&m, offsets);
     memset(dw, 0, (size_t)out_channels * taps * sizeof *dw);
     for (n = 0; n < batch; ++n) {
         for (k = 0; k < groups; ++k) {
             const float *dy_g = dy + ((size_t)n * (size_t)out_channels +
                                       (size_t)k * (size_t)group_outputs) * out_plane;
             float *dw_g = dw + (size_t)k * outputs * taps;
-            adir_implicit_planes(&m,
-                                 x + ((size_t)n * (size_t)channels +
-                                      (size_t)k * (size_t)group_channels) * plane,
-                                 scratch, offsets);
+            adir_implicit_copy(&m,
+                               x + ((size_t)n * (size_t)channels +
+                                    (size_t)k * (size_t)group_channels) * plane,
+                               scratch);
             /* dy^T in blocks of ADIR_IMPLICIT_BLOCK pixels: each block's rows of dy^T stay in
              * cache while every output writes its column. */
             for (block = 0; block < out_plane; block += ADIR_IMPLICIT_BLOCK) {

@@ -14,7 +14,10 @@
  * Every sum runs in the reference's order: the forward pass over the taps (i, j) from 0, then
  * the bias; the input gradient over the output pixels (p, q) that reach a pixel in row-major
  * order (so the taps in reverse); the weight gradient over (n, p, q). A tap in the padding adds
- * a product of 0. So bit for bit the reference's without a fast fused multiply-add. */
+ * a product of 0. So bit for bit the reference's without a fast fused multiply-add.
+ *
+ * A 3 x 3 weight gradient, and a strided 3 x 3 input gradient, run 16 channels in vector lanes
+ * instead where the scratch holds their planes (adir_tuned_depthwise_lanes.c: the same sums). */
 #include <string.h>
 
 #include "adir_tuned.h"
@@ -335,6 +338,17 @@ void adir_tuned_conv2d_grad_input_depthwise(
     const int as_forward =
         stride_height == 1 && stride_width == 1 && kernel_height == 3 && kernel_width == 3 &&
         pad_top <= 2 && pad_left <= 2 && flipped.hp <= d.hp && flipped.wp <= d.wp;
+    /* A strided 3 x 3 one with channels in vector lanes where the scratch holds their planes
+     * (adir_tuned_depthwise_lanes.c; the same sums), not one scalar scatter a pixel. */
+    const int32_t lanes =
+        adir_depthwise_lanes_floats(out_height, out_width, stride_height, stride_width);
+    if (!as_forward && kernel_height == 3 && kernel_width == 3 && lanes > 0 &&
+        lanes <= scratch_floats) {
+        adir_conv2d_grad_input_depthwise_lanes(dy, w, dx, batch, channels, height, width,
+                                               out_height, out_width, stride_height,
+                                               stride_width, pad_top, pad_left, scratch);
+        return;
+    }
     for (n = 0; n < batch; ++n) {
         for (c = 0; c < channels; ++c) {
             const size_t at = (size_t)n * (size_t)channels + (size_t)c;
@@ -387,7 +401,17 @@ void adir_tuned_conv2d_grad_weight_depthwise(
     const size_t taps = (size_t)kernel_height * (size_t)kernel_width;
     int32_t n, c;
     (void)out_channels, (void)dilation_height, (void)dilation_width, (void)groups;
-    (void)scratch_floats;
+    if (kernel_height == 3 && kernel_width == 3) {
+        /* channels in vector lanes where the scratch holds their planes (the same sums) */
+        const int32_t lanes =
+            adir_depthwise_lanes_floats(out_height, out_width, stride_height, stride_width);
+        if (lanes > 0 && lanes <= scratch_floats) {
+            adir_conv2d_grad_weight_depthwise_lanes(x, dy, dw, batch, channels, height, width,
+                                                    out_height, out_width, stride_height,
+                                                    stride_width, pad_top, pad_left, scratch);
+            return;
+        }
+    }
     memset(dw, 0, (size_t)channels * taps * sizeof *dw);
     for (n = 0; n < batch; ++n) {
         for (c = 0; c < channels; ++c) {

@@ -30,6 +30,9 @@
     X(adir_tuned_conv2d_depthwise) \
     X(adir_tuned_conv2d_grad_input_depthwise) \
     X(adir_tuned_conv2d_grad_weight_depthwise) \
+    X(adir_depthwise_lanes_floats) \
+    X(adir_conv2d_grad_weight_depthwise_lanes) \
+    X(adir_conv2d_grad_input_depthwise_lanes) \
     X(adir_tuned_conv2d_depthwise_3x3) \
     X(adir_tuned_conv2d_grad_input_depthwise_3x3) \
     X(adir_tuned_conv2d_grad_weight_depthwise_3x3) \
@@ -65,6 +68,9 @@
 #define adir_tuned_conv2d_depthwise ADIR_VARIANT_NAME(adir_tuned_conv2d_depthwise)
 #define adir_tuned_conv2d_grad_input_depthwise ADIR_VARIANT_NAME(adir_tuned_conv2d_grad_input_depthwise)
 #define adir_tuned_conv2d_grad_weight_depthwise ADIR_VARIANT_NAME(adir_tuned_conv2d_grad_weight_depthwise)
+#define adir_depthwise_lanes_floats ADIR_VARIANT_NAME(adir_depthwise_lanes_floats)
+#define adir_conv2d_grad_weight_depthwise_lanes ADIR_VARIANT_NAME(adir_conv2d_grad_weight_depthwise_lanes)
+#define adir_conv2d_grad_input_depthwise_lanes ADIR_VARIANT_NAME(adir_conv2d_grad_input_depthwise_lanes)
 #define adir_tuned_conv2d_depthwise_3x3 ADIR_VARIANT_NAME(adir_tuned_conv2d_depthwise_3x3)
 #define adir_tuned_conv2d_grad_input_depthwise_3x3 ADIR_VARIANT_NAME(adir_tuned_conv2d_grad_input_depthwise_3x3)
 #define adir_tuned_conv2d_grad_weight_depthwise_3x3 ADIR_VARIANT_NAME(adir_tuned_conv2d_grad_weight_depthwise_3x3)
