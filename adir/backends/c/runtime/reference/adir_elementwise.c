@@ -9,6 +9,7 @@
  */
 #include <math.h>
 
+#include "adir_chunked.h"
 #include "adir_kernels.h"
 
 /* -- walking a broadcast row by row ------------------------------------------------------- */
@@ -105,7 +106,8 @@ static uint8_t adir_ge_one(float a, float b) { return (uint8_t)(a >= b); }
 
 /* Defines adir_<op>_row: n elements of out = adir_<op>_one(a, b), reading a and b at steps
  * 0 or 1. An input read at step 0 is read once, before the loop: it is then not the output
- * (an output-shaped input has step 1 unless n is 1). */
+ * (an output-shaped input has step 1 unless n is 1). The loops are ADIR_CHUNKED, which a -O2
+ * build vectorizes (adir_chunked.h; a plain loop whose output may be an input stays scalar). */
 #define ADIR_BINARY_ROW(op, out_type)                                                          \
     static void adir_##op##_row(const float *a, const float *b, out_type *out, size_t n,      \
                                 size_t a_step, size_t b_step)                                 \
@@ -115,19 +117,13 @@ static uint8_t adir_ge_one(float a, float b) { return (uint8_t)(a >= b); }
             return;                                                                           \
         }                                                                                     \
         if (a_step && b_step) {                                                               \
-            for (i = 0; i < n; ++i) {                                                         \
-                out[i] = adir_##op##_one(a[i], b[i]);                                         \
-            }                                                                                 \
+            ADIR_CHUNKED(out_type, n, out, i, adir_##op##_one(a[i], b[i]));                   \
         } else if (a_step) {                                                                  \
             const float y = b[0];                                                             \
-            for (i = 0; i < n; ++i) {                                                         \
-                out[i] = adir_##op##_one(a[i], y);                                            \
-            }                                                                                 \
+            ADIR_CHUNKED(out_type, n, out, i, adir_##op##_one(a[i], y));                      \
         } else if (b_step) {                                                                  \
             const float x = a[0];                                                             \
-            for (i = 0; i < n; ++i) {                                                         \
-                out[i] = adir_##op##_one(x, b[i]);                                            \
-            }                                                                                 \
+            ADIR_CHUNKED(out_type, n, out, i, adir_##op##_one(x, b[i]));                      \
         } else {                                                                              \
             const out_type z = adir_##op##_one(a[0], b[0]);                                   \
             for (i = 0; i < n; ++i) {                                                         \
