@@ -140,6 +140,19 @@ def test_portable_build_binds_the_widest_version(compiler: str, tmp_path: Path) 
 
 
 @pytest.mark.parametrize("compiler", c_compilers())
+@pytest.mark.parametrize("cap, version", [(1, "avx2"), (0, "generic")])
+def test_version_cap_binds_a_narrower_version(
+    compiler: str, cap: int, version: str, tmp_path: Path
+) -> None:
+    """-DADIR_X86_VERSION_MAX=N: at most version N, whatever wider one the CPU runs (how the
+    AVX2 kernels are timed on an AVX-512 core)."""
+    x86_64_with_avx2()
+    executable = portable_build(compiler, tmp_path, f"-DADIR_X86_VERSION_MAX={cap}")
+    bound = subprocess.run([str(executable)], capture_output=True, text=True, check=True)
+    assert bound.stdout.strip() == version
+
+
+@pytest.mark.parametrize("compiler", c_compilers())
 def test_opting_out_builds_one_version(compiler: str, tmp_path: Path) -> None:
     """-DADIR_NO_MULTIVERSION: the kernels under their own names, SSE2 only, as before; the
     versions' and the dispatcher's translation units are empty."""

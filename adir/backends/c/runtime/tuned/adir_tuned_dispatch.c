@@ -19,13 +19,22 @@
 #define ADIR_RESOLVER_ATTRIBUTES __attribute__((used, no_instrument_function))
 #endif
 
+/* The widest version a build may pick: -DADIR_X86_VERSION_MAX=1 (or 0) times the AVX2 (or
+ * SSE2) kernels on a core that has AVX-512, as an AVX2 machine (Zen 2 and 3, most laptops)
+ * would run them (docs/benchmarks.md, "The portable build"). */
+#ifndef ADIR_X86_VERSION_MAX
+#define ADIR_X86_VERSION_MAX 2
+#endif
+
 /* The widest version this CPU runs: 2 AVX-512 (with AVX2 and FMA), 1 AVX2 and FMA, 0 SSE2. */
 static ADIR_RESOLVER_ATTRIBUTES int adir_x86_version(void)
 {
     __builtin_cpu_init(); /* gcc: resolvers run before libgcc's constructor fills the model */
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")) {
+    if (ADIR_X86_VERSION_MAX >= 1 && __builtin_cpu_supports("avx2") &&
+        __builtin_cpu_supports("fma")) {
+        if (ADIR_X86_VERSION_MAX >= 2 && __builtin_cpu_supports("avx512f") &&
+            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512dq")) {
             return 2;
         }
         return 1;
