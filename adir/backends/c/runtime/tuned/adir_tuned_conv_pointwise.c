@@ -25,6 +25,18 @@
 
 #define ADIR_POINTWISE_NB (2 * ADIR_GEMM_NR)
 
+/* gcc: the tile's loops unrolled whole (NB is 32 on AVX-512, past ADIR_POINTWISE_UNROLL's 16), and
+ * only the straight-line vectorizer on the tiles: its loop vectorizer takes the loop over p
+ * where a's loads are 1 apart along it (the weights as they lie, dy's rows) and keeps the
+ * sums on the stack (DS-CNN's forward pass at 70 GFLOP/s, the weight gradient at 62). */
+#if ADIR_GCC
+#define ADIR_POINTWISE_UNROLL _Pragma("GCC unroll 32")
+#define ADIR_POINTWISE_TILE __attribute__((optimize("no-tree-loop-vectorize")))
+#else
+#define ADIR_POINTWISE_UNROLL
+#define ADIR_POINTWISE_TILE
+#endif
+
 /* acc[i][j] for i < rows, j < NB: from 0, or (onto) from c, plus the sum over p < k of
  * a[i * a_row + p * a_col] * b[p * b_row + j], p in order; then stored into c. `rows` is a
  * constant in each caller, so the tile unrolls into registers. */
@@ -35,9 +47,9 @@ static ADIR_INLINE void adir_pointwise_rows(const float *restrict a, size_t a_ro
 {
     float acc[ADIR_GEMM_MR][ADIR_POINTWISE_NB];
     int32_t i, j, p;
-    ADIR_TILE_UNROLL
+    ADIR_POINTWISE_UNROLL
     for (i = 0; i < rows; ++i) {
-        ADIR_TILE_UNROLL
+        ADIR_POINTWISE_UNROLL
         for (j = 0; j < ADIR_POINTWISE_NB; ++j) {
             acc[i][j] = onto ? c[(size_t)i * c_row + (size_t)j] : 0.0f;
         }
@@ -45,22 +57,22 @@ static ADIR_INLINE void adir_pointwise_rows(const float *restrict a, size_t a_ro
     for (p = 0; p < k; ++p) {
         const float *restrict b_p = b + (size_t)p * b_row;
         float x[ADIR_GEMM_MR];
-        ADIR_TILE_UNROLL
+        ADIR_POINTWISE_UNROLL
         for (i = 0; i < rows; ++i) {
             x[i] = a[(size_t)i * a_row + (size_t)p * a_col];
         }
-        ADIR_TILE_UNROLL
+        ADIR_POINTWISE_UNROLL
         for (j = 0; j < ADIR_POINTWISE_NB; ++j) {
             const float y = b_p[j];
-            ADIR_TILE_UNROLL
+            ADIR_POINTWISE_UNROLL
             for (i = 0; i < rows; ++i) {
                 acc[i][j] = ADIR_FMA(x[i], y, acc[i][j]);
             }
         }
     }
-    ADIR_TILE_UNROLL
+    ADIR_POINTWISE_UNROLL
     for (i = 0; i < rows; ++i) {
-        ADIR_TILE_UNROLL
+        ADIR_POINTWISE_UNROLL
         for (j = 0; j < ADIR_POINTWISE_NB; ++j) {
             c[(size_t)i * c_row + (size_t)j] = acc[i][j];
         }
@@ -70,7 +82,7 @@ static ADIR_INLINE void adir_pointwise_rows(const float *restrict a, size_t a_ro
 /* The tiles: MR rows or one, from 0 or onto c; a's rows or columns 1 apart as constants (the
  * weights' rows in the forward pass and dy's in the weight gradient; W^T's columns in the
  * input gradient), so that its loads take constant offsets. */
-ADIR_NOINLINE static void adir_pointwise_tile(const float *restrict a, size_t a_row,
+ADIR_NOINLINE ADIR_POINTWISE_TILE static void adir_pointwise_tile(const float *restrict a, size_t a_row,
                                               size_t a_col, const float *restrict b,
                                               size_t b_row, int32_t k, float *restrict c,
                                               size_t c_row)
@@ -82,14 +94,14 @@ ADIR_NOINLINE static void adir_pointwise_tile(const float *restrict a, size_t a_
     }
 }
 
-ADIR_NOINLINE static void adir_pointwise_tile_onto(const float *restrict a, size_t a_row,
+ADIR_NOINLINE ADIR_POINTWISE_TILE static void adir_pointwise_tile_onto(const float *restrict a, size_t a_row,
                                                    const float *restrict b, size_t b_row,
                                                    int32_t k, float *restrict c, size_t c_row)
 {
     adir_pointwise_rows(a, a_row, 1, b, b_row, k, c, c_row, ADIR_GEMM_MR, 1);
 }
 
-ADIR_NOINLINE static void adir_pointwise_row(const float *restrict a, size_t a_col,
+ADIR_NOINLINE ADIR_POINTWISE_TILE static void adir_pointwise_row(const float *restrict a, size_t a_col,
                                              const float *restrict b, size_t b_row, int32_t k,
                                              float *restrict c, int onto)
 {
@@ -185,27 +197,83 @@ void adir_conv2d_grad_input_pointwise(const float *dy, const float *w, float *dx
     }
 }
 
+/* x^T [P, C] (rows C apart) of one sample's x [C, P]. With 16-float vectors (gcc 12, clang),
+ * blocks of 16 channels by 16 pixels loaded as 16 vectors and transposed in registers (as
+ * adir_tuned_batchnorm_channels.c's sample lanes: four rounds of shuffles); the pixels and
+ * channels past the last whole block, and other targets, one float at a time (about 1.5
+ * cycles a float: a third of DS-CNN's weight gradient). */
+#if ADIR_DOT_LANES == 16 && (defined(__clang__) || (ADIR_GCC && __GNUC__ >= 12))
+#define PW_LANES 16
+typedef float pw_lanes __attribute__((vector_size(64)));
+
+#define PW_SWAP_8_P 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
+#define PW_SWAP_8_Q 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
+#define PW_SWAP_4_P 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27
+#define PW_SWAP_4_Q 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31
+#define PW_SWAP_2_P 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29
+#define PW_SWAP_2_Q 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31
+#define PW_SWAP_1_P 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30
+#define PW_SWAP_1_Q 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
+
+/* Rows r and r + b (bit b of r clear) exchange their off-diagonal blocks of b lanes. */
+#define PW_SWAP(rows, b)                                                                   \
+    for (r = 0; r < PW_LANES; ++r) {                                                        \
+        if (!(r & b)) {                                                                     \
+            const pw_lanes low = rows[r], high = rows[r + b];                               \
+            rows[r] = __builtin_shufflevector(low, high, PW_SWAP_##b##_P);                  \
+            rows[r + b] = __builtin_shufflevector(low, high, PW_SWAP_##b##_Q);              \
+        }                                                                                   \
+    }
+#else
+#define PW_LANES 0
+#endif
+
+static void adir_pointwise_transpose(const float *restrict x, size_t channels, size_t pixels,
+                                     float *restrict x_t)
+{
+    size_t c0 = 0, c, p;
+#if PW_LANES
+    size_t p0 = 0;
+    for (c0 = 0; c0 + PW_LANES <= channels; c0 += PW_LANES) {
+        for (p0 = 0; p0 + PW_LANES <= pixels; p0 += PW_LANES) {
+            pw_lanes rows[PW_LANES];
+            int32_t r;
+            for (r = 0; r < PW_LANES; ++r) {
+                memcpy(&rows[r], x + (c0 + (size_t)r) * pixels + p0, sizeof rows[r]);
+            }
+            PW_SWAP(rows, 8)
+            PW_SWAP(rows, 4)
+            PW_SWAP(rows, 2)
+            PW_SWAP(rows, 1)
+            for (r = 0; r < PW_LANES; ++r) {
+                memcpy(x_t + (p0 + (size_t)r) * channels + c0, &rows[r], sizeof rows[r]);
+            }
+        }
+    }
+    /* the pixels past the whole blocks, of the channels in them */
+    for (c = 0; c < c0; ++c) {
+        for (p = p0; p < pixels; ++p) {
+            x_t[p * channels + c] = x[c * pixels + p];
+        }
+    }
+#endif
+    for (c = c0; c < channels; ++c) {
+        for (p = 0; p < pixels; ++p) {
+            x_t[p * channels + c] = x[c * pixels + p];
+        }
+    }
+}
+
 void adir_conv2d_grad_weight_pointwise(const float *x, const float *dy, float *dw,
                                        int32_t batch, int32_t channels, int32_t plane,
                                        int32_t out_channels, float *scratch)
 {
     const size_t pixels = (size_t)plane, width = (size_t)channels;
-    int32_t n, c;
-    size_t p0, p;
+    int32_t n;
     memset(dw, 0, (size_t)out_channels * width * sizeof *dw);
     for (n = 0; n < batch; ++n) {
         const float *x_n = x + (size_t)n * width * pixels;
-        /* x^T, 16 pixels at a time, so that the rows written stay in cache. */
-        for (p0 = 0; p0 < pixels; p0 += 16) {
-            const size_t end = pixels - p0 < 16 ? pixels : p0 + 16;
-            for (c = 0; c < channels; ++c) {
-                const float *restrict x_c = x_n + (size_t)c * pixels;
-                float *restrict column = scratch + c;
-                for (p = p0; p < end; ++p) {
-                    column[p * width] = x_c[p];
-                }
-            }
-        }
+        adir_pointwise_transpose(x_n, width, pixels, scratch);
         adir_pointwise_gemm(dy + (size_t)n * (size_t)out_channels * pixels, pixels, 1u, scratch,
                             width, dw, width, out_channels, channels, plane, 1);
     }
