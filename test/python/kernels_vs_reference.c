@@ -1124,8 +1124,8 @@ static void updates(void)
 /* Pointwise convolutions on the hosts' tiles (adir_tuned_conv_pointwise.c, through the `_gemm`
  * kernels): outputs at the edges of MR (whole tiles, then rows one at a time), channels and
  * pixels at the edges of two vectors (NB = 2 NR: whole blocks, the last block overlapping the
- * one before it, fewer than NB each sum on its own), two samples (the weight gradient's sums
- * run on), DS-CNN's 64 x 64 at 25 x 5; the weight gradient at its scratch (x^T of a sample)
+ * one before it; fewer than NB stay on the `_gemm` tiles), two samples (the weight gradient's
+ * sums run on), DS-CNN's 64 x 64 at 25 x 5; the weight gradient at its scratch (x^T of a sample)
  * and one float less (the implicit or panel path). */
 static void pointwise_convs(void)
 {

@@ -3,7 +3,9 @@
  * (ADIR_POINTWISE_NB = 2 NR columns): the `_gemm` kernels (adir_tuned_conv_gemm.c) call them
  * where the target's settings set ADIR_CONV_IMPLICIT.
  *
- * Per sample, with x [C, P] and dy [O, P] as they lie (P pixels):
+ * Per sample, with x [C, P] and dy [O, P] as they lie (P pixels; the forward pass and input
+ * gradient take P >= NB, the weight gradient C >= NB: adir_pointwise_takes; smaller ones stay
+ * on the `_gemm` kernels' own tiles, whose packed edges keep MR sums in flight):
  *
  * - Forward: y = W x, W [O, C]; input gradient: dx = W^T dy. The pixels in blocks of NB; a
  *   last block of fewer overlaps the one before it (columns P - NB .. P - 1, when P >= NB),
@@ -112,30 +114,16 @@ ADIR_NOINLINE ADIR_POINTWISE_TILE static void adir_pointwise_row(const float *re
     }
 }
 
-/* c (+)= a b for i < m, j < n (see adir_pointwise_rows), tile by tile: rows in blocks of MR,
- * then one at a time; columns in blocks of NB, the last one overlapping the one before it
- * (onto: computed in `out` and only its new columns stored, since the overlapped ones already
- * hold this call's sums); with n < NB, each sum on its own, in the same order. */
+/* c (+)= a b for i < m, j < n, n >= NB (see adir_pointwise_rows), tile by tile: rows in blocks
+ * of MR, then one at a time; columns in blocks of NB, the last one overlapping the one before
+ * it (onto: computed in `out` and only its new columns stored, since the overlapped ones
+ * already hold this call's sums). */
 static void adir_pointwise_gemm(const float *a, size_t a_row, size_t a_col, const float *b,
                                 size_t b_row, float *c, size_t c_row, int32_t m, int32_t n,
                                 int32_t k, int onto)
 {
     float out[ADIR_GEMM_MR * ADIR_POINTWISE_NB];
     int32_t i, j, r, rows, col, last;
-    if (n < ADIR_POINTWISE_NB) {
-        for (i = 0; i < m; ++i) {
-            float *restrict c_i = c + (size_t)i * c_row;
-            for (j = 0; j < n; ++j) {
-                float acc = onto ? c_i[j] : 0.0f;
-                for (col = 0; col < k; ++col) {
-                    acc = ADIR_FMA(a[(size_t)i * a_row + (size_t)col * a_col],
-                                   b[(size_t)col * b_row + (size_t)j], acc);
-                }
-                c_i[j] = acc;
-            }
-        }
-        return;
-    }
     for (i = 0; i < m; i += rows) {
         rows = m - i >= ADIR_GEMM_MR ? ADIR_GEMM_MR : 1;
         for (j = 0; j < n; j += ADIR_POINTWISE_NB) {
@@ -162,6 +150,11 @@ static void adir_pointwise_gemm(const float *a, size_t a_row, size_t a_col, cons
             }
         }
     }
+}
+
+int32_t adir_pointwise_takes(int32_t kind, int32_t channels, int32_t plane)
+{
+    return (kind == ADIR_CONV_IMPLICIT_GRAD_WEIGHT ? channels : plane) >= ADIR_POINTWISE_NB;
 }
 
 void adir_conv2d_pointwise(const float *x, const float *w, const float *bias, float *y,
