@@ -1121,6 +1121,58 @@ static void updates(void)
     }
 }
 
+/* Pointwise convolutions on the hosts' tiles (adir_tuned_conv_pointwise.c, through the `_gemm`
+ * kernels): outputs at the edges of MR (whole tiles, then rows one at a time), channels and
+ * pixels at the edges of two vectors (NB = 2 NR: whole blocks, the last block overlapping the
+ * one before it; fewer than NB stay on the `_gemm` tiles), two samples (the weight gradient's
+ * sums run on), DS-CNN's 64 x 64 at 25 x 5; the weight gradient at its scratch (x^T of a sample)
+ * and one float less (the implicit or panel path). */
+static void pointwise_convs(void)
+{
+    const int32_t nb = 2 * ADIR_GEMM_NR;
+    int32_t outs[8], chans[8], pixels[8];
+    int out_count = 0, chan_count = 0, pixel_count = 0, o, k, p, exact;
+    add_edges(outs, &out_count, ADIR_GEMM_MR);
+    add_edges(chans, &chan_count, nb);
+    add_edges(pixels, &pixel_count, nb);
+    for (exact = 0; exact < 2; ++exact) {
+        /* batch, channels, out_channels, groups, kh, kw, out_h, out_w, stride, pad, dilation */
+        struct conv ds_cnn = {2, 64, 64, 1, 1, 1, 25, 5, 1, 0, 1};
+        scratch_conv_case_of(ds_cnn, 64 * 125, GEMM, 0, exact);
+        for (o = 0; o < out_count; ++o) {
+            for (k = 0; k < chan_count; ++k) {
+                for (p = 0; p < pixel_count; ++p) {
+                    struct conv c = {2, 0, 0, 1, 1, 1, 1, 0, 1, 0, 1};
+                    c.channels = chans[k], c.out_channels = outs[o], c.out_w = pixels[p];
+                    scratch_conv_case_of(c, c.channels * c.out_w, GEMM, 0, exact);
+                    if (c.channels * c.out_w > 1) {
+                        scratch_conv_case_of(c, c.channels * c.out_w - 1, GEMM, 0, exact);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Depthwise 3 x 3 of stride 1 padded by 1 ("same": adir_tuned_depthwise.c's flat planes with
+ * column masks, blocks of 16 pixels, the last overlapping): planes of 16 pixels and more (4 x
+ * 4, 1 x 17, 17 x 1, 7 x 9, DS-CNN's 25 x 5), one row or column (every tap of a row masked),
+ * and 15 (the padded path), two samples of three channels. */
+static void depthwise_same_convs(void)
+{
+    const int32_t planes[][2] = {{4, 4}, {1, 17}, {17, 1}, {7, 9}, {25, 5}, {3, 5}, {2, 8}};
+    int p, exact;
+    for (exact = 0; exact < 2; ++exact) {
+        for (p = 0; p < (int)(sizeof planes / sizeof planes[0]); ++p) {
+            /* batch, channels, out_channels, groups, kh, kw, out_h, out_w, stride, pad,
+             * dilation */
+            struct conv c = {2, 3, 3, 3, 3, 3, 0, 0, 1, 1, 1};
+            c.out_h = planes[p][0], c.out_w = planes[p][1];
+            scratch_conv_case(c, 0, 1, exact);
+        }
+    }
+}
+
 int main(void)
 {
     int i;
@@ -1133,6 +1185,8 @@ int main(void)
     batchnorms();
     maxpools();
     updates();
+    pointwise_convs();
+    depthwise_same_convs();
     for (i = 0; i < kernel_count; ++i) {
         printf("kernel %s cases %ld failures %ld random_identical %d\n", kernel_stats[i].name,
                kernel_stats[i].cases, kernel_stats[i].failures,

@@ -56,7 +56,7 @@ def test_every_tuned_kernel_has_versions() -> None:
     included = re.findall(
         r'#include "(adir_tuned_\w+\.c)"', (RUNTIME / "tuned" / "adir_tuned_sources.h").read_text()
     )
-    assert len(kernel_sources) == 11  # adir_tuned_depthwise_lanes.c the eleventh
+    assert len(kernel_sources) == 12  # adir_tuned_conv_pointwise.c the twelfth
     assert sorted(included) == sorted(kernel_sources)
 
 

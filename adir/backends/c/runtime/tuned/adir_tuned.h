@@ -217,4 +217,18 @@ void adir_conv2d_grad_input_depthwise_lanes(const float *dy, const float *w, flo
                                             int32_t stride_width, int32_t pad_top,
                                             int32_t pad_left, float *scratch);
 
+/* Pointwise convolutions on the hosts (adir_tuned_conv_pointwise.c): the `_gemm` kernels call
+ * them where the target's settings set ADIR_CONV_IMPLICIT, for a 1 x 1 kernel of stride 1,
+ * unpadded, one group, where adir_pointwise_takes(kind, channels, plane) (kind: an
+ * ADIR_CONV_IMPLICIT_* constant); `plane` is the image's pixels. The weight gradient takes
+ * `channels x plane` floats of scratch (x^T of one sample). */
+int32_t adir_pointwise_takes(int32_t kind, int32_t channels, int32_t plane);
+void adir_conv2d_pointwise(const float *x, const float *w, const float *bias, float *y,
+                           int32_t batch, int32_t channels, int32_t plane, int32_t out_channels);
+void adir_conv2d_grad_input_pointwise(const float *dy, const float *w, float *dx, int32_t batch,
+                                      int32_t channels, int32_t plane, int32_t out_channels);
+void adir_conv2d_grad_weight_pointwise(const float *x, const float *dy, float *dw,
+                                       int32_t batch, int32_t channels, int32_t plane,
+                                       int32_t out_channels, float *scratch);
+
 #endif /* ADIR_TUNED_H */

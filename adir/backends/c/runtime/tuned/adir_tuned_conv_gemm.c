@@ -21,7 +21,9 @@
  * block], and adds dy X^T into dW's block of columns. So any scratch from one float up
  * computes the same sums: plan-memory shrinks the panel to the arena's free bytes at the op
  * (select_kernels/tuned.py). A pointwise convolution (1 x 1, stride 1, no padding) is a GEMM
- * on the image itself: its forward pass and input gradient use no scratch.
+ * on the image itself: its forward pass and input gradient use no scratch; on the hosts
+ * (ADIR_CONV_IMPLICIT) adir_tuned_conv_pointwise.c's tiles compute it where they take its
+ * sizes, one group, the weight gradient where the scratch holds x^T of a sample.
  *
  * Sums: the forward pass sums each output over (c, i, j) in order from 0, as the reference
  * does (a tap in the padding adds a product of 0; each block's sums continue the last's),
@@ -404,6 +406,11 @@ void adir_tuned_conv2d_gemm(const float *x, const float *w, const float *bias, f
         dilation_width, groups, scratch_floats);
     int32_t n, k, o, first, t0;
     size_t pixel;
+    if (ADIR_CONV_IMPLICIT && g.pointwise && groups == 1 &&
+        adir_pointwise_takes(ADIR_CONV_IMPLICIT_FORWARD, channels, g.out_pixels)) {
+        adir_conv2d_pointwise(x, w, bias, y, batch, channels, g.out_pixels, out_channels);
+        return;
+    }
     if (ADIR_CONV_IMPLICIT && !g.pointwise &&
         adir_conv_implicit_fits(ADIR_CONV_IMPLICIT_FORWARD, CONV_GEMM_SIZES, scratch_floats)) {
         adir_conv2d_implicit(x, w, bias, y, batch, CONV_GEMM_SIZES, scratch);
@@ -460,6 +467,11 @@ void adir_tuned_conv2d_grad_input_gemm(const float *dy, const float *w, float *d
         kernel_width, stride_height, stride_width, pad_top, pad_left, dilation_height,
         dilation_width, groups, scratch_floats);
     int32_t n, k, first, t0;
+    if (ADIR_CONV_IMPLICIT && g.pointwise && groups == 1 &&
+        adir_pointwise_takes(ADIR_CONV_IMPLICIT_GRAD_INPUT, channels, g.out_pixels)) {
+        adir_conv2d_grad_input_pointwise(dy, w, dx, batch, channels, g.out_pixels, out_channels);
+        return;
+    }
     if (ADIR_CONV_IMPLICIT && !g.pointwise &&
         adir_conv_implicit_fits(ADIR_CONV_IMPLICIT_GRAD_INPUT, CONV_GEMM_SIZES, scratch_floats)) {
         adir_conv2d_grad_input_implicit(dy, w, dx, batch, CONV_GEMM_SIZES, scratch);
@@ -514,6 +526,13 @@ void adir_tuned_conv2d_grad_weight_gemm(const float *x, const float *dy, float *
      * out_plane apart), b the panel built transposed (its rows, one pixel's taps, contiguous),
      * c dW's block of columns; the sums run on from chunk to chunk and sample to sample. */
     int32_t n, k, first, t0;
+    if (ADIR_CONV_IMPLICIT && g.pointwise && groups == 1 &&
+        adir_pointwise_takes(ADIR_CONV_IMPLICIT_GRAD_WEIGHT, channels, g.out_pixels) &&
+        (int64_t)channels * g.out_pixels <= (int64_t)scratch_floats) {
+        adir_conv2d_grad_weight_pointwise(x, dy, dw, batch, channels, g.out_pixels, out_channels,
+                                          scratch);
+        return;
+    }
     if (ADIR_CONV_IMPLICIT &&
         adir_conv_implicit_fits(ADIR_CONV_IMPLICIT_GRAD_WEIGHT, CONV_GEMM_SIZES, scratch_floats)) {
         adir_conv2d_grad_weight_implicit(x, dy, dw, batch, CONV_GEMM_SIZES, scratch);

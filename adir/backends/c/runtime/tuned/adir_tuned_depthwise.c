@@ -115,6 +115,84 @@ ADIR_NOINLINE static void adir_depthwise_flat_3x3(const float *restrict xp, size
     }
 }
 
+/* A 3 x 3 convolution of stride 1 padded by 1 on every side, its output the image's size
+ * (DS-CNN's, MobileNet's stride-1 depthwise; and the input gradient of one, by the flipped
+ * kernel): no padded plane. The plane is copied whole (one run, not a run a row of 5 floats,
+ * which with the copy of the output back row by row took most of the padded path's time) between
+ * `width + 1` zeros above and below, and a tap reads it at u + (i - 1) width + j - 1, a column
+ * past the left or right edge taken as 0 (the column of each pixel u, u % width, is a table in
+ * scratch). Blocks of ADIR_DEPTHWISE_SAME_BLOCK pixels written straight into the output, the
+ * last overlapping the one before it. Each sum over the taps in order from 0, as the padded
+ * path's: the same bits. */
+#define ADIR_DEPTHWISE_SAME_BLOCK 16
+
+/* The scratch floats it takes, or 0 where it does not apply. */
+static size_t adir_depthwise_same_floats(int32_t height, int32_t width, int32_t out_height,
+                                         int32_t out_width, int32_t kernel_height,
+                                         int32_t kernel_width, int32_t stride_height,
+                                         int32_t stride_width, int32_t pad_top, int32_t pad_left)
+{
+    const size_t pixels = (size_t)height * (size_t)width;
+    if (kernel_height != 3 || kernel_width != 3 || stride_height != 1 || stride_width != 1 ||
+        pad_top != 1 || pad_left != 1 || out_height != height || out_width != width ||
+        pixels < ADIR_DEPTHWISE_SAME_BLOCK) {
+        return 0;
+    }
+    return 2 * pixels + 2 * ((size_t)width + 1);
+}
+
+/* The column table and the zeros around the plane (once a call). */
+static void adir_depthwise_same_setup(int32_t height, int32_t width, float *scratch)
+{
+    const size_t pixels = (size_t)height * (size_t)width, lead = (size_t)width + 1;
+    int32_t *column = (int32_t *)(void *)(scratch + pixels + 2 * lead);
+    size_t u;
+    memset(scratch, 0, (pixels + 2 * lead) * sizeof *scratch);
+    for (u = 0; u < pixels; ++u) {
+        column[u] = (int32_t)(u % (size_t)width);
+    }
+}
+
+/* dst (one plane) = src's convolution with k (9 taps in the sums' order), + bias. */
+ADIR_NOINLINE static void adir_depthwise_same_3x3(const float *restrict src,
+                                                  const float *restrict k, float bias,
+                                                  int has_bias, int32_t height, int32_t width,
+                                                  float *restrict scratch, float *restrict dst)
+{
+    const size_t pixels = (size_t)height * (size_t)width, lead = (size_t)width + 1;
+    const size_t wd = (size_t)width;
+    float *restrict x = scratch + lead;
+    const int32_t *restrict column = (const int32_t *)(const void *)(scratch + pixels + 2 * lead);
+    const int32_t last = width - 1;
+    size_t u0, l;
+    memcpy(x, src, pixels * sizeof *x);
+    for (u0 = 0; u0 < pixels; u0 += ADIR_DEPTHWISE_SAME_BLOCK) {
+        const size_t at =
+            pixels - u0 < ADIR_DEPTHWISE_SAME_BLOCK ? pixels - ADIR_DEPTHWISE_SAME_BLOCK : u0;
+        const float *restrict x0 = x + at - wd - 1, *restrict x1 = x + at - 1;
+        const float *restrict x2 = x + at + wd - 1;
+        const int32_t *restrict col = column + at;
+        float *restrict out = dst + at;
+        for (l = 0; l < ADIR_DEPTHWISE_SAME_BLOCK; ++l) {
+            const int left = col[l] > 0, right = col[l] < last;
+            const float a0 = x0[l], a1 = x0[l + 1], a2 = x0[l + 2];
+            const float b0 = x1[l], b1 = x1[l + 1], b2 = x1[l + 2];
+            const float c0 = x2[l], c1 = x2[l + 1], c2 = x2[l + 2];
+            float sum = 0.0f;
+            sum = ADIR_FMA(k[0], left ? a0 : 0.0f, sum);
+            sum = ADIR_FMA(k[1], a1, sum);
+            sum = ADIR_FMA(k[2], right ? a2 : 0.0f, sum);
+            sum = ADIR_FMA(k[3], left ? b0 : 0.0f, sum);
+            sum = ADIR_FMA(k[4], b1, sum);
+            sum = ADIR_FMA(k[5], right ? b2 : 0.0f, sum);
+            sum = ADIR_FMA(k[6], left ? c0 : 0.0f, sum);
+            sum = ADIR_FMA(k[7], c1, sum);
+            sum = ADIR_FMA(k[8], right ? c2 : 0.0f, sum);
+            out[l] = has_bias ? sum + bias : sum;
+        }
+    }
+}
+
 /* y (out_height x out_width) = the plane's convolution with w (kh x kw), + bias; xp is the
  * padded plane, acc a scratch row of out_height x wp. */
 static void adir_depthwise_forward(const float *restrict xp, const float *restrict w, float bias,
@@ -300,7 +378,19 @@ void adir_tuned_conv2d_depthwise(const float *x, const float *w, const float *bi
     /* select-kernels checked groups = channels = out_channels, dilation 1, and sized the
      * scratch (adir_depthwise_scratch in select_kernels/tuned.py). */
     (void)out_channels, (void)dilation_height, (void)dilation_width, (void)groups;
-    (void)scratch_floats;
+    const size_t same = adir_depthwise_same_floats(height, width, out_height, out_width,
+                                                   kernel_height, kernel_width, stride_height,
+                                                   stride_width, pad_top, pad_left);
+    if (same > 0 && same <= (size_t)scratch_floats) {
+        adir_depthwise_same_setup(height, width, scratch);
+        for (c = 0; c < batch * channels; ++c) {
+            const size_t at = (size_t)c, channel = (size_t)(c % channels);
+            adir_depthwise_same_3x3(x + at * plane, w + channel * taps,
+                                    bias ? bias[channel] : 0.0f, bias != NULL, height, width,
+                                    scratch, y + at * out_plane);
+        }
+        return;
+    }
     for (n = 0; n < batch; ++n) {
         for (c = 0; c < channels; ++c) {
             const size_t at = (size_t)n * (size_t)channels + (size_t)c;
@@ -342,6 +432,22 @@ void adir_tuned_conv2d_grad_input_depthwise(
      * (adir_tuned_depthwise_lanes.c; the same sums), not one scalar scatter a pixel. */
     const int32_t lanes =
         adir_depthwise_lanes_floats(out_height, out_width, stride_height, stride_width);
+    const size_t same = adir_depthwise_same_floats(height, width, out_height, out_width,
+                                                   kernel_height, kernel_width, stride_height,
+                                                   stride_width, pad_top, pad_left);
+    if (same > 0 && same <= (size_t)scratch_floats) {
+        adir_depthwise_same_setup(height, width, scratch);
+        for (c = 0; c < batch * channels; ++c) {
+            const size_t at = (size_t)c, channel = (size_t)(c % channels);
+            float k[9];
+            for (r = 0; r < 9; ++r) {
+                k[r] = w[channel * taps + (size_t)(8 - r)];
+            }
+            adir_depthwise_same_3x3(dy + at * out_plane, k, 0.0f, 0, height, width, scratch,
+                                    dx + at * plane);
+        }
+        return;
+    }
     if (!as_forward && kernel_height == 3 && kernel_width == 3 && lanes > 0 &&
         lanes <= scratch_floats) {
         adir_conv2d_grad_input_depthwise_lanes(dy, w, dx, batch, channels, height, width,

@@ -49,6 +49,7 @@ ADIR_TARGET_PUSH(ADIR_VARIANT_TARGET)
 #include "adir_tuned_matmul.c"
 #include "adir_tuned_pool.c"
 #include "adir_tuned_updates.c"
+#include "adir_tuned_conv_pointwise.c"
 
 #if defined(__clang__)
 #pragma clang attribute pop

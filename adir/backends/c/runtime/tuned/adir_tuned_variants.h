@@ -45,7 +45,11 @@
     X(adir_tuned_matmul_sgd_update_general) \
     X(adir_tuned_matmul_momentum_update) \
     X(adir_tuned_matmul_adam_update) \
-    X(adir_tuned_matmul_sgd_update)
+    X(adir_tuned_matmul_sgd_update) \
+    X(adir_conv2d_pointwise) \
+    X(adir_conv2d_grad_input_pointwise) \
+    X(adir_conv2d_grad_weight_pointwise) \
+    X(adir_pointwise_takes)
 
 #if defined(ADIR_TUNED_RENAME)
 #define adir_tuned_batchnorm ADIR_VARIANT_NAME(adir_tuned_batchnorm)
@@ -84,6 +88,10 @@
 #define adir_tuned_matmul_momentum_update ADIR_VARIANT_NAME(adir_tuned_matmul_momentum_update)
 #define adir_tuned_matmul_adam_update ADIR_VARIANT_NAME(adir_tuned_matmul_adam_update)
 #define adir_tuned_matmul_sgd_update ADIR_VARIANT_NAME(adir_tuned_matmul_sgd_update)
+#define adir_conv2d_pointwise ADIR_VARIANT_NAME(adir_conv2d_pointwise)
+#define adir_conv2d_grad_input_pointwise ADIR_VARIANT_NAME(adir_conv2d_grad_input_pointwise)
+#define adir_conv2d_grad_weight_pointwise ADIR_VARIANT_NAME(adir_conv2d_grad_weight_pointwise)
+#define adir_pointwise_takes ADIR_VARIANT_NAME(adir_pointwise_takes)
 #endif
 
 #endif /* ADIR_TUNED_VARIANTS_H */
