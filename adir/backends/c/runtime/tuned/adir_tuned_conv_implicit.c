@@ -282,6 +282,7 @@ struct adir_implicit_out {
 #endif
 #define ADIR_IMPLICIT_LANE_VECTORS 4
 
+#if ADIR_IMPLICIT_LANE_PIXELS > 0
 /* out[j][c] = the sum over t < taps, in order from 0, of w[t * w_col + c] * planes[offsets[t]
  * + at[j]], for `pixels` pixels (plane positions at[j]) and c < vectors x NR. */
 static ADIR_INLINE void adir_implicit_lanes(const float *restrict w, size_t w_col,
@@ -326,7 +327,6 @@ static ADIR_INLINE void adir_implicit_lanes(const float *restrict w, size_t w_co
     }
 }
 
-#if ADIR_IMPLICIT_LANE_PIXELS > 0
 ADIR_NOINLINE static void adir_implicit_lanes_2(const float *restrict w, size_t w_col,
                                                 const float *restrict planes,
                                                 const int32_t *restrict offsets, int32_t taps,
@@ -931,7 +931,7 @@ void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw
     const size_t taps = (size_t)m.taps, outputs = (size_t)group_outputs;
     int32_t *offsets = (int32_t *)(void *)(scratch + m.floats);
     float *dy_t = scratch + m.floats + taps;
-    int32_t n, k, t, o, cols, wide;
+    int32_t n, k, o, cols, wide;
     size_t pixel, block;
     for (k = 0; k < groups; ++k) {
         /* dW of group k holds dW^T by blocks of NR outputs while the sums run (block o / NR
@@ -961,6 +961,9 @@ void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw
                 }
             }
             for (o = 0; o < group_outputs; o += cols) {
+#if ADIR_IMPLICIT_WIDE_TAPS > 0
+                int32_t t;
+#endif
                 /* 4 or 2 vectors of outputs by the wide tiles, or NR outputs by the WMR, MR
                  * and edge tiles */
                 wide = 0;
