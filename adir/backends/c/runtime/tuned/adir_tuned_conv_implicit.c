@@ -269,17 +269,24 @@ struct adir_implicit_out {
 };
 
 /* The forward tiles with outputs in vector lanes: ADIR_IMPLICIT_LANE_PIXELS pixels by 2 NR
- * outputs, half as many by 4 NR (0: none). A tap's weights for the tile's outputs are one row
+ * outputs, ADIR_IMPLICIT_LANE4_PIXELS (half as many unless the target says) by 4 NR (0: none). A tap's weights for the tile's outputs are one row
  * of W^T (the callers' w_row 1), each pixel's im2col value one broadcast: 2 + 12 or 4 + 6
- * loads for 24 multiply-adds (the MR x IMPLICIT_NR tile: 10 for 16), and only pixels q <
+ * loads for 24 multiply-adds at 12 and 6 pixels (the MR x IMPLICIT_NR tile: 10 for 16), and only pixels q <
  * out_width computed (ResNet-8's 8 x 8 layers: 80 plane pixels a sample, 64 of them outputs).
  * Each output's sum over the taps in order from 0, as the tile's. */
 #ifndef ADIR_IMPLICIT_LANE_PIXELS
 #define ADIR_IMPLICIT_LANE_PIXELS 0
 #endif
-#if ADIR_IMPLICIT_LANE_PIXELS % 2 != 0 || ADIR_IMPLICIT_LANE_PIXELS > 16
-#error "adir_tuned_conv_implicit.c: ADIR_IMPLICIT_LANE_PIXELS: even, at most 16"
+#ifndef ADIR_IMPLICIT_LANE4_PIXELS
+#define ADIR_IMPLICIT_LANE4_PIXELS (ADIR_IMPLICIT_LANE_PIXELS / 2)
 #endif
+#if ADIR_IMPLICIT_LANE_PIXELS > 16 || ADIR_IMPLICIT_LANE4_PIXELS > 16 || \
+    (ADIR_IMPLICIT_LANE_PIXELS > 0 && ADIR_IMPLICIT_LANE4_PIXELS < 1)
+#error "adir_tuned_conv_implicit.c: ADIR_IMPLICIT_LANE_PIXELS, _LANE4_PIXELS: 1 to 16"
+#endif
+#define ADIR_IMPLICIT_LANE_MOST                                                  \
+    (ADIR_IMPLICIT_LANE_PIXELS > ADIR_IMPLICIT_LANE4_PIXELS ? ADIR_IMPLICIT_LANE_PIXELS \
+                                                            : ADIR_IMPLICIT_LANE4_PIXELS)
 #define ADIR_IMPLICIT_LANE_VECTORS 4
 
 #if ADIR_IMPLICIT_LANE_PIXELS > 0
@@ -342,7 +349,7 @@ ADIR_NOINLINE static void adir_implicit_lanes_4(const float *restrict w, size_t 
                                                 const int32_t *restrict at,
                                                 float *restrict out)
 {
-    adir_implicit_lanes(w, w_col, planes, offsets, taps, at, ADIR_IMPLICIT_LANE_PIXELS / 2, 4,
+    adir_implicit_lanes(w, w_col, planes, offsets, taps, at, ADIR_IMPLICIT_LANE4_PIXELS, 4,
                         out);
 }
 #endif
@@ -363,13 +370,13 @@ static void adir_implicit_gemm(const struct adir_implicit *m, const float *plane
      * outputs below them (fewer than 2 NR) by the MR x IMPLICIT_NR tiles; not over a few
      * taps, where the stores that scatter a pixel's outputs cost more than the tile saves
      * (ResNet-8's 1 x 1 shortcut, 32 taps by 64 outputs: 134 against 94 us) */
-    float lane_out[ADIR_IMPLICIT_LANE_PIXELS * 2 * ADIR_GEMM_NR];
-    int32_t at[ADIR_IMPLICIT_LANE_PIXELS], p_of[ADIR_IMPLICIT_LANE_PIXELS];
-    int32_t q_of[ADIR_IMPLICIT_LANE_PIXELS];
+    float lane_out[ADIR_IMPLICIT_LANE_MOST * 4 * ADIR_GEMM_NR];
+    int32_t at[ADIR_IMPLICIT_LANE_MOST], p_of[ADIR_IMPLICIT_LANE_MOST];
+    int32_t q_of[ADIR_IMPLICIT_LANE_MOST];
     while (w_row == 1u && m->taps >= 4 * ADIR_GEMM_NR && outputs - o >= 2 * ADIR_GEMM_NR) {
         const int32_t vectors = outputs - o >= 4 * ADIR_GEMM_NR ? 4 : 2;
         const int32_t width = vectors * ADIR_GEMM_NR;
-        const int32_t tile = ADIR_IMPLICIT_LANE_PIXELS * 2 / vectors;
+        const int32_t tile = vectors == 4 ? ADIR_IMPLICIT_LANE4_PIXELS : ADIR_IMPLICIT_LANE_PIXELS;
         int32_t p = 0, q = 0, count, c;
         while (p < m->out_height) {
             /* the next `tile` output pixels (q < out_width); past the last one, its copies
@@ -704,14 +711,19 @@ void adir_conv2d_grad_input_implicit(const float *dy, const float *w, float *dx,
     }
 }
 
-/* The weight gradient's wide tiles: ADIR_IMPLICIT_WIDE_TAPS taps by 2 NR outputs and half as
- * many taps by 4 NR outputs (0: none): 24 sums in registers for 2 + 12 or 4 + 6 loads, where the
- * WMR x NR tile takes 1 + 16 loads for 16 (ResNet-8's 32- and 64-output layers). */
+/* The weight gradient's wide tiles: ADIR_IMPLICIT_WIDE_TAPS taps by 2 NR outputs and
+ * ADIR_IMPLICIT_WIDE4_TAPS (half as many unless the target says) by 4 NR outputs (0: none):
+ * 16 or 24 sums in registers for 2 + 8 or 4 + 6 loads, where the WMR x NR tile takes 1 + 12
+ * loads for 12 (ResNet-8's 32- and 64-output layers). */
 #ifndef ADIR_IMPLICIT_WIDE_TAPS
 #define ADIR_IMPLICIT_WIDE_TAPS 0
 #endif
-#if ADIR_IMPLICIT_WIDE_TAPS > ADIR_IMPLICIT_WMR || ADIR_IMPLICIT_WIDE_TAPS % 2 != 0
-#error "adir_tuned_conv_implicit.c: ADIR_IMPLICIT_WIDE_TAPS: even, at most ADIR_IMPLICIT_WMR"
+#ifndef ADIR_IMPLICIT_WIDE4_TAPS
+#define ADIR_IMPLICIT_WIDE4_TAPS (ADIR_IMPLICIT_WIDE_TAPS / 2)
+#endif
+#if ADIR_IMPLICIT_WIDE_TAPS > ADIR_IMPLICIT_WMR || ADIR_IMPLICIT_WIDE4_TAPS > ADIR_IMPLICIT_WMR || \
+    (ADIR_IMPLICIT_WIDE_TAPS > 0 && ADIR_IMPLICIT_WIDE4_TAPS < 1)
+#error "adir_tuned_conv_implicit.c: ADIR_IMPLICIT_WIDE_TAPS, _WIDE4_TAPS: 1 to ADIR_IMPLICIT_WMR"
 #endif
 #define ADIR_IMPLICIT_WIDE_VECTORS 4
 
@@ -809,7 +821,7 @@ ADIR_NOINLINE static void adir_implicit_weight_tile_4(const struct adir_implicit
                                                       size_t outputs, float *restrict dw_t, size_t vector)
 {
     adir_implicit_weight_rows(m, planes, offsets, dy_t, outputs, dw_t, ADIR_GEMM_NR, vector,
-                              ADIR_IMPLICIT_WIDE_TAPS / 2, 4);
+                              ADIR_IMPLICIT_WIDE4_TAPS, 4);
 }
 #endif
 
@@ -971,9 +983,9 @@ void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw
                 /* only where they take every tap: a few left to the edge tile cost more
                  * than the wide tiles save (ResNet-8's 1 x 1 shortcuts: 16 and 32 taps) */
                 if (group_outputs - o >= 4 * ADIR_GEMM_NR &&
-                    m.taps % (ADIR_IMPLICIT_WIDE_TAPS / 2) == 0) {
-                    for (t = 0; t + ADIR_IMPLICIT_WIDE_TAPS / 2 <= m.taps;
-                         t += ADIR_IMPLICIT_WIDE_TAPS / 2) {
+                    m.taps % ADIR_IMPLICIT_WIDE4_TAPS == 0) {
+                    for (t = 0; t + ADIR_IMPLICIT_WIDE4_TAPS <= m.taps;
+                         t += ADIR_IMPLICIT_WIDE4_TAPS) {
                         adir_implicit_weight_tile_4(
                             &m, scratch, offsets + t, dy_t + o, outputs,
                             dw_g + (size_t)o * taps + (size_t)t * ADIR_GEMM_NR,
