@@ -694,6 +694,22 @@ static void scratch_convs(void)
         {1, 3, 17, 1, 2, 5, 6, 9, 3, 2, 1},    /* stride 3, an even kernel, edges of MR */
         {1, 2, 4, 1, 3, 3, 5, 5, 1, 0, 2},     /* dilation 2, no padding */
         {1, 2, 4, 1, 3, 3, 5, 5, 2, 2, 2},     /* dilation 2 and stride 2: one phase a side */
+        /* the weight gradient's wide tiles (AVX-512: 8 taps by 32 outputs, 6 by 64) and the
+         * forward tiles with outputs in lanes (8 pixels by 32, 6 by 64; 64 taps or more) */
+        {2, 8, 64, 1, 3, 3, 5, 7, 1, 1, 1},    /* 72 taps by 64 outputs, 35 pixels */
+        {1, 2, 70, 1, 3, 3, 4, 5, 1, 1, 1},    /* 18 taps: 64 outputs wide, 6 at the edge */
+        {1, 8, 48, 1, 3, 3, 3, 9, 2, 1, 1},    /* stride 2: 32 wide, 16 by WMR; 27 pixels */
+        {2, 8, 97, 1, 3, 3, 4, 4, 1, 1, 1},    /* 64 + 32 outputs wide, one at the edge */
+        {1, 5, 40, 1, 3, 3, 4, 6, 1, 1, 1},    /* 45 taps: no whole wide tile, 16 + 16 + 8 */
+        /* the input gradient's (its channels in lanes, its taps a phase's) */
+        {2, 64, 8, 1, 3, 3, 5, 6, 1, 1, 1},    /* 64 channels, 30 pixels: a partial tile */
+        {1, 40, 16, 1, 3, 3, 4, 7, 2, 1, 1},   /* stride 2: 64 taps in one phase, 32 + 8 */
+        {1, 33, 8, 1, 3, 3, 3, 5, 1, 1, 1},    /* 32 in lanes, 1 by the MR tile's edge */
+        /* the weight gradient's blocks of dW^T transposed in place without scratch (more
+         * floats than the implicit path's), and groups (each group's blocks) */
+        {2, 4, 16, 1, 3, 3, 1, 1, 1, 0, 1},    /* 36 taps x 16 outputs, 155 floats */
+        {1, 6, 21, 1, 3, 3, 1, 2, 1, 0, 1},    /* a block of 16 outputs and one of 5 */
+        {2, 8, 66, 2, 3, 3, 3, 4, 1, 1, 1},    /* 2 groups of 33 outputs from 4 channels */
     };
     const struct conv depthwise[] = {
         {2, 6, 6, 6, 3, 3, 5, 5, 1, 1, 1},     /* DS-CNN's depthwise (padding 1) */

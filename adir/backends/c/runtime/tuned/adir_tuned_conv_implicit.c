@@ -22,7 +22,9 @@
  *   panel path's sums, bit for bit.
  * - Weight gradient: dW^T [taps, outputs] += X dy^T, the tile's rows the taps (each read in
  *   place along the pixels), its columns the outputs (dy of one sample transposed into scratch),
- *   pixels q < out_width only; each element's sum over (n, p, q) in order, as the reference's.
+ *   pixels q < out_width only; each element's sum over (n, p, q) in order, as the reference's,
+ *   kept from sample to sample in dW itself, which holds dW^T by blocks of NR outputs (rows
+ *   a vector loads) until each block is transposed in place at the end.
  * - Input gradient: phase by phase (adir_grad_input_layout below), each phase of dx the
  *   forward pass of one plane of dy by the phase's taps, flipped and transposed (W' [channels,
  *   outputs x taps], in scratch); at stride 1 one phase, dy padded by (k - 1) d - pad. Each dx
@@ -144,6 +146,15 @@ static void adir_implicit_copy(const struct adir_implicit *m, const float *x, fl
                     if (m->stride_width == 1) {
                         memcpy(out + lo, row + (lo + b - m->pad_left),
                                (size_t)(hi - lo) * sizeof *out);
+                    } else if (m->stride_width == 2) {
+                        /* a constant stride: gcc and clang pick the even or odd floats of
+                         * two vectors by a permute; at a variable stride they copy one
+                         * float at a time (ResNet-8's stride-2 forward passes spent 45% of
+                         * their time here) */
+                        const float *from = row + (b - m->pad_left);
+                        for (col = lo; col < hi; ++col) {
+                            out[col] = from[2 * col];
+                        }
                     } else {
                         for (col = lo; col < hi; ++col) {
                             out[col] = row[col * m->stride_width + b - m->pad_left];
@@ -260,18 +271,145 @@ struct adir_implicit_out {
     size_t channel, row, col;
 };
 
+/* The forward tiles with outputs in vector lanes: ADIR_IMPLICIT_LANE_PIXELS pixels by 2 NR
+ * outputs, ADIR_IMPLICIT_LANE4_PIXELS (half as many unless the target says) by 4 NR (0: none). A tap's weights for the tile's outputs are one row
+ * of W^T (the callers' w_row 1), each pixel's im2col value one broadcast: 2 + 12 or 4 + 6
+ * loads for 24 multiply-adds at 12 and 6 pixels (the MR x IMPLICIT_NR tile: 10 for 16), and only pixels q <
+ * out_width computed (ResNet-8's 8 x 8 layers: 80 plane pixels a sample, 64 of them outputs).
+ * Each output's sum over the taps in order from 0, as the tile's. */
+#ifndef ADIR_IMPLICIT_LANE_PIXELS
+#define ADIR_IMPLICIT_LANE_PIXELS 0
+#endif
+#ifndef ADIR_IMPLICIT_LANE4_PIXELS
+#define ADIR_IMPLICIT_LANE4_PIXELS (ADIR_IMPLICIT_LANE_PIXELS / 2)
+#endif
+#if ADIR_IMPLICIT_LANE_PIXELS > 16 || ADIR_IMPLICIT_LANE4_PIXELS > 16 || \
+    (ADIR_IMPLICIT_LANE_PIXELS > 0 && ADIR_IMPLICIT_LANE4_PIXELS < 1)
+#error "adir_tuned_conv_implicit.c: ADIR_IMPLICIT_LANE_PIXELS, _LANE4_PIXELS: 1 to 16"
+#endif
+#define ADIR_IMPLICIT_LANE_MOST                                                  \
+    (ADIR_IMPLICIT_LANE_PIXELS > ADIR_IMPLICIT_LANE4_PIXELS ? ADIR_IMPLICIT_LANE_PIXELS \
+                                                            : ADIR_IMPLICIT_LANE4_PIXELS)
+#define ADIR_IMPLICIT_LANE_VECTORS 4
+
+#if ADIR_IMPLICIT_LANE_PIXELS > 0
+/* out[j][c] = the sum over t < taps, in order from 0, of w[t * w_col + c] * planes[offsets[t]
+ * + at[j]], for `pixels` pixels (plane positions at[j]) and c < vectors x NR. */
+static ADIR_INLINE void adir_implicit_lanes(const float *restrict w, size_t w_col,
+                                            const float *restrict planes,
+                                            const int32_t *restrict offsets, int32_t taps,
+                                            const int32_t *restrict at, int32_t pixels,
+                                            int32_t vectors, float *restrict out)
+{
+    float acc[16][ADIR_IMPLICIT_LANE_VECTORS][ADIR_GEMM_NR];
+    const float *restrict b[16];
+    int32_t j, v, l, t;
+    for (j = 0; j < pixels; ++j) {
+        b[j] = planes + at[j];
+        for (v = 0; v < vectors; ++v) {
+            for (l = 0; l < ADIR_GEMM_NR; ++l) {
+                acc[j][v][l] = 0.0f;
+            }
+        }
+    }
+    for (t = 0; t < taps; ++t) {
+        const float *restrict w_t = w + (size_t)t * w_col;
+        const int32_t offset = offsets[t];
+        ADIR_UNROLL
+        for (j = 0; j < pixels; ++j) {
+            const float x = b[j][offset];
+            ADIR_UNROLL
+            for (v = 0; v < vectors; ++v) {
+                ADIR_UNROLL
+                for (l = 0; l < ADIR_GEMM_NR; ++l) {
+                    acc[j][v][l] = ADIR_FMA(w_t[v * ADIR_GEMM_NR + l], x, acc[j][v][l]);
+                }
+            }
+        }
+    }
+    for (j = 0; j < pixels; ++j) {
+        for (v = 0; v < vectors; ++v) {
+            for (l = 0; l < ADIR_GEMM_NR; ++l) {
+                out[(size_t)j * (size_t)(vectors * ADIR_GEMM_NR) + (size_t)(v * ADIR_GEMM_NR + l)] =
+                    acc[j][v][l];
+            }
+        }
+    }
+}
+
+ADIR_NOINLINE static void adir_implicit_lanes_2(const float *restrict w, size_t w_col,
+                                                const float *restrict planes,
+                                                const int32_t *restrict offsets, int32_t taps,
+                                                const int32_t *restrict at,
+                                                float *restrict out)
+{
+    adir_implicit_lanes(w, w_col, planes, offsets, taps, at, ADIR_IMPLICIT_LANE_PIXELS, 2, out);
+}
+
+ADIR_NOINLINE static void adir_implicit_lanes_4(const float *restrict w, size_t w_col,
+                                                const float *restrict planes,
+                                                const int32_t *restrict offsets, int32_t taps,
+                                                const int32_t *restrict at,
+                                                float *restrict out)
+{
+    adir_implicit_lanes(w, w_col, planes, offsets, taps, at, ADIR_IMPLICIT_LANE4_PIXELS, 4,
+                        out);
+}
+#endif
+
 /* y [outputs, out_height x out_width] = w [outputs, taps] (w_row, w_col apart) times the im2col
  * matrix that `planes` and `offsets` give (see the top of the file), by tiles of NR plane
  * pixels, whose pixels past a row's out_width are dropped. */
 static void adir_implicit_gemm(const struct adir_implicit *m, const float *planes,
                                const int32_t *offsets, const float *w, size_t w_row,
                                size_t w_col, int32_t outputs, float *y,
-                               struct adir_implicit_out at)
+                               struct adir_implicit_out at_out)
 {
     const int32_t pixels = m->out_height * m->cols;
     float out[ADIR_GEMM_MR][ADIR_IMPLICIT_NR];
-    int32_t o, first, rows, i, j, l;
-    for (o = 0; o < outputs; o += ADIR_GEMM_MR) {
+    int32_t o = 0, first, rows, i, j, l;
+#if ADIR_IMPLICIT_LANE_PIXELS > 0
+    /* blocks of 4 or 2 NR outputs by the lane tiles, when W^T's rows are 1 apart; the
+     * outputs below them (fewer than 2 NR) by the MR x IMPLICIT_NR tiles; not over a few
+     * taps, where the stores that scatter a pixel's outputs cost more than the tile saves
+     * (ResNet-8's 1 x 1 shortcut, 32 taps by 64 outputs: 134 against 94 us) */
+    float lane_out[ADIR_IMPLICIT_LANE_MOST * 4 * ADIR_GEMM_NR];
+    int32_t at[ADIR_IMPLICIT_LANE_MOST], p_of[ADIR_IMPLICIT_LANE_MOST];
+    int32_t q_of[ADIR_IMPLICIT_LANE_MOST];
+    while (w_row == 1u && m->taps >= 4 * ADIR_GEMM_NR && outputs - o >= 2 * ADIR_GEMM_NR) {
+        const int32_t vectors = outputs - o >= 4 * ADIR_GEMM_NR ? 4 : 2;
+        const int32_t width = vectors * ADIR_GEMM_NR;
+        const int32_t tile = vectors == 4 ? ADIR_IMPLICIT_LANE4_PIXELS : ADIR_IMPLICIT_LANE_PIXELS;
+        int32_t p = 0, q = 0, count, c;
+        while (p < m->out_height) {
+            /* the next `tile` output pixels (q < out_width); past the last one, its copies
+             * (computed, not stored) */
+            for (count = 0; count < tile && p < m->out_height; ++count) {
+                at[count] = p * m->cols + q, p_of[count] = p, q_of[count] = q;
+                if (++q == m->out_width) {
+                    q = 0, ++p;
+                }
+            }
+            for (j = count; j < tile; ++j) {
+                at[j] = at[count - 1];
+            }
+            if (vectors == 4) {
+                adir_implicit_lanes_4(w + o, w_col, planes, offsets, m->taps, at, lane_out);
+            } else {
+                adir_implicit_lanes_2(w + o, w_col, planes, offsets, m->taps, at, lane_out);
+            }
+            for (j = 0; j < count; ++j) {
+                float *y_j = y + (size_t)o * at_out.channel + (size_t)p_of[j] * at_out.row +
+                             (size_t)q_of[j] * at_out.col;
+                for (c = 0; c < width; ++c) {
+                    y_j[(size_t)c * at_out.channel] = lane_out[j * width + c];
+                }
+            }
+        }
+        o += width;
+    }
+#endif
+    for (; o < outputs; o += ADIR_GEMM_MR) {
         rows = outputs - o < ADIR_GEMM_MR ? outputs - o : ADIR_GEMM_MR;
         for (first = 0; first < pixels; first += ADIR_IMPLICIT_NR) {
             int32_t p = first / m->cols, q = first % m->cols;
@@ -286,15 +424,15 @@ static void adir_implicit_gemm(const struct adir_implicit *m, const float *plane
             for (j = 0; j < ADIR_IMPLICIT_NR && p < m->out_height;) {
                 const int32_t run = q < m->out_width ? m->out_width - q : 0;
                 const int32_t count = run < ADIR_IMPLICIT_NR - j ? run : ADIR_IMPLICIT_NR - j;
-                float *y_run = y + (size_t)o * at.channel + (size_t)p * at.row + (size_t)q * at.col;
+                float *y_run = y + (size_t)o * at_out.channel + (size_t)p * at_out.row + (size_t)q * at_out.col;
                 for (i = 0; i < rows; ++i) {
-                    if (at.col == 1u) {
+                    if (at_out.col == 1u) {
                         for (l = 0; l < count; ++l) {
-                            y_run[(size_t)i * at.channel + (size_t)l] = out[i][j + l];
+                            y_run[(size_t)i * at_out.channel + (size_t)l] = out[i][j + l];
                         }
                     } else {
                         for (l = 0; l < count; ++l) {
-                            y_run[(size_t)i * at.channel + (size_t)l * at.col] = out[i][j + l];
+                            y_run[(size_t)i * at_out.channel + (size_t)l * at_out.col] = out[i][j + l];
                         }
                     }
                 }
@@ -576,22 +714,42 @@ void adir_conv2d_grad_input_implicit(const float *dy, const float *w, float *dx,
     }
 }
 
-/* One MR x NR tile of dW^T, taps t (rows, each read along its plane from rows[i]) by outputs
- * (columns, dy^T's rows `outputs` apart): acc[i][j] continues dw[j * taps + i] (dw at the
- * tile's corner) over the pixels (p, q), q < out_width, in order. */
+/* The weight gradient's wide tiles: ADIR_IMPLICIT_WIDE_TAPS taps by 2 NR outputs and
+ * ADIR_IMPLICIT_WIDE4_TAPS (half as many unless the target says) by 4 NR outputs (0: none):
+ * 16 or 24 sums in registers for 2 + 8 or 4 + 6 loads, where the WMR x NR tile takes 1 + 12
+ * loads for 12 (ResNet-8's 32- and 64-output layers). */
+#ifndef ADIR_IMPLICIT_WIDE_TAPS
+#define ADIR_IMPLICIT_WIDE_TAPS 0
+#endif
+#ifndef ADIR_IMPLICIT_WIDE4_TAPS
+#define ADIR_IMPLICIT_WIDE4_TAPS (ADIR_IMPLICIT_WIDE_TAPS / 2)
+#endif
+#if ADIR_IMPLICIT_WIDE_TAPS > ADIR_IMPLICIT_WMR || ADIR_IMPLICIT_WIDE4_TAPS > ADIR_IMPLICIT_WMR || \
+    (ADIR_IMPLICIT_WIDE_TAPS > 0 && ADIR_IMPLICIT_WIDE4_TAPS < 1)
+#error "adir_tuned_conv_implicit.c: ADIR_IMPLICIT_WIDE_TAPS, _WIDE4_TAPS: 1 to ADIR_IMPLICIT_WMR"
+#endif
+#define ADIR_IMPLICIT_WIDE_VECTORS 4
+
+/* One tile of dW^T (dw_t at the tile's corner, its taps' rows `row` apart, its vectors of NR
+ * outputs `vector` apart; see adir_conv2d_grad_weight_implicit): `rows` taps (each read along
+ * its plane from offsets[i]) by `vectors` x NR outputs (dy^T's rows `outputs` apart);
+ * acc[i][v][j] continues dw_t's element over the pixels (p, q), q < out_width, in order. */
 static ADIR_INLINE void adir_implicit_weight_rows(const struct adir_implicit *m,
                                                   const float *restrict planes,
                                                   const int32_t *restrict offsets,
                                                   const float *restrict dy_t, size_t outputs,
-                                                  float *restrict dw, size_t taps, int32_t rows)
+                                                  float *restrict dw_t, size_t row,
+                                                  size_t vector, int32_t rows, int32_t vectors)
 {
-    float acc[ADIR_IMPLICIT_WMR][ADIR_GEMM_NR];
+    float acc[ADIR_IMPLICIT_WMR][ADIR_IMPLICIT_WIDE_VECTORS][ADIR_GEMM_NR];
     const float *restrict a[ADIR_IMPLICIT_WMR];
-    int32_t i, j, p, q;
+    int32_t i, v, j, p, q;
     for (i = 0; i < rows; ++i) {
         a[i] = planes + offsets[i];
-        for (j = 0; j < ADIR_GEMM_NR; ++j) {
-            acc[i][j] = dw[(size_t)j * taps + (size_t)i];
+        for (v = 0; v < vectors; ++v) {
+            for (j = 0; j < ADIR_GEMM_NR; ++j) {
+                acc[i][v][j] = dw_t[(size_t)i * row + (size_t)v * vector + (size_t)j];
+            }
         }
     }
     for (p = 0; p < m->out_height; ++p) {
@@ -606,57 +764,84 @@ static ADIR_INLINE void adir_implicit_weight_rows(const struct adir_implicit *m,
                 x[i] = a[i][row + (size_t)q];
             }
             ADIR_TILE_UNROLL
-            for (j = 0; j < ADIR_GEMM_NR; ++j) {
-                const float y = b_q[j];
+            for (v = 0; v < vectors; ++v) {
                 ADIR_TILE_UNROLL
-                for (i = 0; i < rows; ++i) {
-                    acc[i][j] = ADIR_FMA(x[i], y, acc[i][j]);
+                for (j = 0; j < ADIR_GEMM_NR; ++j) {
+                    const float y = b_q[v * ADIR_GEMM_NR + j];
+                    ADIR_TILE_UNROLL
+                    for (i = 0; i < rows; ++i) {
+                        acc[i][v][j] = ADIR_FMA(x[i], y, acc[i][v][j]);
+                    }
                 }
             }
         }
     }
     for (i = 0; i < rows; ++i) {
-        for (j = 0; j < ADIR_GEMM_NR; ++j) {
-            dw[(size_t)j * taps + (size_t)i] = acc[i][j];
+        for (v = 0; v < vectors; ++v) {
+            for (j = 0; j < ADIR_GEMM_NR; ++j) {
+                dw_t[(size_t)i * row + (size_t)v * vector + (size_t)j] = acc[i][v][j];
+            }
         }
     }
 }
 
-/* The tile of WMR taps, and one of MR taps for the taps left below them (ResNet-8's first conv:
- * 27 taps, 16 + 8 + 3). */
+/* The tile of WMR taps, one of MR taps for the taps left below them (ResNet-8's first conv:
+ * 27 taps, 16 + 8 + 3), and the wide tiles. */
 ADIR_NOINLINE static void adir_implicit_weight_tile(const struct adir_implicit *m,
                                                     const float *restrict planes,
                                                     const int32_t *restrict offsets,
                                                     const float *restrict dy_t, size_t outputs,
-                                                    float *restrict dw, size_t taps)
+                                                    float *restrict dw_t, size_t vector)
 {
-    adir_implicit_weight_rows(m, planes, offsets, dy_t, outputs, dw, taps, ADIR_IMPLICIT_WMR);
+    adir_implicit_weight_rows(m, planes, offsets, dy_t, outputs, dw_t, ADIR_GEMM_NR, vector,
+                              ADIR_IMPLICIT_WMR, 1);
 }
 
 ADIR_NOINLINE static void adir_implicit_weight_tile_mr(const struct adir_implicit *m,
                                                        const float *restrict planes,
                                                        const int32_t *restrict offsets,
                                                        const float *restrict dy_t,
-                                                       size_t outputs, float *restrict dw,
-                                                       size_t taps)
+                                                       size_t outputs, float *restrict dw_t, size_t vector)
 {
-    adir_implicit_weight_rows(m, planes, offsets, dy_t, outputs, dw, taps, ADIR_GEMM_MR);
+    adir_implicit_weight_rows(m, planes, offsets, dy_t, outputs, dw_t, ADIR_GEMM_NR, vector,
+                              ADIR_GEMM_MR, 1);
 }
+
+#if ADIR_IMPLICIT_WIDE_TAPS > 0
+ADIR_NOINLINE static void adir_implicit_weight_tile_2(const struct adir_implicit *m,
+                                                      const float *restrict planes,
+                                                      const int32_t *restrict offsets,
+                                                      const float *restrict dy_t,
+                                                      size_t outputs, float *restrict dw_t, size_t vector)
+{
+    adir_implicit_weight_rows(m, planes, offsets, dy_t, outputs, dw_t, ADIR_GEMM_NR, vector,
+                              ADIR_IMPLICIT_WIDE_TAPS, 2);
+}
+
+ADIR_NOINLINE static void adir_implicit_weight_tile_4(const struct adir_implicit *m,
+                                                      const float *restrict planes,
+                                                      const int32_t *restrict offsets,
+                                                      const float *restrict dy_t,
+                                                      size_t outputs, float *restrict dw_t, size_t vector)
+{
+    adir_implicit_weight_rows(m, planes, offsets, dy_t, outputs, dw_t, ADIR_GEMM_NR, vector,
+                              ADIR_IMPLICIT_WIDE4_TAPS, 4);
+}
+#endif
 
 /* The same for a block of rows x cols at the tiles' edges, one tap at a time. */
 static void adir_implicit_weight_edge(const struct adir_implicit *m,
                                       const float *restrict planes,
                                       const int32_t *restrict offsets,
                                       const float *restrict dy_t, size_t outputs,
-                                      float *restrict dw, size_t taps, int32_t rows,
-                                      int32_t cols)
+                                      float *restrict dw_t, int32_t rows, int32_t cols)
 {
     int32_t i, j, p, q;
     for (i = 0; i < rows; ++i) {
         const float *restrict a = planes + offsets[i];
         float acc[ADIR_GEMM_NR];
         for (j = 0; j < cols; ++j) {
-            acc[j] = dw[(size_t)j * taps + (size_t)i];
+            acc[j] = dw_t[(size_t)i * (size_t)cols + (size_t)j];
         }
         for (p = 0; p < m->out_height; ++p) {
             const float *restrict a_p = a + (size_t)p * (size_t)m->cols;
@@ -670,8 +855,77 @@ static void adir_implicit_weight_edge(const struct adir_implicit *m,
             }
         }
         for (j = 0; j < cols; ++j) {
-            dw[(size_t)j * taps + (size_t)i] = acc[j];
+            dw_t[(size_t)i * (size_t)cols + (size_t)j] = acc[j];
         }
+    }
+}
+
+/* dW^T's taps [t, end) of the block of outputs from o (cols <= NR of them; dw_t: the block,
+ * rows of cols), by the WMR, MR and edge tiles. */
+static void adir_implicit_weight_column(const struct adir_implicit *m, const float *planes,
+                                        const int32_t *offsets, const float *dy_t,
+                                        size_t outputs, float *dw_t, int32_t t, int32_t end,
+                                        int32_t o, int32_t cols)
+{
+    int32_t rows;
+    for (; t < end; t += rows) {
+        float *dw_to = dw_t + (size_t)t * (size_t)cols;
+        const int32_t left = end - t;
+        /* MR-tap tiles where they take every tap and WMR-tap ones would not (ResNet-8's
+         * 1 x 1 shortcuts: 16 and 32 taps, 4 and 8 of them left to the edge tile by 12) */
+        rows = left >= ADIR_IMPLICIT_WMR &&
+                       (left % ADIR_IMPLICIT_WMR == 0 || left % ADIR_GEMM_MR != 0)
+                   ? ADIR_IMPLICIT_WMR
+               : left >= ADIR_GEMM_MR ? ADIR_GEMM_MR
+                                      : left;
+        if (rows == ADIR_IMPLICIT_WMR && cols == ADIR_GEMM_NR) {
+            adir_implicit_weight_tile(m, planes, offsets + t, dy_t + o, outputs, dw_to, 0u);
+        } else if (rows == ADIR_GEMM_MR && cols == ADIR_GEMM_NR) {
+            adir_implicit_weight_tile_mr(m, planes, offsets + t, dy_t + o, outputs, dw_to, 0u);
+        } else {
+            adir_implicit_weight_edge(m, planes, offsets + t, dy_t + o, outputs, dw_to, rows,
+                                      cols);
+        }
+    }
+}
+
+/* A block of dW, [taps, width] in place, into [width, taps]: through `spare` floats of
+ * scratch where they hold it, else by following each cycle of the permutation (an element's
+ * position k = t width + j goes to j taps + t) from its least position. */
+static void adir_implicit_weight_untile(float *block, int32_t taps, int32_t width, float *spare,
+                                        size_t spare_floats)
+{
+    const size_t n = (size_t)taps * (size_t)width;
+    size_t k, at, next;
+    int32_t t, j;
+    if (n <= spare_floats) {
+        memcpy(spare, block, n * sizeof *spare);
+        for (j = 0; j < width; ++j) {
+            for (t = 0; t < taps; ++t) {
+                block[(size_t)j * (size_t)taps + (size_t)t] =
+                    spare[(size_t)t * (size_t)width + (size_t)j];
+            }
+        }
+        return;
+    }
+    for (k = 1; k + 1 < n; ++k) {
+        float carried;
+        /* k leads its cycle if no position on it is less */
+        for (next = k % (size_t)width * (size_t)taps + k / (size_t)width; next > k;
+             next = next % (size_t)width * (size_t)taps + next / (size_t)width) {
+        }
+        if (next < k) {
+            continue;
+        }
+        carried = block[k];
+        at = k;
+        do {
+            const size_t to = at % (size_t)width * (size_t)taps + at / (size_t)width;
+            const float moved = block[to];
+            block[to] = carried;
+            carried = moved;
+            at = to;
+        } while (at != k);
     }
 }
 
@@ -693,15 +947,18 @@ void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw
     const size_t taps = (size_t)m.taps, outputs = (size_t)group_outputs;
     int32_t *offsets = (int32_t *)(void *)(scratch + m.floats);
     float *dy_t = scratch + m.floats + taps;
-    int32_t n, k, t, o, rows, cols;
+    int32_t n, k, o, cols, wide;
     size_t pixel, block;
-    adir_implicit_offsets(&m, offsets);
-    memset(dw, 0, (size_t)out_channels * taps * sizeof *dw);
-    for (n = 0; n < batch; ++n) {
-        for (k = 0; k < groups; ++k) {
+    for (k = 0; k < groups; ++k) {
+        /* dW of group k holds dW^T by blocks of NR outputs while the sums run (block o / NR
+         * at dW's row o: [taps, NR], rows a vector loads; dW's own columns lie taps apart),
+         * the sums continuing from sample to sample; then each block in place into dW. */
+        float *dw_g = dw + (size_t)k * outputs * taps;
+        memset(dw_g, 0, taps * outputs * sizeof *dw_g);
+        adir_implicit_offsets(&m, offsets); /* again: the last group's blocks overwrote them */
+        for (n = 0; n < batch; ++n) {
             const float *dy_g = dy + ((size_t)n * (size_t)out_channels +
                                       (size_t)k * (size_t)group_outputs) * out_plane;
-            float *dw_g = dw + (size_t)k * outputs * taps;
             adir_implicit_copy(&m,
                                x + ((size_t)n * (size_t)channels +
                                     (size_t)k * (size_t)group_channels) * plane,
@@ -719,26 +976,51 @@ void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw
                     }
                 }
             }
-            for (t = 0; t < m.taps; t += rows) {
-                rows = m.taps - t >= ADIR_IMPLICIT_WMR ? ADIR_IMPLICIT_WMR
-                       : m.taps - t >= ADIR_GEMM_MR    ? ADIR_GEMM_MR
-                                                       : m.taps - t;
-                for (o = 0; o < group_outputs; o += ADIR_GEMM_NR) {
-                    cols = group_outputs - o < ADIR_GEMM_NR ? group_outputs - o : ADIR_GEMM_NR;
-                    if (rows == ADIR_IMPLICIT_WMR && cols == ADIR_GEMM_NR) {
-                        adir_implicit_weight_tile(&m, scratch, offsets + t, dy_t + o, outputs,
-                                                  dw_g + (size_t)o * taps + (size_t)t, taps);
-                    } else if (rows == ADIR_GEMM_MR && cols == ADIR_GEMM_NR) {
-                        adir_implicit_weight_tile_mr(&m, scratch, offsets + t, dy_t + o,
-                                                     outputs,
-                                                     dw_g + (size_t)o * taps + (size_t)t, taps);
-                    } else {
-                        adir_implicit_weight_edge(&m, scratch, offsets + t, dy_t + o, outputs,
-                                                  dw_g + (size_t)o * taps + (size_t)t, taps,
-                                                  rows, cols);
+            for (o = 0; o < group_outputs; o += cols) {
+#if ADIR_IMPLICIT_WIDE_TAPS > 0
+                int32_t t;
+#endif
+                /* 4 or 2 vectors of outputs by the wide tiles, or NR outputs by the WMR, MR
+                 * and edge tiles */
+                wide = 0;
+#if ADIR_IMPLICIT_WIDE_TAPS > 0
+                /* only where they take every tap: a few left to the edge tile cost more
+                 * than the wide tiles save (ResNet-8's 1 x 1 shortcuts: 16 and 32 taps) */
+                if (group_outputs - o >= 4 * ADIR_GEMM_NR &&
+                    m.taps % ADIR_IMPLICIT_WIDE4_TAPS == 0) {
+                    for (t = 0; t + ADIR_IMPLICIT_WIDE4_TAPS <= m.taps;
+                         t += ADIR_IMPLICIT_WIDE4_TAPS) {
+                        adir_implicit_weight_tile_4(
+                            &m, scratch, offsets + t, dy_t + o, outputs,
+                            dw_g + (size_t)o * taps + (size_t)t * ADIR_GEMM_NR,
+                            taps * ADIR_GEMM_NR);
                     }
+                    wide = 4;
+                } else if (group_outputs - o >= 2 * ADIR_GEMM_NR &&
+                           m.taps % ADIR_IMPLICIT_WIDE_TAPS == 0) {
+                    for (t = 0; t + ADIR_IMPLICIT_WIDE_TAPS <= m.taps;
+                         t += ADIR_IMPLICIT_WIDE_TAPS) {
+                        adir_implicit_weight_tile_2(
+                            &m, scratch, offsets + t, dy_t + o, outputs,
+                            dw_g + (size_t)o * taps + (size_t)t * ADIR_GEMM_NR,
+                            taps * ADIR_GEMM_NR);
+                    }
+                    wide = 2;
+                }
+#endif
+                if (wide > 0) {
+                    cols = wide * ADIR_GEMM_NR;
+                } else {
+                    cols = group_outputs - o < ADIR_GEMM_NR ? group_outputs - o : ADIR_GEMM_NR;
+                    adir_implicit_weight_column(&m, scratch, offsets, dy_t, outputs,
+                                                dw_g + (size_t)o * taps, 0, m.taps, o, cols);
                 }
             }
+        }
+        for (o = 0; o < group_outputs; o += ADIR_GEMM_NR) {
+            cols = group_outputs - o < ADIR_GEMM_NR ? group_outputs - o : ADIR_GEMM_NR;
+            adir_implicit_weight_untile(dw_g + (size_t)o * taps, m.taps, cols, scratch,
+                                        m.floats + taps + out_plane * outputs);
         }
     }
 }
