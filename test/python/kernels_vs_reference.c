@@ -1105,6 +1105,7 @@ static void updates(void)
     add_edges(ns, &n_count, ADIR_OUTER_BLOCK); /* a batch of one's blocks of a row */
 #endif
     add_edges(ns_wide, &wide_count, UPDATE_CHUNK);
+    add_edges(ns, &n_count, 2 * ADIR_GEMM_NR); /* the plain Adam update's register tiles */
     adam_divisor_cases();
     for (exact = 0; exact < 2; ++exact) {
         for (i = 0; i < 5; ++i) {

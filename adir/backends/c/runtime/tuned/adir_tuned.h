@@ -31,10 +31,13 @@
 #define ADIR_GCC 0
 #endif
 
-/* A fused multiply-add rounds once; where it is slow (a library call) a multiply and an add. */
+/* A fused multiply-add rounds once; where it is slow (a library call) a multiply and an add.
+ * ADIR_FMA_FUSES: 1 where ADIR_FMA is fmaf on hardware that fuses (set by the multiversioned
+ * build's AVX versions too); adir_tuned_updates.c relies on its single rounding. */
 #ifndef ADIR_FMA
 #if defined(FP_FAST_FMAF)
 #define ADIR_FMA(x, y, acc) fmaf(x, y, acc)
+#define ADIR_FMA_FUSES 1
 #else
 #define ADIR_FMA(x, y, acc) ((acc) + (x) * (y))
 #endif

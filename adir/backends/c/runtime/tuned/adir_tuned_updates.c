@@ -59,6 +59,35 @@ float sqrtf(float) __attribute__((const));
 #endif
 #endif
 
+/* Where the multiply-add fuses (ADIR_FMA_FUSES: -march=native on x86-64 and AArch64, the AVX2
+ * and AVX-512 versions of a multiversioned build) the same quotient takes three float
+ * operations and no conversion (the double product above takes two conversions each way, an
+ * extraction and an insertion of a vector's halves: on Sapphire Rapids 12 of a 16-float
+ * vector's 28 vector instructions outside the divider): with y = 1/c rounded to float once,
+ * q0 = x y, the residual r = c q0 - x (one fused rounding, exact) and q0 - r y (fused) is the
+ * float quotient x / c. That is Markstein's theorem (IBM J. Res. Dev. 34(1), 1990; Muller et
+ * al., Handbook of Floating-Point Arithmetic, 2nd ed., Theorem 4.10): y within half an ulp of
+ * 1/c and q0 within an ulp of x / c make r exact and the corrected quotient the correctly
+ * rounded one, if nothing underflows or overflows. Here x is a root, 0 or in [2^-75, 2^64], or
+ * infinite or NaN, and the update takes this form only for c in [2^-40, 2^40] (else the
+ * division): the quotient lies in [2^-115, 2^104] and r, about x 2^-23, is normal. An infinite
+ * or NaN x takes q0 = x y, the quotient's result (x / c); a zero x gives q0 - r y = x with
+ * x's sign (r = c q0 - x is +0 for x = +0 and x = -0). Checked against the division for every
+ * float in [1, 2), [2^-75, 2^-74) and [2^63, 2^64) for 1000 divisors (among them those of steps
+ * 1 to 100 with beta2 = 0.999 and significands of all ones), 8.4e9 quotients, without a miss;
+ * kernels_vs_reference.c's divisor cases check it in every build. The Cortex-M path
+ * (ADIR_OUTER_UPDATES) keeps its division. */
+#ifndef ADIR_FMA_FUSES
+#define ADIR_FMA_FUSES 0
+#endif
+#ifndef ADIR_ADAM_FMA_QUOTIENT
+#if ADIR_FMA_FUSES && !ADIR_OUTER_UPDATES
+#define ADIR_ADAM_FMA_QUOTIENT 1
+#else
+#define ADIR_ADAM_FMA_QUOTIENT 0
+#endif
+#endif
+
 /* The hyperparameters of an update, as its chunks use them. */
 struct adir_update {
     float rate, weight_decay, clip_value;
@@ -69,6 +98,8 @@ struct adir_update {
      * for decoupled weight decay (shrink) the factor keep = 1 - lr * weight_decay. */
     float step_size, correction2, one_minus_beta1, beta2, one_minus_beta2, eps, keep;
     double correction2_reciprocal; /* 1 / correction2 (ADIR_ADAM_DOUBLE_RECIPROCAL) */
+    float correction2_inverse; /* 1 / correction2 in float (ADIR_ADAM_FMA_QUOTIENT) */
+    int fma_quotient;          /* correction2 in [2^-40, 2^40] (ADIR_ADAM_FMA_QUOTIENT) */
     int shrink;
 };
 
@@ -103,6 +134,9 @@ static struct adir_update adir_adam(const float *lr, const float *bias_correctio
     u.step_size = u.rate / bias_correction1[0];
     u.correction2 = bias_correction2_sqrt[0];
     u.correction2_reciprocal = 1.0 / (double)u.correction2;
+    u.correction2_inverse = 1.0f / u.correction2;
+    u.fma_quotient =
+        ADIR_ADAM_FMA_QUOTIENT && u.correction2 >= 0x1p-40f && u.correction2 <= 0x1p40f;
     u.one_minus_beta1 = (float)(1.0 - beta1);
     u.beta2 = (float)beta2;
     u.one_minus_beta2 = (float)(1.0 - beta2);
@@ -146,9 +180,28 @@ static ADIR_INLINE float adir_momentum_element(const struct adir_update *u, floa
     return param - step;
 }
 
+/* A root divided by sqrt(1 - beta2^t), rounded to float (see ADIR_ADAM_DOUBLE_RECIPROCAL and
+ * ADIR_ADAM_FMA_QUOTIENT above); fma_quotient, a constant in each caller, is u->fma_quotient. */
+static ADIR_INLINE float adir_adam_corrected(const struct adir_update *u, float root,
+                                             int fma_quotient)
+{
+#if ADIR_ADAM_FMA_QUOTIENT
+    if (fma_quotient) {
+        const float q0 = root * u->correction2_inverse;
+        const float residual = ADIR_FMA(u->correction2, q0, -root);
+        const float q1 = ADIR_FMA(-residual, u->correction2_inverse, q0);
+        return root < INFINITY ? q1 : q0;
+    }
+#else
+    (void)fma_quotient;
+#endif
+    return ADIR_ADAM_DOUBLE_RECIPROCAL ? (float)((double)root * u->correction2_reciprocal)
+                                       : root / u->correction2;
+}
+
 static ADIR_INLINE float adir_adam_element(const struct adir_update *u, float param, float m,
                                            float v, float grad, float *m_out, float *v_out,
-                                           int regularized)
+                                           int regularized, int fma_quotient)
 {
     const float g =
         regularized ? adir_regularized_grad(grad, param, u->weight_decay, u->clip_value) : grad;
@@ -162,9 +215,7 @@ static ADIR_INLINE float adir_adam_element(const struct adir_update *u, float pa
     const float g_squared = g_scaled * g;
     const float v_new = v_kept + g_squared;
     const float root = sqrtf(v_new);
-    const float corrected = ADIR_ADAM_DOUBLE_RECIPROCAL
-                                ? (float)((double)root * u->correction2_reciprocal)
-                                : root / u->correction2;
+    const float corrected = adir_adam_corrected(u, root, fma_quotient);
     const float denominator = corrected + u->eps;
     const float ratio = m_new / denominator;
     const float step = u->step_size * ratio;
@@ -210,17 +261,25 @@ static ADIR_INLINE void adir_momentum_chunk(const struct adir_update *u, const f
     }
 }
 
-/* count <= ADIR_UPDATE_CHUNK elements of adir_adam_update. */
+/* count <= ADIR_UPDATE_CHUNK elements of adir_adam_update. plain and fma_quotient are
+ * constants in each caller: plain, an update without weight decay, clipping or AdamW's decay,
+ * so that its loop tests none of them (gcc moves such tests out of the loop, or not: in one
+ * build of this file it blended clipping and decay into every vector of the update, and mlp_s's
+ * Adam step took 6% longer); fma_quotient as in adir_adam_corrected. */
 static ADIR_INLINE void adir_adam_chunk(const struct adir_update *u, const float *param,
                             const float *exp_avg, const float *exp_avg_sq, const float *grad,
                             float *param_out, float *exp_avg_out, float *exp_avg_sq_out,
-                            size_t count)
+                            size_t count, int plain, int fma_quotient)
 {
     float new_p[ADIR_UPDATE_CHUNK], new_m[ADIR_UPDATE_CHUNK], new_v[ADIR_UPDATE_CHUNK];
+    struct adir_update v = *u;
     size_t i;
+    if (plain) {
+        v.shrink = 0;
+    }
     for (i = 0; i < count; ++i) {
-        new_p[i] = adir_adam_element(u, param[i], exp_avg[i], exp_avg_sq[i], grad[i], &new_m[i],
-                                     &new_v[i], 1);
+        new_p[i] = adir_adam_element(&v, param[i], exp_avg[i], exp_avg_sq[i], grad[i],
+                                     &new_m[i], &new_v[i], !plain, fma_quotient);
     }
     for (i = 0; i < count; ++i) {
         exp_avg_out[i] = new_m[i];
@@ -295,7 +354,7 @@ static ADIR_INLINE void adir_adam_blocks(const struct adir_update *u, const floa
         for (l = 0; l < ADIR_OUTER_BLOCK; ++l) {
             float m, v;
             const float p = adir_adam_element(u, param[l], exp_avg[l], exp_avg_sq[l], grad[l],
-                                              &m, &v, regularized);
+                                              &m, &v, regularized, 0);
             exp_avg_out[l] = m;
             exp_avg_sq_out[l] = v;
             param_out[l] = p;
@@ -307,7 +366,7 @@ static ADIR_INLINE void adir_adam_blocks(const struct adir_update *u, const floa
     for (l = 0; l < n; ++l) {
         float m, v;
         const float p = adir_adam_element(u, param[l], exp_avg[l], exp_avg_sq[l], grad[l], &m,
-                                          &v, regularized);
+                                          &v, regularized, 0);
         exp_avg_out[l] = m;
         exp_avg_sq_out[l] = v;
         param_out[l] = p;
@@ -368,6 +427,35 @@ void adir_tuned_momentum_update(const float *param, const float *buf, const floa
     }
 }
 
+/* Whether an Adam update takes the plain form (adir_adam_chunk): no weight decay, clipping or
+ * AdamW decay, and, where the quotient by sqrt(1 - beta2^t) has its multiply-add form, a divisor
+ * in its range. Every other update takes the general form, with the double reciprocal. */
+static int adir_adam_plain(const struct adir_update *u)
+{
+    return !adir_regularized(u) && !u->shrink && (u->fma_quotient || !ADIR_ADAM_FMA_QUOTIENT);
+}
+
+/* adir_tuned_adam_update's chunks (plain and fma_quotient: constants, as in adir_adam_chunk). */
+static ADIR_INLINE void adir_adam_chunks(const struct adir_update *u, const float *param,
+                                         const float *exp_avg, const float *exp_avg_sq,
+                                         const float *grad, float *param_out,
+                                         float *exp_avg_out, float *exp_avg_sq_out, size_t n,
+                                         int plain, int fma_quotient)
+{
+    size_t i;
+    for (i = 0; i < n; i += ADIR_UPDATE_CHUNK) {
+        const size_t count = n - i < ADIR_UPDATE_CHUNK ? n - i : ADIR_UPDATE_CHUNK;
+        if (count == ADIR_UPDATE_CHUNK) {
+            adir_adam_chunk(u, param + i, exp_avg + i, exp_avg_sq + i, grad + i, param_out + i,
+                            exp_avg_out + i, exp_avg_sq_out + i, ADIR_UPDATE_CHUNK, plain,
+                            fma_quotient);
+        } else {
+            adir_adam_chunk(u, param + i, exp_avg + i, exp_avg_sq + i, grad + i, param_out + i,
+                            exp_avg_out + i, exp_avg_sq_out + i, count, plain, fma_quotient);
+        }
+    }
+}
+
 void adir_tuned_adam_update(const float *param, const float *exp_avg, const float *exp_avg_sq,
                             const float *grad, const float *lr, const float *bias_correction1,
                             const float *bias_correction2_sqrt, float *param_out,
@@ -378,7 +466,6 @@ void adir_tuned_adam_update(const float *param, const float *exp_avg, const floa
     const struct adir_update u = adir_adam(lr, bias_correction1, bias_correction2_sqrt, beta1,
                                            beta2, eps, weight_decay, clip_value,
                                            decoupled_weight_decay);
-    size_t i;
     if (ADIR_OUTER_UPDATES) {
         const int in_place =
             param_out == param && exp_avg_out == exp_avg && exp_avg_sq_out == exp_avg_sq;
@@ -394,15 +481,12 @@ void adir_tuned_adam_update(const float *param, const float *exp_avg, const floa
         }
         return;
     }
-    for (i = 0; i < n; i += ADIR_UPDATE_CHUNK) {
-        const size_t count = n - i < ADIR_UPDATE_CHUNK ? n - i : ADIR_UPDATE_CHUNK;
-        if (count == ADIR_UPDATE_CHUNK) {
-            adir_adam_chunk(&u, param + i, exp_avg + i, exp_avg_sq + i, grad + i, param_out + i,
-                            exp_avg_out + i, exp_avg_sq_out + i, ADIR_UPDATE_CHUNK);
-        } else {
-            adir_adam_chunk(&u, param + i, exp_avg + i, exp_avg_sq + i, grad + i, param_out + i,
-                            exp_avg_out + i, exp_avg_sq_out + i, count);
-        }
+    if (adir_adam_plain(&u)) {
+        adir_adam_chunks(&u, param, exp_avg, exp_avg_sq, grad, param_out, exp_avg_out,
+                         exp_avg_sq_out, n, 1, ADIR_ADAM_FMA_QUOTIENT);
+    } else {
+        adir_adam_chunks(&u, param, exp_avg, exp_avg_sq, grad, param_out, exp_avg_out,
+                         exp_avg_sq_out, n, 0, 0);
     }
 }
 
@@ -418,6 +502,21 @@ void adir_tuned_adam_update(const float *param, const float *exp_avg, const floa
 
 #if ADIR_UPDATE_CHUNK % ADIR_GEMM_NR != 0
 #error "ADIR_UPDATE_CHUNK must be a multiple of ADIR_GEMM_NR"
+#endif
+
+/* The plain Adam update's register tiles (adir_adam_tile): MR x ADIR_UPDATE_TILE_NR, on vector
+ * targets (a scalar core's ADIR_OUTER_UPDATES keeps the panels), for a parameter of at most
+ * ADIR_ADAM_TILE_FLOATS floats: one whose state streams from the L3 cache takes the panels,
+ * in the general form, as before the tiles (on Sapphire Rapids mlp_m's 784 x 256 layer, 2.4 MB
+ * with its state, took 1.5 times as long in tiles, and no less with software prefetches of each
+ * tile's rows before its sums; in plain panels, 5% longer: within the noise of a run, kept out;
+ * mlp_s's 784 x 32 layer, 0.3 MB, took 0.87 times as long in tiles). */
+#define ADIR_UPDATE_TILE_NR (2 * ADIR_GEMM_NR)
+#ifndef ADIR_ADAM_TILES
+#define ADIR_ADAM_TILES (!ADIR_OUTER_UPDATES)
+#endif
+#ifndef ADIR_ADAM_TILE_FLOATS
+#define ADIR_ADAM_TILE_FLOATS 32767
 #endif
 
 /* The gradient panel at row i, column j of the product (rows <= MR, cols <= CHUNK). */
@@ -482,13 +581,20 @@ static void adir_gradient_edge(const float *a, size_t a_row, size_t a_col, const
     }
 }
 
+/* A full MR x ADIR_UPDATE_TILE_NR tile of a plain b whose gradient is summed and applied at
+ * once (the tile's elements are at `at` in the parameter and its state). */
+typedef void (*adir_update_tile)(const float *a, size_t a_row, size_t a_col, const float *b,
+                                 size_t n, int32_t k, size_t at, void *context);
+
 /* Calls update(panel, context) for every panel of the m x n product op_a(a) op_b(b), a row of
  * panels at a time, so the update walks its rows of the parameter and its state from left to
- * right (b, k x n, is reread for each row of panels, from the cache when it is small). */
+ * right (b, k x n, is reread for each row of panels, from the cache when it is small). With a
+ * `tile` (not NULL) and a plain b, a row of full tiles is updated by it, tile after tile from
+ * left to right, and only the columns left over go through panels. */
 static void adir_gradient_panels(const float *a, const float *b, int32_t m, int32_t n,
                                  int32_t k, int transpose_a, int transpose_b,
                                  void (*update)(const struct adir_gradient_panel *, void *),
-                                 void *context)
+                                 adir_update_tile tile, void *context)
 {
     struct adir_gradient_panel panel;
     /* Element p of row i of op_a(a) is a[i * a_row + p * a_col]. */
@@ -499,7 +605,14 @@ static void adir_gradient_panels(const float *a, const float *b, int32_t m, int3
     for (i = 0; i < m; i += ADIR_GEMM_MR) {
         const float *a_tile = a + (size_t)i * a_row;
         panel.rows = m - i < ADIR_GEMM_MR ? m - i : ADIR_GEMM_MR;
-        for (start = 0; start < n; start += ADIR_UPDATE_CHUNK) {
+        start = 0;
+        if (tile && !transpose_b && panel.rows == ADIR_GEMM_MR) {
+            for (; start + ADIR_UPDATE_TILE_NR <= n; start += ADIR_UPDATE_TILE_NR) {
+                tile(a_tile, a_row, a_col, b + start, panel.n, k,
+                     (size_t)i * panel.n + (size_t)start, context);
+            }
+        }
+        for (; start < n; start += ADIR_UPDATE_CHUNK) {
             panel.cols = n - start < ADIR_UPDATE_CHUNK ? n - start : ADIR_UPDATE_CHUNK;
             panel.at = (size_t)i * panel.n + (size_t)start;
             for (j = 0; j < panel.cols; j += ADIR_GEMM_NR) {
@@ -564,20 +677,98 @@ static void adir_momentum_panel(const struct adir_gradient_panel *panel, void *c
     }
 }
 
-static void adir_adam_panel(const struct adir_gradient_panel *panel, void *context)
+/* Adam's panel in the general form (adir_adam_panel) or the plain one (adir_adam_plain_panel):
+ * plain and fma_quotient as in adir_adam_chunk. */
+static ADIR_INLINE void adir_adam_panel_rows(const struct adir_gradient_panel *panel,
+                                             const struct adir_panel_update *t, int plain,
+                                             int fma_quotient)
 {
-    const struct adir_panel_update *t = (const struct adir_panel_update *)context;
     int32_t i;
     for (i = 0; i < panel->rows; ++i) {
         const size_t at = panel->at + (size_t)i * panel->n;
         if (panel->cols == ADIR_UPDATE_CHUNK) {
             adir_adam_chunk(&t->u, t->param + at, t->state1 + at, t->state2 + at,
                             panel->grad[i], t->param_out + at, t->state1_out + at,
-                            t->state2_out + at, ADIR_UPDATE_CHUNK);
+                            t->state2_out + at, ADIR_UPDATE_CHUNK, plain, fma_quotient);
         } else {
             adir_adam_chunk(&t->u, t->param + at, t->state1 + at, t->state2 + at,
                             panel->grad[i], t->param_out + at, t->state1_out + at,
-                            t->state2_out + at, (size_t)panel->cols);
+                            t->state2_out + at, (size_t)panel->cols, plain, fma_quotient);
+        }
+    }
+}
+
+static void adir_adam_panel(const struct adir_gradient_panel *panel, void *context)
+{
+    adir_adam_panel_rows(panel, (const struct adir_panel_update *)context, 0, 0);
+}
+
+static void adir_adam_plain_panel(const struct adir_gradient_panel *panel, void *context)
+{
+    adir_adam_panel_rows(panel, (const struct adir_panel_update *)context, 1,
+                         ADIR_ADAM_FMA_QUOTIENT);
+}
+
+/* One tile of the plain Adam update (adir_adam_plain), MR x ADIR_UPDATE_TILE_NR: its gradient's
+ * sums as the GEMM micro-kernel sums them (p in order, one ADIR_FMA a step: the same bits), two
+ * of its tiles wide, so that 2 MR accumulators hide the multiply-add's latency (the micro-kernel's
+ * MR = 8 on AVX-512 keeps two multiply-adds a cycle busy only without a stall, and summed this
+ * weight gradient at half that rate); then each row updated from the registers it was summed in
+ * (no panel on the stack), so that the divider's work on one tile may overlap the next tile's
+ * multiply-adds. Each row's elements are read before any is written (an output may be its
+ * input). */
+ADIR_NOINLINE static void adir_adam_tile(const float *restrict a, size_t a_row, size_t a_col,
+                                         const float *restrict b, size_t n, int32_t k,
+                                         size_t at, void *context)
+{
+    const struct adir_panel_update *t = (const struct adir_panel_update *)context;
+    /* Two micro-kernel tiles side by side (one array of both would stay in memory under gcc). */
+    float left[ADIR_GEMM_MR][ADIR_GEMM_NR], right[ADIR_GEMM_MR][ADIR_GEMM_NR];
+    struct adir_update u = t->u;
+    int32_t i, j, p;
+    u.shrink = 0; /* plain: a constant here */
+    ADIR_TILE_UNROLL
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        ADIR_TILE_UNROLL
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            left[i][j] = 0.0f;
+            right[i][j] = 0.0f;
+        }
+    }
+    for (p = 0; p < k; ++p) {
+        const float *restrict b_p = b + (size_t)p * n;
+        float x[ADIR_GEMM_MR];
+        ADIR_TILE_UNROLL
+        for (i = 0; i < ADIR_GEMM_MR; ++i) {
+            x[i] = a[(size_t)i * a_row + (size_t)p * a_col];
+        }
+        ADIR_TILE_UNROLL
+        for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            const float y = b_p[j], z = b_p[ADIR_GEMM_NR + j];
+            ADIR_TILE_UNROLL
+            for (i = 0; i < ADIR_GEMM_MR; ++i) {
+                left[i][j] = ADIR_FMA(x[i], y, left[i][j]);
+                right[i][j] = ADIR_FMA(x[i], z, right[i][j]);
+            }
+        }
+    }
+    for (i = 0; i < ADIR_GEMM_MR; ++i) {
+        const size_t row = at + (size_t)i * n;
+        float new_p[ADIR_UPDATE_TILE_NR], new_m[ADIR_UPDATE_TILE_NR], new_v[ADIR_UPDATE_TILE_NR];
+        for (j = 0; j < ADIR_UPDATE_TILE_NR; ++j) {
+            new_p[j] = adir_adam_element(&u, t->param[row + (size_t)j],
+                                         t->state1[row + (size_t)j], t->state2[row + (size_t)j],
+                                         j < ADIR_GEMM_NR ? left[i][j] : right[i][j - ADIR_GEMM_NR],
+                                         &new_m[j], &new_v[j], 0, ADIR_ADAM_FMA_QUOTIENT);
+        }
+        for (j = 0; j < ADIR_UPDATE_TILE_NR; ++j) {
+            t->state1_out[row + (size_t)j] = new_m[j];
+        }
+        for (j = 0; j < ADIR_UPDATE_TILE_NR; ++j) {
+            t->state2_out[row + (size_t)j] = new_v[j];
+        }
+        for (j = 0; j < ADIR_UPDATE_TILE_NR; ++j) {
+            t->param_out[row + (size_t)j] = new_p[j];
         }
     }
 }
@@ -714,7 +905,7 @@ static ADIR_INLINE void adir_adam_outer_element(const struct adir_update *u,
         new_p[r] = adir_adam_element(u, ADIR_OUTER_READ(t, 0, r, l, in_place),
                                      ADIR_OUTER_READ(t, 1, r, l, in_place),
                                      ADIR_OUTER_READ(t, 2, r, l, in_place), xs[r] * y,
-                                     &new_m[r], &new_v[r], variant & ADIR_REGULARIZED);
+                                     &new_m[r], &new_v[r], variant & ADIR_REGULARIZED, 0);
     }
     ADIR_UNROLL
     for (r = 0; r < rows; ++r) {
@@ -861,7 +1052,7 @@ void adir_tuned_matmul_sgd_update_general(const float *param, const float *a, co
     }
     t.param = param;
     t.param_out = param_out;
-    adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_sgd_panel, &t);
+    adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_sgd_panel, NULL, &t);
 }
 
 void adir_tuned_matmul_momentum_update(const float *param, const float *buf, const float *a,
@@ -902,7 +1093,8 @@ void adir_tuned_matmul_momentum_update(const float *param, const float *buf, con
     t.state1 = buf;
     t.param_out = param_out;
     t.state1_out = buf_out;
-    adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_momentum_panel, &t);
+    adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_momentum_panel, NULL,
+                         &t);
 }
 
 void adir_tuned_matmul_adam_update(const float *param, const float *exp_avg,
@@ -954,7 +1146,14 @@ void adir_tuned_matmul_adam_update(const float *param, const float *exp_avg,
     t.param_out = param_out;
     t.state1_out = exp_avg_out;
     t.state2_out = exp_avg_sq_out;
-    adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_adam_panel, &t);
+    if (ADIR_ADAM_TILES && adir_adam_plain(&t.u) &&
+        (size_t)m * (size_t)n <= ADIR_ADAM_TILE_FLOATS) {
+        adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_adam_plain_panel,
+                             adir_adam_tile, &t);
+    } else {
+        adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_adam_panel, NULL,
+                             &t);
+    }
 }
 
 /* --- adir_tuned_matmul_sgd_update ---------------------------------------------------------

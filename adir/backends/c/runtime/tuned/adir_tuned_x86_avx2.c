@@ -10,6 +10,7 @@
 #define ADIR_TARGET_SETTINGS "adir_target_x86_avx2.h"
 /* One rounding a multiply-add, as -march=native gives through FP_FAST_FMAF. */
 #define ADIR_FMA(x, y, acc) fmaf(x, y, acc)
+#define ADIR_FMA_FUSES 1
 #define ADIR_VARIANT_TARGET "avx2,fma"
 #include "adir_tuned_sources.h"
 #else
