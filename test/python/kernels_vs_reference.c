@@ -107,9 +107,21 @@ static float next_value(int exact)
     return (float)((double)(next_bits() >> 40) / 8388608.0 - 1.0);
 }
 
-static float *filled(size_t count, int exact)
+/* count floats from the heap, or the driver stops with a message: a small board's heap (the
+ * Cortex-M4F run) running out must not read as a crash in some kernel. */
+static float *allocated(size_t count)
 {
     float *x = malloc((count ? count : 1) * sizeof *x);
+    if (x == NULL) {
+        printf("FAIL: out of heap for %lu floats\n", (unsigned long)count);
+        exit(1);
+    }
+    return x;
+}
+
+static float *filled(size_t count, int exact)
+{
+    float *x = allocated(count);
     size_t i;
     for (i = 0; i < count; ++i) {
         x[i] = next_value(exact);
@@ -119,7 +131,7 @@ static float *filled(size_t count, int exact)
 
 static float *absolute(const float *x, size_t count)
 {
-    float *y = malloc((count ? count : 1) * sizeof *y);
+    float *y = allocated(count);
     size_t i;
     for (i = 0; i < count; ++i) {
         y[i] = fabsf(x[i]);
@@ -129,7 +141,7 @@ static float *absolute(const float *x, size_t count)
 
 static float *copied(const float *x, size_t count)
 {
-    float *y = malloc((count ? count : 1) * sizeof *y);
+    float *y = allocated(count);
     memcpy(y, x, count * sizeof *y);
     return y;
 }
@@ -975,10 +987,10 @@ static void adam_divisor_cases(void)
 {
     const size_t n = 4096;
     float *param = filled(n, 0), *grad = filled(n, 0), *state1 = filled(n, 0);
-    float *state2 = malloc(n * sizeof *state2);
-    float *p_t = malloc(n * sizeof *p_t), *p_r = malloc(n * sizeof *p_r);
-    float *s1_t = malloc(n * sizeof *s1_t), *s1_r = malloc(n * sizeof *s1_r);
-    float *s2_t = malloc(n * sizeof *s2_t), *s2_r = malloc(n * sizeof *s2_r);
+    float *state2 = allocated(n);
+    float *p_t = allocated(n), *p_r = allocated(n);
+    float *s1_t = allocated(n), *s1_r = allocated(n);
+    float *s2_t = allocated(n), *s2_r = allocated(n);
     const float lr = 0.125f, bc1 = 0.1f;
     char shape[64];
     size_t i;

@@ -188,8 +188,9 @@ def test_tuned_kernels_match_their_references_on_cortex_m4f(tmp_path: Path) -> N
     """The same driver for the Cortex-M4F (its settings header, its VFMA), under QEMU."""
     require_arm_tools()
     files = runtime_files()
-    # The driver allocates its operands (up to ~200 KB at once) from newlib's heap.
-    files.update(board_files(MPS2_AN386, MPS2_AN386.ram_bytes, heap_bytes=2 * 1024 * 1024))
+    # The driver allocates its operands from newlib's heap: 2 MB ran out at DS-CNN's pointwise
+    # case (batch 2, 64 channels, 25 x 5), whose driver stopped at "out of heap".
+    files.update(board_files(MPS2_AN386, MPS2_AN386.ram_bytes, heap_bytes=3 * 1024 * 1024))
     files["kernels_vs_reference.c"] = DRIVER.read_text()
     write_directory(str(tmp_path), files)
     completed = subprocess.run(
