@@ -21,8 +21,9 @@ Legal is not enough on a target where adir's own kernel is faster: `ADIR_FASTER`
 target, the calls that lost to adir's kernels in instructions per call (measured under QEMU
 with `tools/cortex_m_report.py --per-kernel`, docs/cortex_m.md), and the rule refuses them
 there with the figures. On the Cortex-M4F, CMSIS-DSP keeps the flat add/sub/mul/neg and the
-sums; its matmuls, relu, copies and SGD updates lose. Elsewhere (the host, where the CMSIS
-build exists to be tested, and Helium cores, not measured) a legal call is chosen.
+sums of one element (copies); its matmuls, relu, copies, row sums and SGD updates lose.
+Elsewhere (the host, where the CMSIS build exists to be tested, and Helium cores, not
+measured) a legal call is chosen.
 
 Matrix dims are uint16_t in CMSIS-DSP: a matmul with a dim above 65535 (or of 0, which its
 do-while loops do not allow) keeps adir's kernel, and so does every op whose operands are not
@@ -64,9 +65,8 @@ FloatRule = Callable[[KernelOp, KernelTarget], Use | Refuse]
 # call on that target. Instructions per call under QEMU's mps2-an386 (arm-none-eabi-gcc 12.2
 # -O2, the seed MLP's and LeNet-5's SGD steps at batch 1, docs/cortex_m.md), adir's against
 # CMSIS-DSP's. The calls CMSIS-DSP keeps there won at every shape measured: arm_add_f32 (627
-# against 707 at 120 elements), the sums (arm_copy_f32 360 against 4,120 at 1x120;
-# adir_cmsis_sum_rows 9,627 against 24,213 at 6x576); arm_sub_f32, arm_mult_f32 and
-# arm_negate_f32 are arm_add_f32's loop.
+# against 707 at 120 elements) and the sums of one element (arm_copy_f32 400 against 620 at
+# 1x120); arm_sub_f32, arm_mult_f32 and arm_negate_f32 are arm_add_f32's loop.
 _M4_MATMUL_NT = (
     "slower than adir's on cortex-m4f: 63,627 against 94,333 instructions at 1x784 by "
     "32x784, 81,680 against 115,867 at 1x256 by 120x256 (it wins only at 1x32 by 10x32, "
@@ -82,6 +82,10 @@ ADIR_FASTER: dict[str, dict[tuple[type[TensorOp], str | None], str]] = {
         (mm.MatmulOp, "adir_cmsis_matmul_nt"): _M4_MATMUL_NT,
         (act.ReluOp, "arm_clip_f32"): (
             "slower than adir's on cortex-m4f: 27,640 against 41,467 instructions at 3456 elements"
+        ),
+        (red.SumOp, "adir_cmsis_sum_rows"): (
+            "slower than adir's on cortex-m4f: 8,360 against 9,660 instructions at 6x576, "
+            "2,840 against 3,200 at 16x64"
         ),
         (dm.ReshapeOp, "arm_copy_f32"): _M4_COPY,
         (dm.FlattenOp, "arm_copy_f32"): _M4_COPY,
