@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -226,6 +227,15 @@ def main() -> int:
                         board,
                         select=False,
                     )
+                    made = build.make()
+                    overflow = re.search(r"region `RAM' overflowed by (\d+) bytes", made.stderr)
+                    if overflow:
+                        print(
+                            f"{board.name:<15} {example:<10} {kernels:<10} does not fit in "
+                            f"--ram {args.ram}: {int(overflow.group(1)):,} bytes over",
+                            flush=True,
+                        )
+                        continue
                     build.build()
                     device = build.run()
                     host = host_run(
