@@ -139,6 +139,17 @@ static float *absolute(const float *x, size_t count)
     return y;
 }
 
+/* filled(count, exact) made non-negative in place (second moments). */
+static float *filled_absolute(size_t count, int exact)
+{
+    float *x = filled(count, exact);
+    size_t i;
+    for (i = 0; i < count; ++i) {
+        x[i] = fabsf(x[i]);
+    }
+    return x;
+}
+
 static float *copied(const float *x, size_t count)
 {
     float *y = allocated(count);
@@ -941,7 +952,7 @@ static void update_case(size_t n, float weight_decay, float clip, int variant, i
                         int exact)
 {
     float *param = filled(n, exact), *grad = filled(n, exact), *state1 = filled(n, exact);
-    float *state2 = absolute(filled(n, exact), n);
+    float *state2 = filled_absolute(n, exact);
     float *p_t = copied(param, n), *p_r = copied(param, n), *s1_t = copied(state1, n);
     float *s1_r = copied(state1, n), *s2_t = copied(state2, n), *s2_r = copied(state2, n);
     float *o_t = in_place ? p_t : filled(n, 0), *o_r = in_place ? p_r : filled(n, 0);
@@ -1028,7 +1039,7 @@ static void matmul_update_case(int32_t m, int32_t n, int32_t k, int ta, int tb, 
     const size_t size = (size_t)m * (size_t)n;
     float *a = filled((size_t)m * (size_t)k, exact), *b = filled((size_t)k * (size_t)n, exact);
     float *param = filled(size, exact), *state1 = filled(size, exact);
-    float *state2 = absolute(filled(size, exact), size);
+    float *state2 = filled_absolute(size, exact);
     float *o_t = filled(size, 0), *o_r = filled(size, 0), *b_t = filled(size, 0);
     float *b_r = filled(size, 0), *v_t = filled(size, 0), *v_r = filled(size, 0);
     const float lr = 0.125f, bc1 = 0.1f, bc2 = 0.0316f;
