@@ -733,6 +733,18 @@ static void scratch_convs(void)
         {2, 4, 16, 1, 3, 3, 1, 1, 1, 0, 1},    /* 36 taps x 16 outputs, 155 floats */
         {1, 6, 21, 1, 3, 3, 1, 2, 1, 0, 1},    /* a block of 16 outputs and one of 5 */
         {2, 8, 66, 2, 3, 3, 3, 4, 1, 1, 1},    /* 2 groups of 33 outputs from 4 channels */
+        /* dy^T by blocks of 16 outputs x 16 pixels and the rows and columns past them; the
+         * planes' padding zeroed by a call's (and each group's) first sample only */
+        {3, 4, 17, 1, 3, 3, 5, 7, 2, 2, 1},    /* 17 outputs x 35 pixels, stride 2, pad 2 */
+        {3, 6, 34, 2, 3, 3, 4, 5, 1, 1, 1},    /* 2 groups of 17 outputs, 3 samples */
+        {2, 3, 32, 1, 3, 3, 16, 3, 1, 1, 1},   /* 2 x 2 whole blocks, 3 pixels a row */
+        /* strided 1 x 1 kernels on the pointwise tiles (adir_tuned_conv_pointwise.c), a chunk
+         * of pixels at a time: the panel sizes above give chunks of 32 to all pixels, and a
+         * last chunk under 32 moved back over the one before it */
+        {2, 5, 9, 1, 1, 1, 6, 7, 2, 0, 1},     /* 42 pixels, stride 2 */
+        {1, 3, 4, 1, 1, 1, 5, 8, 3, 0, 1},     /* 40 pixels, stride 3 */
+        {2, 16, 32, 1, 1, 1, 8, 9, 2, 0, 1},   /* ResNet-8's first shortcut, 72 pixels */
+        {1, 32, 17, 1, 1, 1, 8, 8, 2, 0, 1},   /* its second's channels, 17 outputs */
     };
     const struct conv depthwise[] = {
         {2, 6, 6, 6, 3, 3, 5, 5, 1, 1, 1},     /* DS-CNN's depthwise (padding 1) */

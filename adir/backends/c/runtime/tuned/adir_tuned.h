@@ -233,5 +233,22 @@ void adir_conv2d_grad_input_pointwise(const float *dy, const float *w, float *dx
 void adir_conv2d_grad_weight_pointwise(const float *x, const float *dy, float *dw,
                                        int32_t batch, int32_t channels, int32_t plane,
                                        int32_t out_channels, float *scratch);
+/* Strided ones (a 1 x 1 kernel of another stride, unpadded, one group), forward pass and input
+ * gradient, a chunk of output pixels at a time in scratch: adir_pointwise_strided_chunk(channels,
+ * out_pixels, scratch_floats) pixels, 0 where the scratch holds too few (the `_gemm` kernels
+ * keep their own paths). */
+int32_t adir_pointwise_strided_chunk(int32_t channels, int32_t out_pixels,
+                                     int32_t scratch_floats);
+void adir_conv2d_pointwise_strided(const float *x, const float *w, const float *bias, float *y,
+                                   int32_t batch, int32_t channels, int32_t height,
+                                   int32_t width, int32_t out_channels, int32_t out_height,
+                                   int32_t out_width, int32_t stride_height,
+                                   int32_t stride_width, float *scratch, int32_t chunk);
+void adir_conv2d_grad_input_pointwise_strided(const float *dy, const float *w, float *dx,
+                                              int32_t batch, int32_t channels, int32_t height,
+                                              int32_t width, int32_t out_channels,
+                                              int32_t out_height, int32_t out_width,
+                                              int32_t stride_height, int32_t stride_width,
+                                              float *scratch, int32_t chunk);
 
 #endif /* ADIR_TUNED_H */

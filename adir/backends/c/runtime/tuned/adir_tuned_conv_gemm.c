@@ -23,7 +23,9 @@
  * (select_kernels/tuned.py). A pointwise convolution (1 x 1, stride 1, no padding) is a GEMM
  * on the image itself: its forward pass and input gradient use no scratch; on the hosts
  * (ADIR_CONV_IMPLICIT) adir_tuned_conv_pointwise.c's tiles compute it where they take its
- * sizes, one group, the weight gradient where the scratch holds x^T of a sample.
+ * sizes, one group, the weight gradient where the scratch holds x^T of a sample; and the
+ * forward pass and input gradient of a strided 1 x 1 kernel (unpadded, one group: ResNet-8's
+ * shortcuts) where the scratch holds a chunk of 32 or more pixels of every channel.
  *
  * Sums: the forward pass sums each output over (c, i, j) in order from 0, as the reference
  * does (a tap in the padding adds a product of 0; each block's sums continue the last's),
@@ -376,6 +378,20 @@ static struct adir_conv_gemm adir_conv_gemm_of(
     channels, height, width, out_channels, out_height, out_width, kernel_height, kernel_width, \
         stride_height, stride_width, pad_top, pad_left, dilation_height, dilation_width, groups
 
+/* Output pixels a chunk of the strided pointwise kernels (adir_tuned_conv_pointwise.c) takes,
+ * where they take the convolution (a 1 x 1 kernel of stride > 1, unpadded, one group) and the
+ * scratch holds a chunk; else 0. */
+static int32_t adir_strided_pointwise_chunk(const struct adir_conv_gemm *g, int32_t groups,
+                                            int32_t scratch_floats)
+{
+    const struct adir_conv_shape *s = &g->s;
+    if (g->pointwise || groups != 1 || s->kernel_height != 1 || s->kernel_width != 1 ||
+        s->pad_top != 0 || s->pad_left != 0) {
+        return 0;
+    }
+    return adir_pointwise_strided_chunk(g->group_channels, g->out_pixels, scratch_floats);
+}
+
 /* Whether the implicit-GEMM path of `kind` takes these sizes and fits in scratch_floats. */
 static int adir_conv_implicit_fits(int32_t kind, int32_t channels, int32_t height,
                                    int32_t width, int32_t out_channels, int32_t out_height,
@@ -404,11 +420,18 @@ void adir_tuned_conv2d_gemm(const float *x, const float *w, const float *bias, f
         channels, height, width, out_channels, out_height, out_width, kernel_height,
         kernel_width, stride_height, stride_width, pad_top, pad_left, dilation_height,
         dilation_width, groups, scratch_floats);
-    int32_t n, k, o, first, t0;
+    int32_t n, k, o, first, t0, chunk;
     size_t pixel;
     if (ADIR_CONV_IMPLICIT && g.pointwise && groups == 1 &&
         adir_pointwise_takes(ADIR_CONV_IMPLICIT_FORWARD, channels, g.out_pixels)) {
         adir_conv2d_pointwise(x, w, bias, y, batch, channels, g.out_pixels, out_channels);
+        return;
+    }
+    chunk = ADIR_CONV_IMPLICIT ? adir_strided_pointwise_chunk(&g, groups, scratch_floats) : 0;
+    if (chunk > 0) {
+        adir_conv2d_pointwise_strided(x, w, bias, y, batch, channels, height, width, out_channels,
+                                      out_height, out_width, stride_height, stride_width, scratch,
+                                      chunk);
         return;
     }
     if (ADIR_CONV_IMPLICIT && !g.pointwise &&
@@ -466,10 +489,17 @@ void adir_tuned_conv2d_grad_input_gemm(const float *dy, const float *w, float *d
         channels, height, width, out_channels, out_height, out_width, kernel_height,
         kernel_width, stride_height, stride_width, pad_top, pad_left, dilation_height,
         dilation_width, groups, scratch_floats);
-    int32_t n, k, first, t0;
+    int32_t n, k, first, t0, chunk;
     if (ADIR_CONV_IMPLICIT && g.pointwise && groups == 1 &&
         adir_pointwise_takes(ADIR_CONV_IMPLICIT_GRAD_INPUT, channels, g.out_pixels)) {
         adir_conv2d_grad_input_pointwise(dy, w, dx, batch, channels, g.out_pixels, out_channels);
+        return;
+    }
+    chunk = ADIR_CONV_IMPLICIT ? adir_strided_pointwise_chunk(&g, groups, scratch_floats) : 0;
+    if (chunk > 0) {
+        adir_conv2d_grad_input_pointwise_strided(dy, w, dx, batch, channels, height, width,
+                                                 out_channels, out_height, out_width,
+                                                 stride_height, stride_width, scratch, chunk);
         return;
     }
     if (ADIR_CONV_IMPLICIT && !g.pointwise &&

@@ -29,10 +29,12 @@
  *   forward pass of one plane of dy by the phase's taps, flipped and transposed (W' [channels,
  *   outputs x taps], in scratch); at stride 1 one phase, dy padded by (k - 1) d - pad. Each dx
  *   element's sum over its (o, i, j) reversed, once; within the bound of its term count. A 1 x 1
- *   kernel's keeps the panel path (W^T dy on dy in place: no im2col to save). */
+ *   kernel's keeps the panel path (W^T dy on dy in place: no im2col to save), or, strided, the
+ *   pointwise tiles on a chunk of pixels (adir_tuned_conv_pointwise.c), as its forward pass. */
 #include <string.h>
 
 #include "adir_tuned.h"
+#include "adir_tuned_transpose.h"
 
 #if ADIR_IMPLICIT_NR > 64 || ADIR_IMPLICIT_NR % ADIR_GEMM_NR != 0
 #error "adir_tuned_conv_implicit.c: ADIR_IMPLICIT_NR: at most 64 (a plane's slack), NR's multiple"
@@ -40,8 +42,6 @@
 
 /* Floats past the last plane that a tile may read: see adir_implicit_layout. */
 #define ADIR_IMPLICIT_SLACK 64
-/* Pixels of dy transposed at a time (the weight gradient): 16 cache lines of dy^T's rows. */
-#define ADIR_IMPLICIT_BLOCK 16u
 
 /* Where one sample's phase planes lie and what a tap reads. */
 struct adir_implicit {
@@ -105,18 +105,42 @@ static struct adir_implicit adir_implicit_layout(
     return m;
 }
 
-/* Copy one sample's image into the planes (zeros where they hold padding) and zero the
- * slack. */
-static void adir_implicit_copy(const struct adir_implicit *m, const float *x, float *planes)
+/* The copies below are loops that gcc would otherwise turn into calls of memcpy and memset:
+ * three a row of a plane, each with its set-up, for rows of 10 to 34 floats (ResNet-8's), cost
+ * more than the copying (with them, the copies took 16% of ResNet-8 b16's step). */
+#if ADIR_GCC
+#define ADIR_IMPLICIT_COPY_LOOPS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define ADIR_IMPLICIT_COPY_LOOPS
+#endif
+
+/* Copy one sample's image into the planes; with `zero`, also store the zeros where they hold
+ * padding and in the slack. Those places are the same for every sample, and nothing else
+ * writes them while a call's samples run: the callers pass `zero` for a call's (or group's)
+ * first sample only (row by row, the zeros took as long as the copy). */
+ADIR_IMPLICIT_COPY_LOOPS static void adir_implicit_copy(const struct adir_implicit *m,
+                                                        const float *x, float *planes, int zero)
 {
     const size_t plane = (size_t)m->height * (size_t)m->width;
     const size_t used = m->floats - (size_t)m->cols - ADIR_IMPLICIT_SLACK;
+    const int32_t cols = m->cols;
+    size_t k;
     int32_t a, b, c, y, col;
     float *out = planes;
     for (a = 0; a < m->stride_height; ++a) {
+        /* The plane's rows y whose image row y s + a - pad_top is inside: [top, bottom). */
+        int32_t top, bottom;
         if (!adir_phase_used(a, m->kernel_height, m->dilation_height, m->stride_height)) {
             continue;
         }
+        top = a - m->pad_top >= 0
+                  ? 0
+                  : (m->pad_top - a + m->stride_height - 1) / m->stride_height;
+        bottom = m->height + m->pad_top - a <= 0
+                     ? 0
+                     : (m->height + m->pad_top - a + m->stride_height - 1) / m->stride_height;
+        bottom = bottom < m->rows ? bottom : m->rows;
+        top = top < bottom ? top : bottom;
         for (b = 0; b < m->stride_width; ++b) {
             int32_t lo, hi;
             if (!adir_phase_used(b, m->kernel_width, m->dilation_width, m->stride_width)) {
@@ -129,45 +153,45 @@ static void adir_implicit_copy(const struct adir_implicit *m, const float *x, fl
             hi = m->width + m->pad_left - b <= 0
                      ? 0
                      : (m->width + m->pad_left - b + m->stride_width - 1) / m->stride_width;
-            hi = hi < m->cols ? hi : m->cols;
+            hi = hi < cols ? hi : cols;
             lo = lo < hi ? lo : hi;
-            for (c = 0; c < m->channels; ++c) {
-                for (y = 0; y < m->rows; ++y, out += m->cols) {
-                    const int32_t r = y * m->stride_height + a - m->pad_top;
-                    const float *row;
-                    if (r < 0 || r >= m->height) {
-                        memset(out, 0, (size_t)m->cols * sizeof *out);
-                        continue;
+            for (c = 0; c < m->channels; ++c, out += (size_t)m->rows * (size_t)cols) {
+                /* plane row y: image row y s + a - pad_top; column x: image column x s + off */
+                const int32_t off = b - m->pad_left;
+                if (zero) {
+                    for (k = 0; k < (size_t)m->rows * (size_t)cols; ++k) {
+                        out[k] = 0.0f;
                     }
-                    row = x + (size_t)c * plane + (size_t)r * (size_t)m->width;
-                    for (col = 0; col < lo; ++col) {
-                        out[col] = 0.0f;
-                    }
+                }
+                for (y = top; y < bottom; ++y) {
+                    const float *restrict row =
+                        x + (size_t)c * plane +
+                        (size_t)(y * m->stride_height + a - m->pad_top) * (size_t)m->width;
+                    float *restrict to = out + (size_t)y * (size_t)cols;
                     if (m->stride_width == 1) {
-                        memcpy(out + lo, row + (lo + b - m->pad_left),
-                               (size_t)(hi - lo) * sizeof *out);
+                        for (col = lo; col < hi; ++col) {
+                            to[col] = row[col + off];
+                        }
                     } else if (m->stride_width == 2) {
                         /* a constant stride: gcc and clang pick the even or odd floats of
                          * two vectors by a permute; at a variable stride they copy one
                          * float at a time (ResNet-8's stride-2 forward passes spent 45% of
                          * their time here) */
-                        const float *from = row + (b - m->pad_left);
                         for (col = lo; col < hi; ++col) {
-                            out[col] = from[2 * col];
+                            to[col] = row[2 * col + off];
                         }
                     } else {
                         for (col = lo; col < hi; ++col) {
-                            out[col] = row[col * m->stride_width + b - m->pad_left];
+                            to[col] = row[col * m->stride_width + off];
                         }
-                    }
-                    for (col = hi; col < m->cols; ++col) {
-                        out[col] = 0.0f;
                     }
                 }
             }
         }
     }
-    memset(planes + used, 0, (m->floats - used) * sizeof *planes);
+    for (k = used; zero && k < m->floats; ++k) {
+        planes[k] = 0.0f;
+    }
 }
 
 /* Each tap's offset into the planes. */
@@ -581,7 +605,7 @@ void adir_conv2d_implicit(const float *x, const float *w, const float *bias, flo
             adir_implicit_copy(&m,
                                x + ((size_t)n * (size_t)channels +
                                     (size_t)k * (size_t)group_channels) * plane,
-                               scratch);
+                               scratch, n == 0);
             adir_implicit_gemm(&m, scratch, offsets, w_t, 1u, (size_t)group_outputs,
                                group_outputs, y_g, forward);
             if (bias) {
@@ -684,7 +708,7 @@ void adir_conv2d_grad_input_implicit(const float *dy, const float *w, float *dx,
             adir_implicit_copy(&m,
                                dy + ((size_t)n * (size_t)out_channels +
                                      (size_t)k * (size_t)group_outputs) * out_plane,
-                               scratch);
+                               scratch, n == 0);
             t = 0;
             for (a = 0; a < stride_height; ++a) {
                 adir_phase_span(a, height, pad_top, stride_height, &lo_h, &rows);
@@ -949,7 +973,6 @@ void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw
     int32_t *offsets = (int32_t *)(void *)(scratch + m.floats);
     float *dy_t = scratch + m.floats + taps;
     int32_t n, k, o, cols, wide;
-    size_t pixel, block;
     for (k = 0; k < groups; ++k) {
         /* dW of group k holds dW^T by blocks of NR outputs while the sums run (block o / NR
          * at dW's row o: [taps, NR], rows a vector loads; dW's own columns lie taps apart),
@@ -963,20 +986,8 @@ void adir_conv2d_grad_weight_implicit(const float *x, const float *dy, float *dw
             adir_implicit_copy(&m,
                                x + ((size_t)n * (size_t)channels +
                                     (size_t)k * (size_t)group_channels) * plane,
-                               scratch);
-            /* dy^T in blocks of ADIR_IMPLICIT_BLOCK pixels: each block's rows of dy^T stay in
-             * cache while every output writes its column. */
-            for (block = 0; block < out_plane; block += ADIR_IMPLICIT_BLOCK) {
-                const size_t end = out_plane - block < ADIR_IMPLICIT_BLOCK
-                                       ? out_plane
-                                       : block + ADIR_IMPLICIT_BLOCK;
-                for (o = 0; o < group_outputs; ++o) {
-                    const float *dy_o = dy_g + (size_t)o * out_plane;
-                    for (pixel = block; pixel < end; ++pixel) {
-                        dy_t[pixel * outputs + (size_t)o] = dy_o[pixel];
-                    }
-                }
-            }
+                               scratch, n == 0);
+            adir_transpose(dy_g, out_plane, outputs, out_plane, dy_t, outputs);
             for (o = 0; o < group_outputs; o += cols) {
 #if ADIR_IMPLICIT_WIDE_TAPS > 0
                 int32_t t;

@@ -271,3 +271,141 @@ void adir_conv2d_grad_weight_pointwise(const float *x, const float *dy, float *d
                             width, dw, width, out_channels, channels, plane, 1);
     }
 }
+
+/* Strided pointwise convolutions (1 x 1, stride sh x sw > 1, unpadded, one group: ResNet-8's
+ * shortcuts): the tiles above on the pixels the kernel reads, (p sh, q sw), gathered into
+ * scratch (forward pass) or scattered from it (input gradient) a chunk of output pixels at a
+ * time. On the implicit-GEMM path the forward pass ran 16-tap tiles on a phase plane of
+ * padded rows, the input gradient W^T dy by the micro-kernel and col2im: 30 GFLOP/s each on
+ * ResNet-8's 16 -> 32 shortcut at batch 16. The same sums in the same order, so the same bits:
+ * each output over c from 0, then the bias; each dx element 0 plus its sum over o. */
+
+/* Output pixels a chunk of `channels` rows of scratch holds, or 0 where that is less than a
+ * tile's NB columns (the callers then keep their own paths). */
+int32_t adir_pointwise_strided_chunk(int32_t channels, int32_t out_pixels,
+                                     int32_t scratch_floats)
+{
+    const int32_t fit = channels > 0 ? scratch_floats / channels : 0;
+    const int32_t chunk = fit < out_pixels ? fit : out_pixels;
+    return chunk >= ADIR_POINTWISE_NB ? chunk : 0;
+}
+
+/* The chunk of output pixels [first, first + count), after a last one of fewer than NB moved
+ * back to end at the plane's last pixel (its first columns computed again, the same sums):
+ * *at, the pixel it starts from, and *count. */
+static void adir_pointwise_chunk_at(int32_t first, int32_t chunk, int32_t pixels, int32_t *at,
+                                    int32_t *count)
+{
+    *count = pixels - first < chunk ? pixels - first : chunk;
+    *at = first;
+    if (*count < ADIR_POINTWISE_NB) {
+        *at = pixels - ADIR_POINTWISE_NB;
+        *count = ADIR_POINTWISE_NB;
+    }
+}
+
+/* row[j] = the image's float that output pixel at + j reads, j < count (x_c: one channel's
+ * plane). Run by run of an output row: a constant stride of 2 is picked by permutes (as
+ * adir_implicit_copy's), no division a pixel. */
+static void adir_pointwise_gather(const float *restrict x_c, float *restrict row, int32_t at,
+                                  int32_t count, int32_t out_width, int32_t width,
+                                  int32_t stride_height, int32_t stride_width)
+{
+    int32_t p = at / out_width, q = at % out_width, j = 0, l, run;
+    while (j < count) {
+        const float *restrict from = x_c + (size_t)p * (size_t)stride_height * (size_t)width +
+                                     (size_t)q * (size_t)stride_width;
+        float *restrict to = row + j;
+        run = out_width - q < count - j ? out_width - q : count - j;
+        if (stride_width == 2) {
+            for (l = 0; l < run; ++l) {
+                to[l] = from[2 * l];
+            }
+        } else {
+            for (l = 0; l < run; ++l) {
+                to[l] = from[(size_t)l * (size_t)stride_width];
+            }
+        }
+        j += run, q = 0, ++p;
+    }
+}
+
+/* The reverse: row[j] added into the float that output pixel at + j reads, skip <= j < count. */
+static void adir_pointwise_scatter(float *restrict dx_c, const float *restrict row, int32_t at,
+                                   int32_t count, int32_t skip, int32_t out_width,
+                                   int32_t width, int32_t stride_height, int32_t stride_width)
+{
+    int32_t p = at / out_width, q = at % out_width, j = 0, l, run;
+    while (j < count) {
+        float *restrict to = dx_c + (size_t)p * (size_t)stride_height * (size_t)width +
+                             (size_t)q * (size_t)stride_width;
+        const float *restrict from = row + j;
+        run = out_width - q < count - j ? out_width - q : count - j;
+        for (l = skip > j ? skip - j : 0; l < run; ++l) {
+            to[(size_t)l * (size_t)stride_width] += from[l];
+        }
+        j += run, q = 0, ++p;
+    }
+}
+
+void adir_conv2d_pointwise_strided(const float *x, const float *w, const float *bias, float *y,
+                                   int32_t batch, int32_t channels, int32_t height,
+                                   int32_t width, int32_t out_channels, int32_t out_height,
+                                   int32_t out_width, int32_t stride_height,
+                                   int32_t stride_width, float *scratch, int32_t chunk)
+{
+    const int32_t pixels = out_height * out_width;
+    const size_t plane = (size_t)height * (size_t)width;
+    int32_t n, o, c, first, at, count;
+    size_t pixel;
+    for (n = 0; n < batch; ++n) {
+        const float *x_n = x + (size_t)n * (size_t)channels * plane;
+        float *y_n = y + (size_t)n * (size_t)out_channels * (size_t)pixels;
+        for (first = 0; first < pixels; first += chunk) {
+            adir_pointwise_chunk_at(first, chunk, pixels, &at, &count);
+            for (c = 0; c < channels; ++c) {
+                adir_pointwise_gather(x_n + (size_t)c * plane,
+                                      scratch + (size_t)c * (size_t)count, at, count,
+                                      out_width, width, stride_height, stride_width);
+            }
+            adir_pointwise_gemm(w, (size_t)channels, 1u, scratch, (size_t)count, y_n + at,
+                                (size_t)pixels, out_channels, count, channels, 0);
+        }
+        for (o = 0; bias && o < out_channels; ++o) {
+            float *y_o = y_n + (size_t)o * (size_t)pixels;
+            for (pixel = 0; pixel < (size_t)pixels; ++pixel) {
+                y_o[pixel] += bias[o];
+            }
+        }
+    }
+}
+
+void adir_conv2d_grad_input_pointwise_strided(const float *dy, const float *w, float *dx,
+                                              int32_t batch, int32_t channels, int32_t height,
+                                              int32_t width, int32_t out_channels,
+                                              int32_t out_height, int32_t out_width,
+                                              int32_t stride_height, int32_t stride_width,
+                                              float *scratch, int32_t chunk)
+{
+    const int32_t pixels = out_height * out_width;
+    const size_t plane = (size_t)height * (size_t)width;
+    int32_t n, c, first, at, count;
+    memset(dx, 0, (size_t)batch * (size_t)channels * plane * sizeof *dx);
+    for (n = 0; n < batch; ++n) {
+        const float *dy_n = dy + (size_t)n * (size_t)out_channels * (size_t)pixels;
+        float *dx_n = dx + (size_t)n * (size_t)channels * plane;
+        for (first = 0; first < pixels; first += chunk) {
+            adir_pointwise_chunk_at(first, chunk, pixels, &at, &count);
+            /* W^T [C, O] is w read with rows 1 and columns C apart. */
+            adir_pointwise_gemm(w, 1u, (size_t)channels, dy_n + at, (size_t)pixels, scratch,
+                                (size_t)count, channels, count, out_channels, 0);
+            for (c = 0; c < channels; ++c) {
+                /* only the chunk's new pixels: a moved-back chunk's first ones are added */
+                adir_pointwise_scatter(dx_n + (size_t)c * plane,
+                                       scratch + (size_t)c * (size_t)count, at, count,
+                                       first - at, out_width, width, stride_height,
+                                       stride_width);
+            }
+        }
+    }
+}

@@ -49,7 +49,10 @@
     X(adir_conv2d_pointwise) \
     X(adir_conv2d_grad_input_pointwise) \
     X(adir_conv2d_grad_weight_pointwise) \
-    X(adir_pointwise_takes)
+    X(adir_pointwise_takes) \
+    X(adir_pointwise_strided_chunk) \
+    X(adir_conv2d_pointwise_strided) \
+    X(adir_conv2d_grad_input_pointwise_strided)
 
 #if defined(ADIR_TUNED_RENAME)
 #define adir_tuned_batchnorm ADIR_VARIANT_NAME(adir_tuned_batchnorm)
@@ -92,6 +95,9 @@
 #define adir_conv2d_grad_input_pointwise ADIR_VARIANT_NAME(adir_conv2d_grad_input_pointwise)
 #define adir_conv2d_grad_weight_pointwise ADIR_VARIANT_NAME(adir_conv2d_grad_weight_pointwise)
 #define adir_pointwise_takes ADIR_VARIANT_NAME(adir_pointwise_takes)
+#define adir_pointwise_strided_chunk ADIR_VARIANT_NAME(adir_pointwise_strided_chunk)
+#define adir_conv2d_pointwise_strided ADIR_VARIANT_NAME(adir_conv2d_pointwise_strided)
+#define adir_conv2d_grad_input_pointwise_strided ADIR_VARIANT_NAME(adir_conv2d_grad_input_pointwise_strided)
 #endif
 
 #endif /* ADIR_TUNED_VARIANTS_H */
