@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "adir_tuned.h"
+#include "adir_tuned_transpose16.h"
 
 /* gcc -O3 vectorizes a float sum over s "in order": per vector of 16 elements, 16 dependent
  * scalar adds of one channel, then the next channel's, which the core then overlaps less than
@@ -104,40 +105,9 @@ ADIR_NOINLINE BN_SCALAR_SUMS static void bn8_sums_one(const float *restrict x,
  * alike). The pixels past the last whole block, and the samples past the last 16, run the
  * reference's scalar loop. gcc 12 and clang have __builtin_shufflevector. ResNet-8's 16 x 16 x
  * 1024 activations at batch 16: the sum of squares 75 -> 32 us, the plain sum 51 -> 34 us. */
-#if ADIR_DOT_LANES == 16 && (defined(__clang__) || (ADIR_GCC && __GNUC__ >= 12))
+#if ADIR_TRANSPOSE16
 #define BN_SAMPLE_LANES 16
-typedef float bn_lanes __attribute__((vector_size(64)));
-
-#define BN_SWAP_8_P 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
-#define BN_SWAP_8_Q 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
-#define BN_SWAP_4_P 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27
-#define BN_SWAP_4_Q 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31
-#define BN_SWAP_2_P 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29
-#define BN_SWAP_2_Q 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31
-#define BN_SWAP_1_P 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30
-#define BN_SWAP_1_Q 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
-
-/* Rows r and r + b (bit b of r clear) exchange their off-diagonal blocks of b lanes: lane j of
- * row r with bit b set takes lane j - b of row r + b, and lane j of row r + b with bit b clear
- * takes lane j + b of row r. */
-#define BN_SWAP(rows, b)                                                                   \
-    for (r = 0; r < BN_SAMPLE_LANES; ++r) {                                                 \
-        if (!(r & b)) {                                                                     \
-            const bn_lanes low = rows[r], high = rows[r + b];                               \
-            rows[r] = __builtin_shufflevector(low, high, BN_SWAP_##b##_P);                  \
-            rows[r + b] = __builtin_shufflevector(low, high, BN_SWAP_##b##_Q);              \
-        }                                                                                   \
-    }
-
-/* rows[j] lane i = rows[i] lane j. */
-static ADIR_INLINE void bn_transpose(bn_lanes rows[BN_SAMPLE_LANES])
-{
-    int32_t r;
-    BN_SWAP(rows, 8)
-    BN_SWAP(rows, 4)
-    BN_SWAP(rows, 2)
-    BN_SWAP(rows, 1)
-}
+typedef adir_lanes16 bn_lanes;
 
 /* rows[i] = the 16 floats at x + i * step. */
 static ADIR_INLINE void bn_load_block(const float *x, size_t step, bn_lanes rows[BN_SAMPLE_LANES])
@@ -189,10 +159,10 @@ ADIR_NOINLINE static float bn_lanes_sums(const float *restrict x, const float *r
         for (s = 0; s + BN_SAMPLE_LANES <= spatial; s += BN_SAMPLE_LANES) {
             bn_lanes rows[BN_SAMPLE_LANES], dy_rows[BN_SAMPLE_LANES];
             bn_load_block(x + at + (size_t)s, step, rows);
-            bn_transpose(rows);
+            adir_transpose16(rows);
             if (dy != NULL) {
                 bn_load_block(dy + at + (size_t)s, step, dy_rows);
-                bn_transpose(dy_rows);
+                adir_transpose16(dy_rows);
                 for (j = 0; j < BN_SAMPLE_LANES; ++j) {
                     const bn_lanes d = rows[j] - centre;
                     dy_acc += dy_rows[j];
