@@ -74,6 +74,7 @@ class FuseBatchnormRelu(RewritePattern):
             *batchnorm.operands, batchnorm.momentum.value.data, batchnorm.eps.value.data
         )
         fused.location = batchnorm.location
+        fused.attributes.update(batchnorm.attributes)  # e.g. recompute-activations' mark
         for old, new in zip(batchnorm.results, fused.results, strict=True):
             new.name_hint = old.name_hint
         fused.output.name_hint = relu.result.name_hint
@@ -136,6 +137,7 @@ class FuseReluGradIntoBatchnormGrad(RewritePattern):
             grad.input, grad.gamma, forward.beta, grad.batch_mean, grad.batch_invstd, da
         )
         fused.location = grad.location
+        fused.attributes.update(grad.attributes)
         for old, new in zip(grad.results, fused.results, strict=True):
             new.name_hint = old.name_hint
         rewriter.replace(grad, fused)
