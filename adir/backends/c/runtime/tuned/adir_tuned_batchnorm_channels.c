@@ -130,9 +130,10 @@ static ADIR_INLINE float bn_relu_of(float v)
  * reference's expression (so a compiler that fuses the reference's multiply-add fuses this one
  * alike). The pixels past the last whole block are the vectors of the row's last 16 pixels'
  * block not yet summed (DS-CNN's rows of 125 pixels: 13 scalar chains a sample, one sample
- * after the other, took 40% of the gradient's sums with the relu's select in them); a row of
- * fewer than 16 pixels, and the samples past the last 16, run the reference's scalar loop. gcc 12 and clang have __builtin_shufflevector. ResNet-8's 16 x 16 x
- * 1024 activations at batch 16: the sum of squares 75 -> 32 us, the plain sum 51 -> 34 us. */
+ * after the other, took most of the fused gradient's sums with the relu's select in them); a
+ * row of fewer than 16 pixels, and the samples past the last 16, run the reference's scalar
+ * loop. gcc 12 and clang have __builtin_shufflevector. ResNet-8's 16 x 16 x 1024 activations
+ * at batch 16: the sum of squares 75 -> 32 us, the plain sum 51 -> 34 us. */
 #if ADIR_TRANSPOSE16
 #define BN_SAMPLE_LANES 16
 typedef adir_lanes16 bn_lanes;
