@@ -97,6 +97,26 @@ def batchnorm_grad(
     return dx, dot * invstd, dbeta
 
 
+def batchnorm_relu(*args: Any) -> tuple[np.ndarray, ...]:
+    """`adir.batchnorm` with `adir.relu` (`x < 0 ? 0 : x`) of its output."""
+    output, *statistics = batchnorm(*args)
+    return (np.where(output < 0, output.dtype.type(0), output), *statistics)
+
+
+def batchnorm_relu_grad(
+    x: np.ndarray,
+    gamma: np.ndarray,
+    beta: np.ndarray,
+    mean: np.ndarray,
+    invstd: np.ndarray,
+    dy: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`batchnorm_grad` of `y <= 0 ? 0 : dy`, y the forward's affine value recomputed by the
+    forward's expression (`_affine`), as `relu_grad` of the relu's output gives it."""
+    masked = np.where(_affine(x, gamma, beta, mean, invstd) <= 0, dy.dtype.type(0), dy)
+    return batchnorm_grad(x, gamma, mean, invstd, masked)
+
+
 def _rows(x: np.ndarray, normalized_rank: int) -> np.ndarray:
     """A `[*, *normalized_shape]` array as `[rows, D]`: one row per normalised group."""
     lead = x.shape[: x.ndim - normalized_rank]
@@ -206,6 +226,18 @@ class NormalizationFunctions(FamilyFunctions):
         self, interpreter: Interpreter, op: norm.BatchnormGradOp, args: tuple[Any, ...]
     ):
         return batchnorm_grad(*args)
+
+    @impl(norm.BatchnormReluOp)
+    def run_batchnorm_relu(
+        self, interpreter: Interpreter, op: norm.BatchnormReluOp, args: tuple[Any, ...]
+    ):
+        return batchnorm_relu(*args, op.momentum.value.data, op.eps.value.data)
+
+    @impl(norm.BatchnormReluGradOp)
+    def run_batchnorm_relu_grad(
+        self, interpreter: Interpreter, op: norm.BatchnormReluGradOp, args: tuple[Any, ...]
+    ):
+        return batchnorm_relu_grad(*args)
 
     @impl(norm.LayerNormOp)
     def run_layer_norm(self, interpreter: Interpreter, op: norm.LayerNormOp, args: tuple[Any, ...]):

@@ -102,6 +102,12 @@ def _insert_optimizer() -> type[ModulePass]:
     return InsertOptimizerPass
 
 
+def _fuse_batchnorm_relu() -> type[ModulePass]:
+    from adir.passes.fuse_batchnorm_relu import FuseBatchnormReluPass
+
+    return FuseBatchnormReluPass
+
+
 def _fuse_weight_updates() -> type[ModulePass]:
     from adir.passes.fuse_weight_updates import FuseWeightUpdatesPass
 
@@ -144,6 +150,7 @@ def _verify_memory_plan() -> type[ModulePass]:
 PLANNING_PASSES = (
     "fuse-weight-updates",
     "reorder-updates",
+    "fuse-batchnorm-relu",
     "bufferize",
     "select-kernels",
     "plan-memory",
@@ -167,6 +174,7 @@ ADIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "fuse-weight-updates": _fuse_weight_updates,
     "recompute-activations": _recompute_activations,
     "reorder-updates": _reorder_updates,
+    "fuse-batchnorm-relu": _fuse_batchnorm_relu,
     "bufferize": _bufferize,
     "select-kernels": _select_kernels,
     "plan-memory": _plan_memory,

@@ -96,6 +96,7 @@ SHORTCUT_ORDER = [
     "fuse-weight-updates",
     "recompute-activations",
     "reorder-updates",
+    "fuse-batchnorm-relu",  # after recompute-activations, which recomputes the unfused ops
     "bufferize",
     "select-kernels",
     "plan-memory",
@@ -413,8 +414,10 @@ class AdirOptMain(xDSLOptMain):
             )
         if "recompute-activations" in wanted:
             wanted["recompute-activations"] = ("recompute-activations{report=true}", "--recompute")
-        if "bufferize" in wanted:  # on by default before bufferization: they only save memory
-            for name in ("fuse-weight-updates", "reorder-updates"):
+        # On by default before bufferization: they save memory (and fuse-batchnorm-relu time),
+        # the same numbers.
+        if "bufferize" in wanted:
+            for name in ("fuse-weight-updates", "reorder-updates", "fuse-batchnorm-relu"):
                 wanted[name] = (name, wanted["bufferize"][1])
         if "plan-memory" in wanted:
             wanted["select-kernels"] = (self.select_kernels_spec(), wanted["plan-memory"][1])

@@ -325,6 +325,110 @@ class BatchnormGradOp(ChannelStatsOp):
         return [refine(input_type, self.grad.type), channel_type, channel_type]
 
 
+# --- batchnorm fused with the relu after it (fuse-batchnorm-relu) ---------------------------
+
+
+@irdl_op_definition
+class BatchnormReluOp(ChannelStatsOp):
+    """`adir.batchnorm` (training mode) whose output goes through `adir.relu`, in one op:
+
+        output = relu(x * scale + shift)       (scale, shift, the statistics: adir.batchnorm)
+
+    with the batchnorm's other four results (batch mean and invstd, new running statistics)
+    as they are. `fuse-batchnorm-relu` makes it where the batchnorm's output has no other use,
+    so the normalised tensor is never written (one pass over the activations instead of two).
+    The relu is `x < 0 ? 0 : x` of the affine value, as `adir.relu`.
+    """
+
+    name = "adir.batchnorm_relu"
+    input = operand_def(FloatTensor)
+    gamma = operand_def(FloatTensor)
+    beta = operand_def(FloatTensor)
+    running_mean = operand_def(FloatTensor)
+    running_var = operand_def(FloatTensor)
+    output = result_def(FloatTensor)
+    batch_mean = result_def(FloatTensor)
+    batch_invstd = result_def(FloatTensor)
+    new_running_mean = result_def(FloatTensor)
+    new_running_var = result_def(FloatTensor)
+    momentum = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(BATCHNORM_MOMENTUM, f32))
+    eps = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(BATCHNORM_EPS, f32))
+    traits = traits_def(
+        Pure(),
+        NotDifferentiable("a fusion that fuse-batchnorm-relu makes after autodiff"),
+        WritesResultOver(("new_running_mean", "running_mean"), ("new_running_var", "running_var")),
+    )
+
+    PER_CHANNEL: ClassVar[tuple[str, ...]] = ("gamma", "beta", "running_mean", "running_var")
+
+    def __init__(
+        self,
+        input: SSAValue,
+        gamma: SSAValue,
+        beta: SSAValue,
+        running_mean: SSAValue,
+        running_var: SSAValue,
+        momentum: float = BATCHNORM_MOMENTUM,
+        eps: float = BATCHNORM_EPS,
+    ):
+        properties = {"momentum": FloatAttr(momentum, f32), "eps": FloatAttr(eps, f32)}
+        super().__init__([input, gamma, beta, running_mean, running_var], properties)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        return BatchnormOp.infer_result_types(self)  # type: ignore[arg-type]
+
+
+@irdl_op_definition
+class BatchnormReluGradOp(ChannelStatsOp):
+    """`adir.batchnorm_grad` of a `adir.batchnorm_relu`, with the relu's gradient in it:
+
+        g = y <= 0 ? 0 : grad,   y = x * scale + shift,   scale = gamma * invstd,
+                                                          shift = beta - mean * scale
+        (input_grad, gamma_grad, beta_grad) = batchnorm_grad(x, gamma, mean, invstd, g)
+
+    y is the forward's affine value, recomputed from the forward's own input, gamma, beta and
+    its batch mean and invstd by the forward's expression (so bit for bit the value the relu
+    saw): `y <= 0` is where `adir.relu_grad` of the relu's output, or `adir.mask_grad` of its
+    `adir.relu_mask`, gives 0 (relu(y) <= 0 exactly where y <= 0, a nan passing grad in
+    both). `fuse-batchnorm-relu` makes it where the relu's gradient has no other use, so that
+    gradient is never written and the relu's output is not read again.
+    """
+
+    name = "adir.batchnorm_relu_grad"
+    input = operand_def(FloatTensor)
+    gamma = operand_def(FloatTensor)
+    beta = operand_def(FloatTensor)
+    batch_mean = operand_def(FloatTensor)
+    batch_invstd = operand_def(FloatTensor)
+    grad = operand_def(FloatTensor)
+    input_grad = result_def(FloatTensor)
+    gamma_grad = result_def(FloatTensor)
+    beta_grad = result_def(FloatTensor)
+    traits = traits_def(Pure(), NotDifferentiable("a gradient op: fuse-batchnorm-relu makes it"))
+
+    PER_CHANNEL: ClassVar[tuple[str, ...]] = ("gamma", "beta", "batch_mean", "batch_invstd")
+
+    def __init__(
+        self,
+        input: SSAValue,
+        gamma: SSAValue,
+        beta: SSAValue,
+        batch_mean: SSAValue,
+        batch_invstd: SSAValue,
+        grad: SSAValue,
+    ):
+        super().__init__([input, gamma, beta, batch_mean, batch_invstd, grad])
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        input_type, channel_type = self.input_and_channel_types()
+        if not is_compatible(input_type, self.grad.type):
+            raise VerifyException(
+                f"{self.name}: operands input ({format_shape(shape_of(input_type))}) and grad "
+                f"({format_shape(self.operand_shape(5))}) must have the same shape"
+            )
+        return [refine(input_type, self.grad.type), channel_type, channel_type]
+
+
 # --- dropout -------------------------------------------------------------------------------
 
 STEP_TYPES = (f32, i32, i64)
@@ -617,6 +721,8 @@ NORMALIZATION_OPS: list[type] = [
     BatchnormOp,
     BatchnormEvalOp,
     BatchnormGradOp,
+    BatchnormReluOp,
+    BatchnormReluGradOp,
     DropoutOp,
     DropoutGradOp,
     LayerNormOp,

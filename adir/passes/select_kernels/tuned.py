@@ -16,6 +16,7 @@
                                                                                   image
     batchnorm, batchnorm_grad                       adir_tuned_<kernel>           Cortex-M4F, M7
                                                     adir_tuned_<kernel>_channels  the hosts
+    batchnorm_relu, batchnorm_relu_grad             adir_tuned_<kernel>_channels  the hosts
 
 On the Cortex-M4F and M7 (`SCALAR_FPU_TARGETS`) a depthwise 3x3 of stride 1 or 2 calls
 the register-blocked `_depthwise_3x3` kernels.
@@ -359,3 +360,13 @@ def batchnorm(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     if target.name not in SCALAR_FPU_TARGETS:
         return Refuse(f"written for scalar cores and hosts, not measured on {target.name}")
     return Use()
+
+
+@judges("tuned", norm.BatchnormReluOp, norm.BatchnormReluGradOp)
+def batchnorm_relu(op: KernelOp, target: KernelTarget) -> Use | Refuse:
+    """The `_channels` kernels with the relu in their passes, bit for bit the reference's
+    (adir_tuned_batchnorm_channels.c): on the hosts; elsewhere the reference runs the two
+    kernels it fuses, as before the fusion."""
+    if target.name in VECTOR_HOST_TARGETS:
+        return Use(call=f"{op.name.split('.', 1)[1]}_channels")
+    return Refuse(f"written for the hosts, not {target.name}")

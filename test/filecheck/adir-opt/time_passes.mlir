@@ -1,6 +1,6 @@
 // `--time-passes` prints one row per stage on stderr, in the order they ran, and leaves stdout
 // to the IR. The verifier checks the input and the result (2 runs); with `--verify-each` also
-// after each of the 8 passes but the last (9 runs).
+// after each of the 9 passes but the last (10 runs).
 // RUN: adir-opt --autodiff --plan-memory --time-passes %s 2>&1 >/dev/null | filecheck %s
 // RUN: adir-opt --autodiff --plan-memory --time-passes --verify-each %s 2>&1 >/dev/null | filecheck %s --check-prefix=EACH
 // RUN: adir-opt --autodiff --plan-memory --time-passes %s 2>/dev/null | filecheck %s --check-prefix=IR
@@ -24,13 +24,14 @@ func.func @loss(%x: tensor<4xf32>) -> tensor<f32> attributes {adir.loss} {
 // CHECK-NEXT: 1 autodiff
 // CHECK-NEXT: 1 fuse-weight-updates
 // CHECK-NEXT: 1 reorder-updates
+// CHECK-NEXT: 1 fuse-batchnorm-relu
 // CHECK-NEXT: 1 bufferize
 // CHECK-NEXT: 1 select-kernels
 // CHECK-NEXT: 1 plan-memory
 // CHECK-NEXT: 1 output (-t mlir)
 // CHECK-NOT: {{.}}
 
-// EACH: 9 verify
+// EACH: 10 verify
 
 // IR: func.func @loss_grad
 // IR-NOT: execution time report

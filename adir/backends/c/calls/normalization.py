@@ -54,6 +54,23 @@ def batchnorm_grad(op: KernelOp, site: CallSite) -> str:
     return site.call(chosen(op, "batchnorm_grad"), *ins, *outs, *dims)
 
 
+@emits(norm.BatchnormReluOp)
+def batchnorm_relu(op: KernelOp, site: CallSite) -> str:
+    ins = [site.input(i) for i in range(5)]
+    outs = [site.output(i) for i in range(5)]
+    momentum, eps = c_float(op.momentum.value.data), c_float(op.eps.value.data)
+    dims = batch_channels_spatial(site.in_shape(0))
+    return site.call(chosen(op, "batchnorm_relu"), *ins, *outs, *dims, momentum, eps)
+
+
+@emits(norm.BatchnormReluGradOp)
+def batchnorm_relu_grad(op: KernelOp, site: CallSite) -> str:
+    ins = [site.input(i) for i in range(6)]
+    outs = [site.output(i) for i in range(3)]
+    dims = batch_channels_spatial(site.in_shape(0))
+    return site.call(chosen(op, "batchnorm_relu_grad"), *ins, *outs, *dims)
+
+
 def rows_and_columns(op: KernelOp, shape: tuple[int, ...]) -> tuple[int, int]:
     """A `[*, *normalized_shape]` input as the layer norm kernels see it: rows of D values."""
     split = len(shape) - len(op.normalized_shape.get_values())

@@ -53,6 +53,29 @@ void adir_batchnorm_grad(const float *x, const float *gamma, const float *mean,
 #define ADIR_BATCHNORM_GRAD adir_batchnorm_grad
 #endif
 
+/* adir.batchnorm_relu: adir_batchnorm whose output y is relu(x * scale + shift) (adir_relu's
+ * `v < 0 ? 0 : v`), the other results as adir_batchnorm's. No buffers overlap but the running
+ * statistics (as adir_batchnorm). */
+void adir_batchnorm_relu(const float *x, const float *gamma, const float *beta,
+                         const float *running_mean, const float *running_var, float *y,
+                         float *batch_mean, float *batch_invstd, float *new_running_mean,
+                         float *new_running_var, int32_t batch, int32_t channels,
+                         int32_t spatial, float momentum, float eps);
+#ifndef ADIR_BATCHNORM_RELU
+#define ADIR_BATCHNORM_RELU adir_batchnorm_relu
+#endif
+
+/* adir.batchnorm_relu_grad: adir_batchnorm_grad of g = (y <= 0 ? 0 : dy), y = x * scale +
+ * shift the forward's affine value (scale = gamma * invstd, shift = beta - mean * scale), as
+ * adir_relu_grad of the relu's output gives g. No buffers overlap. */
+void adir_batchnorm_relu_grad(const float *x, const float *gamma, const float *beta,
+                              const float *mean, const float *invstd, const float *dy,
+                              float *x_grad, float *gamma_grad, float *beta_grad, int32_t batch,
+                              int32_t channels, int32_t spatial);
+#ifndef ADIR_BATCHNORM_RELU_GRAD
+#define ADIR_BATCHNORM_RELU_GRAD adir_batchnorm_relu_grad
+#endif
+
 /* The same two for a scalar core, bit for bit theirs (loops of four elements, the gradient's
  * two sums in one pass: tuned/adir_tuned_batchnorm.c); select-kernels chooses them on the
  * Cortex-M4F and M7. */
@@ -89,6 +112,26 @@ void adir_tuned_batchnorm_grad_channels(const float *x, const float *gamma, cons
                                         int32_t channels, int32_t spatial);
 #ifndef ADIR_TUNED_BATCHNORM_GRAD_CHANNELS
 #define ADIR_TUNED_BATCHNORM_GRAD_CHANNELS adir_tuned_batchnorm_grad_channels
+#endif
+
+/* The fused batchnorm and relu on the hosts, bit for bit adir_batchnorm_relu and
+ * adir_batchnorm_relu_grad (adir_tuned_batchnorm_channels.c's sums, the relu in their passes). */
+void adir_tuned_batchnorm_relu_channels(const float *x, const float *gamma, const float *beta,
+                                        const float *running_mean, const float *running_var,
+                                        float *y, float *batch_mean, float *batch_invstd,
+                                        float *new_running_mean, float *new_running_var,
+                                        int32_t batch, int32_t channels, int32_t spatial,
+                                        float momentum, float eps);
+#ifndef ADIR_TUNED_BATCHNORM_RELU_CHANNELS
+#define ADIR_TUNED_BATCHNORM_RELU_CHANNELS adir_tuned_batchnorm_relu_channels
+#endif
+void adir_tuned_batchnorm_relu_grad_channels(const float *x, const float *gamma,
+                                             const float *beta, const float *mean,
+                                             const float *invstd, const float *dy,
+                                             float *x_grad, float *gamma_grad, float *beta_grad,
+                                             int32_t batch, int32_t channels, int32_t spatial);
+#ifndef ADIR_TUNED_BATCHNORM_RELU_GRAD_CHANNELS
+#define ADIR_TUNED_BATCHNORM_RELU_GRAD_CHANNELS adir_tuned_batchnorm_relu_grad_channels
 #endif
 
 /* adir.layer_norm: each of `rows` rows of `cols` values (the normalized dims) by its own

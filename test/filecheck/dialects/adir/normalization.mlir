@@ -21,6 +21,18 @@ func.func @batchnorm(%x: tensor<8x4x5x5xf32>, %v: tensor<4xf32>, %z: tensor<6x4x
 
 // -----
 
+// The fused ops of fuse-batchnorm-relu.
+// CHECK-LABEL: func.func @batchnorm_relu
+func.func @batchnorm_relu(%x: tensor<8x4x5x5xf32>, %v: tensor<4xf32>) -> tensor<8x4x5x5xf32> {
+  // CHECK-NEXT: %a, %mean, %invstd, %rm, %rv = adir.batchnorm_relu %x, %v, %v, %v, %v {momentum = 2.500000e-01 : f32} : tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> -> (tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %a, %mean, %invstd, %rm, %rv = adir.batchnorm_relu %x, %v, %v, %v, %v {momentum = 0.25 : f32} : tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> -> (tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  // CHECK-NEXT: %dx, %dgamma, %dbeta = adir.batchnorm_relu_grad %x, %v, %v, %mean, %invstd, %a : tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4x5x5xf32> -> (tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>)
+  %dx, %dgamma, %dbeta = adir.batchnorm_relu_grad %x, %v, %v, %mean, %invstd, %a : tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4x5x5xf32> -> (tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>)
+  func.return %dx : tensor<8x4x5x5xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @dropout
 func.func @dropout(%x: tensor<8x32xf32>, %s64: tensor<i64>, %s32: tensor<i32>, %sf: tensor<f32>) -> tensor<8x32xf32> {
   // CHECK-NEXT: %0 = adir.dropout %x, %s64 {seed = 7 : i64} : tensor<8x32xf32>, tensor<i64> -> tensor<8x32xf32>

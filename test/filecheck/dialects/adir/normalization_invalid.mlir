@@ -270,3 +270,27 @@ func.func @dropout_grad_step(%x: tensor<8x32xf32>, %s: tensor<2xf32>) {
   func.return
 }
 // CHECK: normalization_invalid.mlir:269:3: error: adir.dropout_grad: operand step must be a tensor<i32>, tensor<i64> or tensor<f32> scalar, got tensor<2xf32>
+
+// -----
+
+func.func @batchnorm_relu_grad_beta_size(%x: tensor<8x4x5x5xf32>, %g: tensor<4xf32>, %b: tensor<3xf32>, %dy: tensor<8x4x5x5xf32>) {
+  %r:3 = adir.batchnorm_relu_grad %x, %g, %b, %g, %g, %dy : tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4x5x5xf32> -> (tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>)
+  func.return
+}
+// CHECK: normalization_invalid.mlir:277:3: error: adir.batchnorm_relu_grad: operand beta has 3 entries but input has 4 channels
+
+// -----
+
+func.func @batchnorm_relu_grad_shape(%x: tensor<8x4x5x5xf32>, %g: tensor<4xf32>, %dy: tensor<8x4x5x4xf32>) {
+  %r:3 = adir.batchnorm_relu_grad %x, %g, %g, %g, %g, %dy : tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4x5x4xf32> -> (tensor<8x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>)
+  func.return
+}
+// CHECK: normalization_invalid.mlir:285:3: error: adir.batchnorm_relu_grad: operands input (8x4x5x5) and grad (8x4x5x4) must have the same shape
+
+// -----
+
+func.func @batchnorm_relu_one_value(%x: tensor<1x4xf32>, %g: tensor<4xf32>) {
+  %r:5 = adir.batchnorm_relu %x, %g, %g, %g, %g : tensor<1x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> -> (tensor<1x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  func.return
+}
+// CHECK: normalization_invalid.mlir:293:3: error: adir.batchnorm_relu: input (1x4) has 1 value per channel; training needs at least 2 (the running variance is unbiased, a sum over M - 1)

@@ -209,3 +209,75 @@ void adir_dropout(const float *x, float *y, size_t n, uint64_t counter, uint64_t
         y[i] = x[i] * kept;
     }
 }
+
+/* adir.batchnorm_relu: adir_batchnorm, then adir_relu over its output in place; literally the
+ * two kernels, so the same bits (the tuned kernels do it in one pass). */
+void adir_batchnorm_relu(const float *x, const float *gamma, const float *beta,
+                         const float *running_mean, const float *running_var, float *y,
+                         float *batch_mean, float *batch_invstd, float *new_running_mean,
+                         float *new_running_var, int32_t batch, int32_t channels,
+                         int32_t spatial, float momentum, float eps)
+{
+    adir_batchnorm(x, gamma, beta, running_mean, running_var, y, batch_mean, batch_invstd,
+                   new_running_mean, new_running_var, batch, channels, spatial, momentum, eps);
+    adir_relu(y, y, (size_t)batch * (size_t)channels * (size_t)spatial);
+}
+
+/* adir_relu_grad's select on the forward's affine value y = x * scale + shift, recomputed by
+ * adir_channel_affine's expression (relu(y) <= 0 exactly where y <= 0). */
+static float adir_relu_masked(float x, float scale, float shift, float dy)
+{
+    return x * scale + shift <= 0.0f ? 0.0f : dy;
+}
+
+/* adir.batchnorm_relu_grad: adir_batchnorm_grad of the relu's gradient, each element of that
+ * gradient made where adir_batchnorm_grad reads it (so never stored): the same sums in the same
+ * order as adir_relu_grad then adir_batchnorm_grad. */
+void adir_batchnorm_relu_grad(const float *x, const float *gamma, const float *beta,
+                              const float *mean, const float *invstd, const float *dy,
+                              float *x_grad, float *gamma_grad, float *beta_grad, int32_t batch,
+                              int32_t channels, int32_t spatial)
+{
+    const float m = (float)((size_t)batch * (size_t)spatial);
+    int32_t c, i, s;
+    for (c = 0; c < channels; ++c) {
+        const float centre = mean[c];
+        const float scale = gamma[c] * invstd[c];
+        const float shift = beta[c] - centre * scale;
+        float dbeta = 0.0f, dot = 0.0f, projection, mean_dy, factor;
+        for (i = 0; i < batch; ++i) {
+            const float *x_row = x + adir_channel_row(i, c, channels, spatial);
+            const float *dy_row = dy + adir_channel_row(i, c, channels, spatial);
+            float partial = 0.0f;
+            for (s = 0; s < spatial; ++s) {
+                partial += adir_relu_masked(x_row[s], scale, shift, dy_row[s]);
+            }
+            dbeta += partial;
+        }
+        for (i = 0; i < batch; ++i) {
+            const float *x_row = x + adir_channel_row(i, c, channels, spatial);
+            const float *dy_row = dy + adir_channel_row(i, c, channels, spatial);
+            float partial = 0.0f;
+            for (s = 0; s < spatial; ++s) {
+                const float d = x_row[s] - centre;
+                partial += adir_relu_masked(x_row[s], scale, shift, dy_row[s]) * d;
+            }
+            dot += partial;
+        }
+        projection = dot * invstd[c] * invstd[c] / m;
+        mean_dy = dbeta / m;
+        factor = gamma[c] * invstd[c];
+        for (i = 0; i < batch; ++i) {
+            const float *x_row = x + adir_channel_row(i, c, channels, spatial);
+            const float *dy_row = dy + adir_channel_row(i, c, channels, spatial);
+            float *dx_row = x_grad + adir_channel_row(i, c, channels, spatial);
+            for (s = 0; s < spatial; ++s) {
+                const float d = x_row[s] - centre;
+                const float g = adir_relu_masked(x_row[s], scale, shift, dy_row[s]);
+                dx_row[s] = (g - mean_dy - d * projection) * factor;
+            }
+        }
+        gamma_grad[c] = dot * invstd[c];
+        beta_grad[c] = dbeta;
+    }
+}

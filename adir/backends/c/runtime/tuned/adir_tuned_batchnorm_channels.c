@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "adir_tuned.h"
+#include "adir_tuned_transpose16.h"
 
 /* gcc -O3 vectorizes a float sum over s "in order": per vector of 16 elements, 16 dependent
  * scalar adds of one channel, then the next channel's, which the core then overlaps less than
@@ -95,49 +96,48 @@ ADIR_NOINLINE BN_SCALAR_SUMS static void bn8_sums_one(const float *restrict x,
     bn8_block_sums(x, centre, 1, batch, channels, spatial, c, total);
 }
 
+/* A relu after the batchnorm (adir.batchnorm_relu and its gradient): the channel's affine
+ * value y = x * scale + shift, by the forward pass's expression, is what the relu saw. */
+struct bn_relu {
+    float scale, shift;
+};
+
+/* adir_relu_grad's select, `y <= 0 ? 0 : dy` (relu(y) <= 0 exactly where y <= 0), as a mask
+ * of dy's bits (+0 where cleared, the select's 0.0f): compilers made the select a branch in
+ * the sums' loops, taken at random on a relu's inputs. */
+static ADIR_INLINE float bn_relu_masked(float x, const struct bn_relu *relu, float dy)
+{
+    const uint32_t keep = 0u - (uint32_t)!(x * relu->scale + relu->shift <= 0.0f);
+    uint32_t bits;
+    float g;
+    memcpy(&bits, &dy, sizeof bits);
+    bits &= keep;
+    memcpy(&g, &bits, sizeof g);
+    return g;
+}
+
+/* adir_relu's `v < 0 ? 0 : v`. */
+static ADIR_INLINE float bn_relu_of(float v)
+{
+    return v < 0.0f ? 0.0f : v;
+}
+
 /* Sample lanes: 16 samples' chains of one channel in the 16 lanes of a vector. Each sample's
  * row of the channel is contiguous, so a block of 16 rows by 16 pixels is loaded as 16 vectors
  * and transposed in registers (four rounds of shuffles: each swaps the off-diagonal blocks of
  * 8, 4, 2, then 1 lanes), after which vector j holds pixel s + j of the 16 samples: adding the
  * vectors in j order adds each lane's pixels in the reference's order, each element by the
  * reference's expression (so a compiler that fuses the reference's multiply-add fuses this one
- * alike). The pixels past the last whole block, and the samples past the last 16, run the
- * reference's scalar loop. gcc 12 and clang have __builtin_shufflevector. ResNet-8's 16 x 16 x
- * 1024 activations at batch 16: the sum of squares 75 -> 32 us, the plain sum 51 -> 34 us. */
-#if ADIR_DOT_LANES == 16 && (defined(__clang__) || (ADIR_GCC && __GNUC__ >= 12))
+ * alike). The pixels past the last whole block are the vectors of the row's last 16 pixels'
+ * block not yet summed (DS-CNN's rows of 125 pixels: 13 scalar chains a sample, one sample
+ * after the other, took most of the fused gradient's sums with the relu's select in them); a
+ * row of fewer than 16 pixels, and the samples past the last 16, run the reference's scalar
+ * loop. gcc 12 and clang have __builtin_shufflevector. ResNet-8's 16 x 16 x 1024 activations
+ * at batch 16: the sum of squares 75 -> 32 us, the plain sum 51 -> 34 us. */
+#if ADIR_TRANSPOSE16
 #define BN_SAMPLE_LANES 16
-typedef float bn_lanes __attribute__((vector_size(64)));
-
-#define BN_SWAP_8_P 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
-#define BN_SWAP_8_Q 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
-#define BN_SWAP_4_P 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27
-#define BN_SWAP_4_Q 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31
-#define BN_SWAP_2_P 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29
-#define BN_SWAP_2_Q 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31
-#define BN_SWAP_1_P 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30
-#define BN_SWAP_1_Q 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
-
-/* Rows r and r + b (bit b of r clear) exchange their off-diagonal blocks of b lanes: lane j of
- * row r with bit b set takes lane j - b of row r + b, and lane j of row r + b with bit b clear
- * takes lane j + b of row r. */
-#define BN_SWAP(rows, b)                                                                   \
-    for (r = 0; r < BN_SAMPLE_LANES; ++r) {                                                 \
-        if (!(r & b)) {                                                                     \
-            const bn_lanes low = rows[r], high = rows[r + b];                               \
-            rows[r] = __builtin_shufflevector(low, high, BN_SWAP_##b##_P);                  \
-            rows[r + b] = __builtin_shufflevector(low, high, BN_SWAP_##b##_Q);              \
-        }                                                                                   \
-    }
-
-/* rows[j] lane i = rows[i] lane j. */
-static ADIR_INLINE void bn_transpose(bn_lanes rows[BN_SAMPLE_LANES])
-{
-    int32_t r;
-    BN_SWAP(rows, 8)
-    BN_SWAP(rows, 4)
-    BN_SWAP(rows, 2)
-    BN_SWAP(rows, 1)
-}
+typedef adir_lanes16 bn_lanes;
+typedef int32_t bn_lane_mask __attribute__((vector_size(64)));
 
 /* rows[i] = the 16 floats at x + i * step. */
 static ADIR_INLINE void bn_load_block(const float *x, size_t step, bn_lanes rows[BN_SAMPLE_LANES])
@@ -149,18 +149,19 @@ static ADIR_INLINE void bn_load_block(const float *x, size_t step, bn_lanes rows
 }
 
 /* One sample's partial sum of channel c (row at x), element after element, as the reference:
- * sum(x), or with `squares` sum((x - centre)^2); with dy, sum(dy) into *dy_sum and
- * sum(dy * (x - centre)) returned. */
+ * sum(x), or with `squares` sum((x - centre)^2); with dy, sum(g) into *dy_sum and
+ * sum(g * (x - centre)) returned, g = dy, or with `relu` the relu's gradient bn_relu_masked. */
 static float bn_row_sum(const float *restrict x, const float *restrict dy, float centre,
-                        int squares, int32_t from, int32_t spatial, float *restrict dy_sum,
-                        float partial)
+                        int squares, const struct bn_relu *relu, int32_t from, int32_t spatial,
+                        float *restrict dy_sum, float partial)
 {
     int32_t s;
     for (s = from; s < spatial; ++s) {
         if (dy != NULL) {
             const float d = x[s] - centre;
-            *dy_sum += dy[s];
-            partial += dy[s] * d;
+            const float g = relu != NULL ? bn_relu_masked(x[s], relu, dy[s]) : dy[s];
+            *dy_sum += g;
+            partial += g * d;
         } else if (squares) {
             const float d = x[s] - centre;
             partial += d * d;
@@ -171,50 +172,83 @@ static float bn_row_sum(const float *restrict x, const float *restrict dy, float
     return partial;
 }
 
+/* One block of 16 rows (the samples, `step` apart) by 16 pixels added into the lanes' sums,
+ * its vectors j = from .. 15 in j order (pixel after pixel, each lane's order): acc += x, or
+ * with `squares` (x - centre)^2; with dy, dy_acc += g and acc += g * (x - centre), g = dy or
+ * with `relu` bn_relu_masked's g (the lanes where y <= 0 cleared: +0, as the select's 0.0f).
+ * Inlined: `from` 0 and the modes constant in the whole blocks' loop. */
+static ADIR_INLINE void bn_lanes_block(const float *x, const float *dy, size_t step,
+                                       float centre, int squares, const struct bn_relu *relu,
+                                       int32_t from, bn_lanes *acc, bn_lanes *dy_acc)
+{
+    bn_lanes rows[BN_SAMPLE_LANES], dy_rows[BN_SAMPLE_LANES];
+    int32_t j;
+    bn_load_block(x, step, rows);
+    adir_transpose16(rows);
+    if (dy != NULL) {
+        bn_load_block(dy, step, dy_rows);
+        adir_transpose16(dy_rows);
+        if (relu != NULL) {
+            for (j = from; j < BN_SAMPLE_LANES; ++j) {
+                const bn_lanes d = rows[j] - centre;
+                const bn_lanes y = rows[j] * relu->scale + relu->shift;
+                const bn_lanes g =
+                    (bn_lanes)((bn_lane_mask)dy_rows[j] & ~(bn_lane_mask)(y <= 0.0f));
+                *dy_acc += g;
+                *acc += g * d;
+            }
+        } else {
+            for (j = from; j < BN_SAMPLE_LANES; ++j) {
+                const bn_lanes d = rows[j] - centre;
+                *dy_acc += dy_rows[j];
+                *acc += dy_rows[j] * d;
+            }
+        }
+    } else if (squares) {
+        for (j = from; j < BN_SAMPLE_LANES; ++j) {
+            const bn_lanes d = rows[j] - centre;
+            *acc += d * d;
+        }
+    } else {
+        for (j = from; j < BN_SAMPLE_LANES; ++j) {
+            *acc += rows[j];
+        }
+    }
+}
+
 /* total = the sum over channel c in the reference's order (a partial per sample, then their
  * total in sample order): of x, or with `squares` of (x - centre)^2; with dy, also
  * *dy_total = sum(dy), and total = sum(dy * (x - centre)). */
 ADIR_NOINLINE static float bn_lanes_sums(const float *restrict x, const float *restrict dy,
-                                         float centre, int squares, int32_t batch,
-                                         int32_t channels, int32_t spatial, int32_t c,
-                                         float *restrict dy_total)
+                                         float centre, int squares, const struct bn_relu *relu,
+                                         int32_t batch, int32_t channels, int32_t spatial,
+                                         int32_t c, float *restrict dy_total)
 {
     const size_t step = (size_t)channels * (size_t)spatial;
     float total = 0.0f, dy_sum_total = 0.0f;
-    int32_t i0 = 0, i, j, s;
+    int32_t i0 = 0, i, s;
     for (; i0 + BN_SAMPLE_LANES <= batch; i0 += BN_SAMPLE_LANES) {
         const size_t at = bn8_row(i0, c, channels, spatial);
         bn_lanes acc = {0.0f}, dy_acc = {0.0f};
         float partial[BN_SAMPLE_LANES], dy_partial[BN_SAMPLE_LANES];
         for (s = 0; s + BN_SAMPLE_LANES <= spatial; s += BN_SAMPLE_LANES) {
-            bn_lanes rows[BN_SAMPLE_LANES], dy_rows[BN_SAMPLE_LANES];
-            bn_load_block(x + at + (size_t)s, step, rows);
-            bn_transpose(rows);
-            if (dy != NULL) {
-                bn_load_block(dy + at + (size_t)s, step, dy_rows);
-                bn_transpose(dy_rows);
-                for (j = 0; j < BN_SAMPLE_LANES; ++j) {
-                    const bn_lanes d = rows[j] - centre;
-                    dy_acc += dy_rows[j];
-                    acc += dy_rows[j] * d;
-                }
-            } else if (squares) {
-                for (j = 0; j < BN_SAMPLE_LANES; ++j) {
-                    const bn_lanes d = rows[j] - centre;
-                    acc += d * d;
-                }
-            } else {
-                for (j = 0; j < BN_SAMPLE_LANES; ++j) {
-                    acc += rows[j];
-                }
-            }
+            bn_lanes_block(x + at + (size_t)s, dy != NULL ? dy + at + (size_t)s : NULL, step,
+                           centre, squares, relu, 0, &acc, &dy_acc);
+        }
+        /* The pixels past the last whole block: the row's last 16 pixels' block, from the
+         * first one not yet summed (vector j holds pixel spatial - 16 + j). */
+        if (s > 0 && s < spatial) {
+            const int32_t first = spatial - BN_SAMPLE_LANES;
+            bn_lanes_block(x + at + (size_t)first, dy != NULL ? dy + at + (size_t)first : NULL,
+                           step, centre, squares, relu, s - first, &acc, &dy_acc);
+            s = spatial;
         }
         memcpy(partial, &acc, sizeof partial);
         memcpy(dy_partial, &dy_acc, sizeof dy_partial);
         for (i = 0; i < BN_SAMPLE_LANES; ++i) {
             const size_t row = at + (size_t)i * step;
-            partial[i] = bn_row_sum(x + row, dy != NULL ? dy + row : NULL, centre, squares, s,
-                                    spatial, &dy_partial[i], partial[i]);
+            partial[i] = bn_row_sum(x + row, dy != NULL ? dy + row : NULL, centre, squares, relu,
+                                    s, spatial, &dy_partial[i], partial[i]);
         }
         for (i = 0; i < BN_SAMPLE_LANES; ++i) {
             total += partial[i];
@@ -224,8 +258,8 @@ ADIR_NOINLINE static float bn_lanes_sums(const float *restrict x, const float *r
     for (; i0 < batch; ++i0) {
         const size_t row = bn8_row(i0, c, channels, spatial);
         float dy_partial = 0.0f;
-        total += bn_row_sum(x + row, dy != NULL ? dy + row : NULL, centre, squares, 0, spatial,
-                            &dy_partial, 0.0f);
+        total += bn_row_sum(x + row, dy != NULL ? dy + row : NULL, centre, squares, relu, 0,
+                            spatial, &dy_partial, 0.0f);
         dy_sum_total += dy_partial;
     }
     if (dy_total != NULL) {
@@ -246,7 +280,7 @@ static void bn8_sums(const float *restrict x, const float *restrict centre, int3
         int32_t k;
         for (k = 0; k < lanes; ++k) {
             total[k] = bn_lanes_sums(x, NULL, centre != NULL ? centre[k] : 0.0f, centre != NULL,
-                                     batch, channels, spatial, c + k, NULL);
+                                     NULL, batch, channels, spatial, c + k, NULL);
         }
         return;
     }
@@ -264,7 +298,8 @@ static ADIR_INLINE void bn8_forward_block(const float *x, const float *gamma, co
                                          float *y, float *batch_mean, float *batch_invstd,
                                          float *new_running_mean, float *new_running_var,
                                          int32_t lanes, int32_t batch, int32_t channels,
-                                         int32_t spatial, int32_t c, float momentum, float eps)
+                                         int32_t spatial, int32_t c, float momentum, float eps,
+                                         int relu)
 {
     const size_t count = (size_t)batch * (size_t)spatial;
     const float m = (float)count;
@@ -292,10 +327,37 @@ static ADIR_INLINE void bn8_forward_block(const float *x, const float *gamma, co
             /* y may be x (the in-place batchnorm): each element read before it is written. */
             const float *row = x + at;
             float *out = y + at;
-            for (s = 0; s < spatial; ++s) {
-                out[s] = row[s] * scale + shift;
+            if (relu) {
+                for (s = 0; s < spatial; ++s) {
+                    out[s] = bn_relu_of(row[s] * scale + shift);
+                }
+            } else {
+                for (s = 0; s < spatial; ++s) {
+                    out[s] = row[s] * scale + shift;
+                }
             }
         }
+    }
+}
+
+/* Both forward kernels; `relu` a constant where it is inlined. */
+static ADIR_INLINE void bn8_forward(const float *x, const float *gamma, const float *beta,
+                                   const float *running_mean, const float *running_var,
+                                   float *y, float *batch_mean, float *batch_invstd,
+                                   float *new_running_mean, float *new_running_var,
+                                   int32_t batch, int32_t channels, int32_t spatial,
+                                   float momentum, float eps, int relu)
+{
+    int32_t c = 0;
+    for (; c + BN_CHANNELS <= channels; c += BN_CHANNELS) {
+        bn8_forward_block(x, gamma, beta, running_mean, running_var, y, batch_mean,
+                         batch_invstd, new_running_mean, new_running_var, BN_CHANNELS, batch,
+                         channels, spatial, c, momentum, eps, relu);
+    }
+    for (; c < channels; ++c) {
+        bn8_forward_block(x, gamma, beta, running_mean, running_var, y, batch_mean,
+                         batch_invstd, new_running_mean, new_running_var, 1, batch, channels,
+                         spatial, c, momentum, eps, relu);
     }
 }
 
@@ -306,24 +368,28 @@ void adir_tuned_batchnorm_channels(const float *x, const float *gamma, const flo
                                    int32_t batch, int32_t channels, int32_t spatial,
                                    float momentum, float eps)
 {
-    int32_t c = 0;
-    for (; c + BN_CHANNELS <= channels; c += BN_CHANNELS) {
-        bn8_forward_block(x, gamma, beta, running_mean, running_var, y, batch_mean,
-                         batch_invstd, new_running_mean, new_running_var, BN_CHANNELS, batch,
-                         channels, spatial, c, momentum, eps);
-    }
-    for (; c < channels; ++c) {
-        bn8_forward_block(x, gamma, beta, running_mean, running_var, y, batch_mean,
-                         batch_invstd, new_running_mean, new_running_var, 1, batch, channels,
-                         spatial, c, momentum, eps);
-    }
+    bn8_forward(x, gamma, beta, running_mean, running_var, y, batch_mean, batch_invstd,
+                new_running_mean, new_running_var, batch, channels, spatial, momentum, eps, 0);
+}
+
+/* adir_batchnorm_relu in one pass over the output: relu(x * scale + shift) written. */
+void adir_tuned_batchnorm_relu_channels(const float *x, const float *gamma, const float *beta,
+                                        const float *running_mean, const float *running_var,
+                                        float *y, float *batch_mean, float *batch_invstd,
+                                        float *new_running_mean, float *new_running_var,
+                                        int32_t batch, int32_t channels, int32_t spatial,
+                                        float momentum, float eps)
+{
+    bn8_forward(x, gamma, beta, running_mean, running_var, y, batch_mean, batch_invstd,
+                new_running_mean, new_running_var, batch, channels, spatial, momentum, eps, 1);
 }
 
 /* dbeta[k] = sum(dy), dot[k] = sum(dy * (x - centre[k])) over channel c + k (k < lanes), in
  * one pass, each sum in the reference's order. */
 static ADIR_INLINE void bn8_grad_sums(const float *restrict x, const float *restrict dy,
-                                     const float *restrict centre, int32_t lanes, int32_t batch,
-                                     int32_t channels, int32_t spatial, int32_t c,
+                                     const float *restrict centre,
+                                     const struct bn_relu *restrict relu, int32_t lanes,
+                                     int32_t batch, int32_t channels, int32_t spatial, int32_t c,
                                      float *restrict dbeta, float *restrict dot)
 {
     int32_t i, k, s;
@@ -342,8 +408,10 @@ static ADIR_INLINE void bn8_grad_sums(const float *restrict x, const float *rest
             for (k = 0; k < lanes; ++k) {
                 const size_t e = (size_t)k * (size_t)spatial + (size_t)s;
                 const float d = x_rows[e] - centre[k];
-                sum[k] += dy_rows[e];
-                partial[k] += dy_rows[e] * d;
+                const float g =
+                    relu != NULL ? bn_relu_masked(x_rows[e], &relu[k], dy_rows[e]) : dy_rows[e];
+                sum[k] += g;
+                partial[k] += g * d;
             }
         }
         for (k = 0; k < lanes; ++k) {
@@ -354,46 +422,52 @@ static ADIR_INLINE void bn8_grad_sums(const float *restrict x, const float *rest
 
 ADIR_NOINLINE BN_SCALAR_SUMS static void bn8_grad_sums_block(
     const float *restrict x, const float *restrict dy, const float *restrict centre,
-    int32_t batch, int32_t channels, int32_t spatial, int32_t c, float *restrict dbeta,
-    float *restrict dot)
+    const struct bn_relu *restrict relu, int32_t batch, int32_t channels, int32_t spatial,
+    int32_t c, float *restrict dbeta, float *restrict dot)
 {
-    bn8_grad_sums(x, dy, centre, BN_CHANNELS, batch, channels, spatial, c, dbeta, dot);
+    bn8_grad_sums(x, dy, centre, relu, BN_CHANNELS, batch, channels, spatial, c, dbeta, dot);
 }
 
 ADIR_NOINLINE BN_SCALAR_SUMS static void bn8_grad_sums_one(
     const float *restrict x, const float *restrict dy, const float *restrict centre,
-    int32_t batch, int32_t channels, int32_t spatial, int32_t c, float *restrict dbeta,
-    float *restrict dot)
+    const struct bn_relu *restrict relu, int32_t batch, int32_t channels, int32_t spatial,
+    int32_t c, float *restrict dbeta, float *restrict dot)
 {
-    bn8_grad_sums(x, dy, centre, 1, batch, channels, spatial, c, dbeta, dot);
+    bn8_grad_sums(x, dy, centre, relu, 1, batch, channels, spatial, c, dbeta, dot);
 }
 
 /* The gradient of channels c .. c + lanes - 1 (see adir_batchnorm_grad): per channel the two
  * sums in one pass, each in the reference's order, then dx. */
-static ADIR_INLINE void bn8_grad_block(const float *x, const float *gamma, const float *mean,
-                                      const float *invstd, const float *dy, float *x_grad,
-                                      float *gamma_grad, float *beta_grad, int32_t lanes,
-                                      int32_t batch, int32_t channels, int32_t spatial,
-                                      int32_t c)
+static ADIR_INLINE void bn8_grad_block(const float *x, const float *gamma, const float *beta,
+                                      const float *mean, const float *invstd, const float *dy,
+                                      float *x_grad, float *gamma_grad, float *beta_grad,
+                                      int32_t lanes, int32_t batch, int32_t channels,
+                                      int32_t spatial, int32_t c)
 {
     const float m = (float)((size_t)batch * (size_t)spatial);
     float dbeta[BN_CHANNELS], dot[BN_CHANNELS], centre[BN_CHANNELS];
+    /* with beta (adir_batchnorm_relu_grad), the relu's affine values, by the forward's
+     * expressions of scale and shift */
+    struct bn_relu relus[BN_CHANNELS];
+    const struct bn_relu *relu = beta != NULL ? relus : NULL;
     int32_t i, k, s;
     for (k = 0; k < lanes; ++k) {
         centre[k] = mean[c + k];
+        relus[k].scale = gamma[c + k] * invstd[c + k];
+        relus[k].shift = beta != NULL ? beta[c + k] - centre[k] * relus[k].scale : 0.0f;
     }
 #if BN_SAMPLE_LANES
     if (batch >= BN_SAMPLE_LANES) {
         for (k = 0; k < lanes; ++k) {
-            dot[k] = bn_lanes_sums(x, dy, centre[k], 0, batch, channels, spatial, c + k,
-                                   &dbeta[k]);
+            dot[k] = bn_lanes_sums(x, dy, centre[k], 0, relu != NULL ? &relus[k] : NULL,
+                                   batch, channels, spatial, c + k, &dbeta[k]);
         }
     } else
 #endif
     if (lanes == BN_CHANNELS) {
-        bn8_grad_sums_block(x, dy, centre, batch, channels, spatial, c, dbeta, dot);
+        bn8_grad_sums_block(x, dy, centre, relu, batch, channels, spatial, c, dbeta, dot);
     } else {
-        bn8_grad_sums_one(x, dy, centre, batch, channels, spatial, c, dbeta, dot);
+        bn8_grad_sums_one(x, dy, centre, relu, batch, channels, spatial, c, dbeta, dot);
     }
     for (k = 0; k < lanes; ++k) {
         const float projection = dot[k] * invstd[c + k] * invstd[c + k] / m;
@@ -404,13 +478,38 @@ static ADIR_INLINE void bn8_grad_block(const float *x, const float *gamma, const
             const float *restrict x_row = x + at;
             const float *restrict dy_row = dy + at;
             float *restrict dx_row = x_grad + at;
-            for (s = 0; s < spatial; ++s) {
-                const float d = x_row[s] - centre[k];
-                dx_row[s] = (dy_row[s] - mean_dy - d * projection) * factor;
+            if (relu != NULL) {
+                for (s = 0; s < spatial; ++s) {
+                    const float d = x_row[s] - centre[k];
+                    const float g = bn_relu_masked(x_row[s], &relus[k], dy_row[s]);
+                    dx_row[s] = (g - mean_dy - d * projection) * factor;
+                }
+            } else {
+                for (s = 0; s < spatial; ++s) {
+                    const float d = x_row[s] - centre[k];
+                    dx_row[s] = (dy_row[s] - mean_dy - d * projection) * factor;
+                }
             }
         }
         gamma_grad[c + k] = dot[k] * invstd[c + k];
         beta_grad[c + k] = dbeta[k];
+    }
+}
+
+/* Both gradient kernels: beta NULL for adir_batchnorm_grad's. */
+static ADIR_INLINE void bn8_grad(const float *x, const float *gamma, const float *beta,
+                                 const float *mean, const float *invstd, const float *dy,
+                                 float *x_grad, float *gamma_grad, float *beta_grad,
+                                 int32_t batch, int32_t channels, int32_t spatial)
+{
+    int32_t c = 0;
+    for (; c + BN_CHANNELS <= channels; c += BN_CHANNELS) {
+        bn8_grad_block(x, gamma, beta, mean, invstd, dy, x_grad, gamma_grad, beta_grad,
+                      BN_CHANNELS, batch, channels, spatial, c);
+    }
+    for (; c < channels; ++c) {
+        bn8_grad_block(x, gamma, beta, mean, invstd, dy, x_grad, gamma_grad, beta_grad, 1,
+                      batch, channels, spatial, c);
     }
 }
 
@@ -419,13 +518,17 @@ void adir_tuned_batchnorm_grad_channels(const float *x, const float *gamma, cons
                                         float *gamma_grad, float *beta_grad, int32_t batch,
                                         int32_t channels, int32_t spatial)
 {
-    int32_t c = 0;
-    for (; c + BN_CHANNELS <= channels; c += BN_CHANNELS) {
-        bn8_grad_block(x, gamma, mean, invstd, dy, x_grad, gamma_grad, beta_grad, BN_CHANNELS,
-                      batch, channels, spatial, c);
-    }
-    for (; c < channels; ++c) {
-        bn8_grad_block(x, gamma, mean, invstd, dy, x_grad, gamma_grad, beta_grad, 1, batch,
-                      channels, spatial, c);
-    }
+    bn8_grad(x, gamma, NULL, mean, invstd, dy, x_grad, gamma_grad, beta_grad, batch, channels,
+             spatial);
+}
+
+/* adir_batchnorm_relu_grad: the relu's gradient made where the sums and dx read it. */
+void adir_tuned_batchnorm_relu_grad_channels(const float *x, const float *gamma,
+                                             const float *beta, const float *mean,
+                                             const float *invstd, const float *dy,
+                                             float *x_grad, float *gamma_grad, float *beta_grad,
+                                             int32_t batch, int32_t channels, int32_t spatial)
+{
+    bn8_grad(x, gamma, beta, mean, invstd, dy, x_grad, gamma_grad, beta_grad, batch, channels,
+             spatial);
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "adir_tuned.h"
+#include "adir_tuned_transpose16.h"
 
 #define ADIR_POINTWISE_NB (2 * ADIR_GEMM_NR)
 
@@ -192,31 +193,12 @@ void adir_conv2d_grad_input_pointwise(const float *dy, const float *w, float *dx
 
 /* x^T [P, C] (rows C apart) of one sample's x [C, P]. With 16-float vectors (gcc 12, clang),
  * blocks of 16 channels by 16 pixels loaded as 16 vectors and transposed in registers (as
- * adir_tuned_batchnorm_channels.c's sample lanes: four rounds of shuffles); the pixels and
+ * adir_tuned_transpose16.h: four rounds of shuffles); the pixels and
  * channels past the last whole block, and other targets, one float at a time (about 1.5
  * cycles a float: a third of DS-CNN's weight gradient). */
-#if ADIR_DOT_LANES == 16 && (defined(__clang__) || (ADIR_GCC && __GNUC__ >= 12))
+#if ADIR_TRANSPOSE16
 #define PW_LANES 16
-typedef float pw_lanes __attribute__((vector_size(64)));
-
-#define PW_SWAP_8_P 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
-#define PW_SWAP_8_Q 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
-#define PW_SWAP_4_P 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27
-#define PW_SWAP_4_Q 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31
-#define PW_SWAP_2_P 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29
-#define PW_SWAP_2_Q 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31
-#define PW_SWAP_1_P 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30
-#define PW_SWAP_1_Q 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
-
-/* Rows r and r + b (bit b of r clear) exchange their off-diagonal blocks of b lanes. */
-#define PW_SWAP(rows, b)                                                                   \
-    for (r = 0; r < PW_LANES; ++r) {                                                        \
-        if (!(r & b)) {                                                                     \
-            const pw_lanes low = rows[r], high = rows[r + b];                               \
-            rows[r] = __builtin_shufflevector(low, high, PW_SWAP_##b##_P);                  \
-            rows[r + b] = __builtin_shufflevector(low, high, PW_SWAP_##b##_Q);              \
-        }                                                                                   \
-    }
+typedef adir_lanes16 pw_lanes;
 #else
 #define PW_LANES 0
 #endif
@@ -234,10 +216,7 @@ static void adir_pointwise_transpose(const float *restrict x, size_t channels, s
             for (r = 0; r < PW_LANES; ++r) {
                 memcpy(&rows[r], x + (c0 + (size_t)r) * pixels + p0, sizeof rows[r]);
             }
-            PW_SWAP(rows, 8)
-            PW_SWAP(rows, 4)
-            PW_SWAP(rows, 2)
-            PW_SWAP(rows, 1)
+            adir_transpose16(rows);
             for (r = 0; r < PW_LANES; ++r) {
                 memcpy(x_t + (p0 + (size_t)r) * channels + c0, &rows[r], sizeof rows[r]);
             }

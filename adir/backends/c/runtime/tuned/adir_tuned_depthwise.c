@@ -193,6 +193,27 @@ ADIR_NOINLINE static void adir_depthwise_same_3x3(const float *restrict src,
     }
 }
 
+/* Every plane of src (planes = batch x channels of them, each the image's size) convolved by its
+ * channel's 3 x 3 kernel in w into dst, + bias where given: the forward pass with the taps in
+ * order, and the input gradient (flip) with them in reverse, the reference's order for each. */
+static void adir_depthwise_same_planes(const float *src, const float *w, int flip,
+                                       const float *bias, int32_t planes, int32_t channels,
+                                       int32_t height, int32_t width, float *scratch, float *dst)
+{
+    const size_t plane = (size_t)height * (size_t)width;
+    int32_t c, t;
+    adir_depthwise_same_setup(height, width, scratch);
+    for (c = 0; c < planes; ++c) {
+        const size_t channel = (size_t)(c % channels);
+        float k[9];
+        for (t = 0; t < 9; ++t) {
+            k[t] = w[channel * 9u + (size_t)(flip ? 8 - t : t)];
+        }
+        adir_depthwise_same_3x3(src + (size_t)c * plane, k, bias ? bias[channel] : 0.0f,
+                                bias != NULL, height, width, scratch, dst + (size_t)c * plane);
+    }
+}
+
 /* y (out_height x out_width) = the plane's convolution with w (kh x kw), + bias; xp is the
  * padded plane, acc a scratch row of out_height x wp. */
 static void adir_depthwise_forward(const float *restrict xp, const float *restrict w, float bias,
@@ -382,13 +403,8 @@ void adir_tuned_conv2d_depthwise(const float *x, const float *w, const float *bi
                                                    kernel_height, kernel_width, stride_height,
                                                    stride_width, pad_top, pad_left);
     if (same > 0 && same <= (size_t)scratch_floats) {
-        adir_depthwise_same_setup(height, width, scratch);
-        for (c = 0; c < batch * channels; ++c) {
-            const size_t at = (size_t)c, channel = (size_t)(c % channels);
-            adir_depthwise_same_3x3(x + at * plane, w + channel * taps,
-                                    bias ? bias[channel] : 0.0f, bias != NULL, height, width,
-                                    scratch, y + at * out_plane);
-        }
+        adir_depthwise_same_planes(x, w, 0, bias, batch * channels, channels, height, width,
+                                   scratch, y);
         return;
     }
     for (n = 0; n < batch; ++n) {
@@ -436,16 +452,8 @@ void adir_tuned_conv2d_grad_input_depthwise(
                                                    kernel_height, kernel_width, stride_height,
                                                    stride_width, pad_top, pad_left);
     if (same > 0 && same <= (size_t)scratch_floats) {
-        adir_depthwise_same_setup(height, width, scratch);
-        for (c = 0; c < batch * channels; ++c) {
-            const size_t at = (size_t)c, channel = (size_t)(c % channels);
-            float k[9];
-            for (r = 0; r < 9; ++r) {
-                k[r] = w[channel * taps + (size_t)(8 - r)];
-            }
-            adir_depthwise_same_3x3(dy + at * out_plane, k, 0.0f, 0, height, width, scratch,
-                                    dx + at * plane);
-        }
+        adir_depthwise_same_planes(dy, w, 1, NULL, batch * channels, channels, height, width,
+                                   scratch, dx);
         return;
     }
     if (!as_forward && kernel_height == 3 && kernel_width == 3 && lanes > 0 &&

@@ -14,6 +14,8 @@
     X(adir_tuned_batchnorm_grad) \
     X(adir_tuned_batchnorm_channels) \
     X(adir_tuned_batchnorm_grad_channels) \
+    X(adir_tuned_batchnorm_relu_channels) \
+    X(adir_tuned_batchnorm_relu_grad_channels) \
     X(adir_tuned_conv2d) \
     X(adir_tuned_conv2d_grad_input) \
     X(adir_tuned_conv2d_grad_weight) \
@@ -59,6 +61,8 @@
 #define adir_tuned_batchnorm_grad ADIR_VARIANT_NAME(adir_tuned_batchnorm_grad)
 #define adir_tuned_batchnorm_channels ADIR_VARIANT_NAME(adir_tuned_batchnorm_channels)
 #define adir_tuned_batchnorm_grad_channels ADIR_VARIANT_NAME(adir_tuned_batchnorm_grad_channels)
+#define adir_tuned_batchnorm_relu_channels ADIR_VARIANT_NAME(adir_tuned_batchnorm_relu_channels)
+#define adir_tuned_batchnorm_relu_grad_channels ADIR_VARIANT_NAME(adir_tuned_batchnorm_relu_grad_channels)
 #define adir_tuned_conv2d ADIR_VARIANT_NAME(adir_tuned_conv2d)
 #define adir_tuned_conv2d_grad_input ADIR_VARIANT_NAME(adir_tuned_conv2d_grad_input)
 #define adir_tuned_conv2d_grad_weight ADIR_VARIANT_NAME(adir_tuned_conv2d_grad_weight)
