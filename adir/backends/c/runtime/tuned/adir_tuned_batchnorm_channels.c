@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "adir_tuned.h"
-#include "adir_tuned_transpose16.h"
+#include "adir_tuned_transpose.h"
 
 /* gcc -O3 vectorizes a float sum over s "in order": per vector of 16 elements, 16 dependent
  * scalar adds of one channel, then the next channel's, which the core then overlaps less than

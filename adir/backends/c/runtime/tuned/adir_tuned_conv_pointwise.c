@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "adir_tuned.h"
-#include "adir_tuned_transpose16.h"
+#include "adir_tuned_transpose.h"
 
 #define ADIR_POINTWISE_NB (2 * ADIR_GEMM_NR)
 
@@ -191,51 +191,6 @@ void adir_conv2d_grad_input_pointwise(const float *dy, const float *w, float *dx
     }
 }
 
-/* x^T [P, C] (rows C apart) of one sample's x [C, P]. With 16-float vectors (gcc 12, clang),
- * blocks of 16 channels by 16 pixels loaded as 16 vectors and transposed in registers (as
- * adir_tuned_transpose16.h: four rounds of shuffles); the pixels and
- * channels past the last whole block, and other targets, one float at a time (about 1.5
- * cycles a float: a third of DS-CNN's weight gradient). */
-#if ADIR_TRANSPOSE16
-#define PW_LANES 16
-typedef adir_lanes16 pw_lanes;
-#else
-#define PW_LANES 0
-#endif
-
-static void adir_pointwise_transpose(const float *restrict x, size_t channels, size_t pixels,
-                                     float *restrict x_t)
-{
-    size_t c0 = 0, c, p;
-#if PW_LANES
-    size_t p0 = 0;
-    for (c0 = 0; c0 + PW_LANES <= channels; c0 += PW_LANES) {
-        for (p0 = 0; p0 + PW_LANES <= pixels; p0 += PW_LANES) {
-            pw_lanes rows[PW_LANES];
-            int32_t r;
-            for (r = 0; r < PW_LANES; ++r) {
-                memcpy(&rows[r], x + (c0 + (size_t)r) * pixels + p0, sizeof rows[r]);
-            }
-            adir_transpose16(rows);
-            for (r = 0; r < PW_LANES; ++r) {
-                memcpy(x_t + (p0 + (size_t)r) * channels + c0, &rows[r], sizeof rows[r]);
-            }
-        }
-    }
-    /* the pixels past the whole blocks, of the channels in them */
-    for (c = 0; c < c0; ++c) {
-        for (p = p0; p < pixels; ++p) {
-            x_t[p * channels + c] = x[c * pixels + p];
-        }
-    }
-#endif
-    for (c = c0; c < channels; ++c) {
-        for (p = 0; p < pixels; ++p) {
-            x_t[p * channels + c] = x[c * pixels + p];
-        }
-    }
-}
-
 void adir_conv2d_grad_weight_pointwise(const float *x, const float *dy, float *dw,
                                        int32_t batch, int32_t channels, int32_t plane,
                                        int32_t out_channels, float *scratch)
@@ -245,7 +200,10 @@ void adir_conv2d_grad_weight_pointwise(const float *x, const float *dy, float *d
     memset(dw, 0, (size_t)out_channels * width * sizeof *dw);
     for (n = 0; n < batch; ++n) {
         const float *x_n = x + (size_t)n * width * pixels;
-        adir_pointwise_transpose(x_n, width, pixels, scratch);
+        /* x^T [P, C] (rows C apart): 16 x 16 blocks in registers where vectors hold 16
+         * floats; one float at a time it took about 1.5 cycles a float, a third of DS-CNN's
+         * weight gradient. */
+        adir_transpose(x_n, pixels, width, pixels, scratch, width);
         adir_pointwise_gemm(dy + (size_t)n * (size_t)out_channels * pixels, pixels, 1u, scratch,
                             width, dw, width, out_channels, channels, plane, 1);
     }
