@@ -1100,6 +1100,160 @@ static void adam_divisor_cases(void)
     free(s1_t), free(s1_r), free(s2_t), free(s2_r);
 }
 
+/* A float near target / factor (so that a product by factor lands near target), moved by
+ * `offset` floats (bits); zero, infinite and NaN targets as they are. */
+static float edge_value(float target, float factor, int offset)
+{
+    float x = (float)((double)target / (double)factor);
+    uint32_t bits;
+    if (target == 0.0f || !(fabsf(target) <= FLT_MAX)) {
+        return target;
+    }
+    memcpy(&bits, &x, sizeof bits);
+    bits = (uint32_t)((int64_t)bits + offset);
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+/* A float x with x * factor == target in float (0 < factor < 1: x -> x * factor rounded is
+ * monotone and misses no float), or the nearest; zero, infinite and NaN targets as they are. */
+static float preimage(float target, float factor)
+{
+    float x = (float)((double)target / (double)factor);
+    if (target == 0.0f || !(fabsf(target) <= FLT_MAX)) {
+        return target;
+    }
+    while (x * factor < target) {
+        x = nextafterf(x, INFINITY);
+    }
+    while (x * factor > target) {
+        x = nextafterf(x, -INFINITY);
+    }
+    return x;
+}
+
+/* Adam's lanes at special values, elementwise, in the register tiles and in the panels:
+ * second moments whose v_new lies around +0, 2^-100, 2^-126, a subnormal, 2^-64 and 2^64 (with
+ * eps 0 and divisor 1, d = sqrt(v_new) around 2^-32 and 2^32), near 4 (roots and d around
+ * 2 - 2^-23, a significand of all ones), FLT_MAX, +inf and NaN, and 0x1.fffffep-103 and
+ * 0x1.fffffap-105; first moments whose m_new lies around +-2^-90, +-2^90, +-1 (exactly, with
+ * g = m), a subnormal, 3e38 and -inf; eps 1e-8, 0, 2^-126 (d = eps where v = 0), 2^-32 and
+ * 2^127; divisors 1, those of steps 1 and 100, 2^-40 and 2^40. Some vectors take one pair of
+ * values in all 16 lanes, others mix them. They are the edges of a root and a quotient on the
+ * multiply-add units that were tried and not kept (docs/benchmarks.md: the two v_new above
+ * are the largest whose root that sequence missed, the all-ones divisors its reciprocal's
+ * misses), and the places where any vector form of the update may part from the reference.
+ * adir_tuned_adam_update (even elements: g = 0, odd: g = m) and
+ * adir_tuned_matmul_adam_update (g = 0: its register tiles, 16 x 256, and its panels,
+ * 128 x 264: more than ADIR_ADAM_TILE_FLOATS), against the references, exactly. */
+static void adam_special_cases(void)
+{
+    /* v_new exactly. */
+    static const float v_targets[] = {0.0f,      0x1.fffffep-103f, 0x1p-100f,          0x1p-126f,
+                                      0x1p-140f, 0x1p-64f,         0x1p64f,            3.99999976f,
+                                      FLT_MAX,   INFINITY,         0x1.fffffap-105f,   NAN};
+    static const float m_targets[] = {0.0f, 0x1p-90f, -0x1p-90f, 0x1p90f, -0x1p90f, 1.0f,
+                                      -1.0f, 0x1p-140f, 3e38f, -INFINITY};
+    /* The pairs for the vectors of one pair: v targets 2, 5, 6, 7 (from above the lower edges,
+     * below the upper ones) and 1 and 10; m targets 1 to 6. */
+    static const int v_inside[] = {2, 5, 6, 7, 1, 10}, m_inside[] = {1, 2, 3, 4, 5, 6};
+    static const float eps_list[] = {1e-8f, 0.0f, 0x1p-126f, 0x1p-32f, 0x1p127f};
+    const float beta2 = (float)BETA2, keep1 = 0.9f;
+    const int32_t rows = 128, cols = 264, tile_rows = 16, tile_cols = 256;
+    const size_t tiled = (size_t)tile_rows * (size_t)tile_cols;
+    const size_t n = tiled + (size_t)rows * (size_t)cols;
+    float *param = filled(n, 0), *state1 = allocated(n), *state2 = allocated(n);
+    float *exact_v = allocated(n);
+    float *grad = allocated(n), *zeros = allocated(n), *ones = allocated(rows);
+    float *p_t = allocated(n), *p_r = allocated(n), *s1_t = allocated(n), *s1_r = allocated(n);
+    float *s2_t = allocated(n), *s2_r = allocated(n);
+    const float lr = 0.125f, bc1 = 0.1f;
+    const float bc2_list[] = {1.0f, (float)sqrt(1.0 - BETA2), (float)sqrt(1.0 - pow(BETA2, 100)),
+                              0x1p-40f, 0x1p40f};
+    const size_t bytes = n * sizeof(float);
+    char shape[96];
+    size_t i;
+    int e, c;
+    for (i = 0; i < n; ++i) {
+        const size_t vector = i / 16;
+        const int odd = (int)(i & 1u);
+        int vt, mt, v_off, m_off;
+        if (vector % 2 == 0) {
+            const size_t pair = vector / 2;
+            vt = v_inside[pair % 6];
+            mt = m_inside[(pair / 6) % 6];
+            /* From the lower edges up, from the upper ones down (v near 4: 20 roots below
+             * 2 - 2^-23). */
+            v_off = (3 + (int)(next_bits() % 8u)) * (vt == 6 || vt == 7 ? -1 : 1) -
+                    (vt == 7 ? 40 : 0);
+            m_off = (3 + (int)(next_bits() % 8u)) * (mt == 3 || mt == 4 ? -1 : 1);
+        } else {
+            vt = (int)(next_bits() % (sizeof v_targets / sizeof v_targets[0]));
+            mt = (int)(next_bits() % (sizeof m_targets / sizeof m_targets[0]));
+            v_off = (int)(next_bits() % 33u) - 16;
+            m_off = (int)(next_bits() % 17u) - 8;
+        }
+        zeros[i] = 0.0f;
+        if (odd && (mt == 5 || mt == 6)) {
+            /* g = m: m_new = m exactly, +-1 or its neighbours. */
+            state1[i] = edge_value(m_targets[mt], 1.0f, m_off / 4);
+            grad[i] = state1[i];
+        } else {
+            state1[i] = edge_value(m_targets[mt], keep1, m_off);
+            grad[i] = 0.0f;
+        }
+        /* beta2 = 1 keeps v_new = v (+ 0 g^2): exactly the target; with 0.999 its preimage,
+         * the nearest float where the product skips it. */
+        exact_v[i] = edge_value(v_targets[vt], 1.0f, vt == 1 || vt == 10 ? 0 : v_off);
+        state2[i] = preimage(exact_v[i], beta2);
+    }
+    for (i = 0; i < (size_t)rows; ++i) {
+        ones[i] = 1.0f;
+    }
+    for (e = 0; e < 2 * (int)(sizeof eps_list / sizeof eps_list[0]); ++e) {
+        for (c = 0; c < (int)(sizeof bc2_list / sizeof bc2_list[0]); ++c) {
+            const float eps = eps_list[e / 2], bc2 = bc2_list[c];
+            const double beta2_of_call = e % 2 ? BETA2 : 1.0;
+            const float *v_in = e % 2 ? state2 : exact_v;
+            sprintf(shape, "special values eps %g divisor %g beta2 %g", (double)eps, (double)bc2,
+                    beta2_of_call);
+            memcpy(p_t, param, bytes), memcpy(p_r, param, bytes);
+            memcpy(s1_t, state1, bytes), memcpy(s1_r, state1, bytes);
+            memcpy(s2_t, v_in, bytes), memcpy(s2_r, v_in, bytes);
+            adir_tuned_adam_update(p_t, s1_t, s2_t, grad, &lr, &bc1, &bc2, p_t, s1_t, s2_t, n,
+                                   BETA1, beta2_of_call, eps, 0.0f, 0.0f, 0);
+            adir_adam_update(p_r, s1_r, s2_r, grad, &lr, &bc1, &bc2, p_r, s1_r, s2_r, n, BETA1,
+                             beta2_of_call, eps, 0.0f, 0.0f, 0);
+            compare("adam_update", shape, 0, p_t, p_r, NULL, 0, n);
+            compare("adam_update", shape, 0, s1_t, s1_r, NULL, 0, n);
+            compare("adam_update", shape, 0, s2_t, s2_r, NULL, 0, n);
+            /* The tiles (16 x 256, at most 32767 floats) and the panels (128 x 264), g = 0:
+             * ones (rows) times zeros (cols). */
+            memcpy(p_t, param, bytes), memcpy(p_r, param, bytes);
+            memcpy(s1_t, state1, bytes), memcpy(s1_r, state1, bytes);
+            memcpy(s2_t, v_in, bytes), memcpy(s2_r, v_in, bytes);
+            adir_tuned_matmul_adam_update(p_t, s1_t, s2_t, ones, zeros, &lr, &bc1, &bc2, p_t,
+                                          s1_t, s2_t, tile_rows, tile_cols, 1, 0, 0, BETA1,
+                                          beta2_of_call, eps, 0.0f, 0.0f, 0);
+            adir_matmul_adam_update(p_r, s1_r, s2_r, ones, zeros, &lr, &bc1, &bc2, p_r, s1_r,
+                                    s2_r, tile_rows, tile_cols, 1, 0, 0, BETA1, beta2_of_call, eps, 0.0f,
+                                    0.0f, 0);
+            adir_tuned_matmul_adam_update(p_t + tiled, s1_t + tiled, s2_t + tiled, ones, zeros,
+                                          &lr, &bc1, &bc2, p_t + tiled, s1_t + tiled,
+                                          s2_t + tiled, rows, cols, 1, 0, 0, BETA1, beta2_of_call, eps,
+                                          0.0f, 0.0f, 0);
+            adir_matmul_adam_update(p_r + tiled, s1_r + tiled, s2_r + tiled, ones, zeros, &lr,
+                                    &bc1, &bc2, p_r + tiled, s1_r + tiled, s2_r + tiled, rows,
+                                    cols, 1, 0, 0, BETA1, beta2_of_call, eps, 0.0f, 0.0f, 0);
+            compare("matmul_adam_update", shape, 0, p_t, p_r, NULL, 0, n);
+            compare("matmul_adam_update", shape, 0, s1_t, s1_r, NULL, 0, n);
+            compare("matmul_adam_update", shape, 0, s2_t, s2_r, NULL, 0, n);
+        }
+    }
+    free(param), free(state1), free(state2), free(exact_v), free(grad), free(zeros), free(ones);
+    free(p_t), free(p_r), free(s1_t), free(s1_r), free(s2_t), free(s2_r);
+}
+
 /* The fused matmul updates. Their gradient sums run in order, one ADIR_FMA per step: where
  * ADIR_FMA cannot fuse they are the reference's bit for bit on any data; else only
  * on exact data, and adir_tuned_matmul_sgd_update (linear in the sums) is checked against the bound
@@ -1201,6 +1355,7 @@ static void updates(void)
     add_edges(ns_wide, &wide_count, UPDATE_CHUNK);
     add_edges(ns, &n_count, 2 * ADIR_GEMM_NR); /* the plain Adam update's register tiles */
     adam_divisor_cases();
+    adam_special_cases();
     for (exact = 0; exact < 2; ++exact) {
         for (i = 0; i < 5; ++i) {
             for (variant = 0; variant < 2; ++variant) {
