@@ -153,33 +153,11 @@ def _eps_ok(op: TensorOp, eps: FloatAttr) -> None:
         raise VerifyException(f"{op.name}: eps must not be negative, got {eps.value.data}")
 
 
-@irdl_op_definition
-class BatchnormOp(ChannelStatsOp, HasEvalForm):
-    """Batch normalisation in training mode, `torch.nn.functional.batch_norm(input,
-    running_mean, running_var, gamma, beta, training=True, momentum, eps)` (Ioffe & Szegedy,
-    2015), made pure: the running statistics are operands and their updates are results, as in
-    PyTorch's functional `_native_batch_norm_legit_functional`, whose results this op has.
+class TrainingBatchnormOp(ChannelStatsOp):
+    """The operands, results, properties, constructor and shape rule of a training-mode
+    batchnorm (`adir.batchnorm` below), shared by `adir.batchnorm_relu`, which computes the
+    same and passes its output through a relu."""
 
-    The input is `[N, C]` or `[N, C, *]` (NCHW for images); per channel c, over the
-    `M = N * H * W` values x of that channel:
-
-        mean = sum(x) / M                            var = sum((x - mean)^2) / M   (biased)
-        invstd = 1 / sqrt(var + eps)
-        output = x * scale + shift,  scale = gamma * invstd,  shift = beta - mean * scale
-        new_running_mean = (1 - momentum) * running_mean + momentum * mean
-        new_running_var = (1 - momentum) * running_var + momentum * sum((x - mean)^2) / (M - 1)
-
-    The running variance is updated with the unbiased variance, as PyTorch does, so M must be
-    at least 2. Results: output (the input's type), the batch mean and invstd that
-    `adir.batchnorm_grad` reads (PyTorch's `save_mean` and `save_invstd`: saving 2C values
-    spares the backward pass a reduction over the input), and the new running mean and
-    variance, which the IR stores back into their `adir.param`s. Defaults momentum 0.1 and
-    eps 1e-5, as PyTorch's; momentum is in [0, 1] (PyTorch's cumulative average, momentum =
-    None, is not supported). For a batchnorm without affine parameters pass gamma = 1 and
-    beta = 0 constants.
-    """
-
-    name = "adir.batchnorm"
     input = operand_def(FloatTensor)
     gamma = operand_def(FloatTensor)
     beta = operand_def(FloatTensor)
@@ -192,11 +170,6 @@ class BatchnormOp(ChannelStatsOp, HasEvalForm):
     new_running_var = result_def(FloatTensor)
     momentum = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(BATCHNORM_MOMENTUM, f32))
     eps = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(BATCHNORM_EPS, f32))
-    traits = traits_def(
-        Pure(),
-        Recomputable(("running_mean", "new_running_mean"), ("running_var", "new_running_var")),
-        WritesResultOver(("new_running_mean", "running_mean"), ("new_running_var", "running_var")),
-    )
 
     PER_CHANNEL: ClassVar[tuple[str, ...]] = ("gamma", "beta", "running_mean", "running_var")
 
@@ -226,6 +199,40 @@ class BatchnormOp(ChannelStatsOp, HasEvalForm):
                 "training needs at least 2 (the running variance is unbiased, a sum over M - 1)"
             )
         return [input_type, *[channel_type] * 4]
+
+
+@irdl_op_definition
+class BatchnormOp(TrainingBatchnormOp, HasEvalForm):
+    """Batch normalisation in training mode, `torch.nn.functional.batch_norm(input,
+    running_mean, running_var, gamma, beta, training=True, momentum, eps)` (Ioffe & Szegedy,
+    2015), made pure: the running statistics are operands and their updates are results, as in
+    PyTorch's functional `_native_batch_norm_legit_functional`, whose results this op has.
+
+    The input is `[N, C]` or `[N, C, *]` (NCHW for images); per channel c, over the
+    `M = N * H * W` values x of that channel:
+
+        mean = sum(x) / M                            var = sum((x - mean)^2) / M   (biased)
+        invstd = 1 / sqrt(var + eps)
+        output = x * scale + shift,  scale = gamma * invstd,  shift = beta - mean * scale
+        new_running_mean = (1 - momentum) * running_mean + momentum * mean
+        new_running_var = (1 - momentum) * running_var + momentum * sum((x - mean)^2) / (M - 1)
+
+    The running variance is updated with the unbiased variance, as PyTorch does, so M must be
+    at least 2. Results: output (the input's type), the batch mean and invstd that
+    `adir.batchnorm_grad` reads (PyTorch's `save_mean` and `save_invstd`: saving 2C values
+    spares the backward pass a reduction over the input), and the new running mean and
+    variance, which the IR stores back into their `adir.param`s. Defaults momentum 0.1 and
+    eps 1e-5, as PyTorch's; momentum is in [0, 1] (PyTorch's cumulative average, momentum =
+    None, is not supported). For a batchnorm without affine parameters pass gamma = 1 and
+    beta = 0 constants.
+    """
+
+    name = "adir.batchnorm"
+    traits = traits_def(
+        Pure(),
+        Recomputable(("running_mean", "new_running_mean"), ("running_var", "new_running_var")),
+        WritesResultOver(("new_running_mean", "running_mean"), ("new_running_var", "running_var")),
+    )
 
     def eval_form(self) -> EvalForm:
         """Normalised with the running statistics, which stay as they are."""
@@ -329,7 +336,7 @@ class BatchnormGradOp(ChannelStatsOp):
 
 
 @irdl_op_definition
-class BatchnormReluOp(ChannelStatsOp):
+class BatchnormReluOp(TrainingBatchnormOp):
     """`adir.batchnorm` (training mode) whose output goes through `adir.relu`, in one op:
 
         output = relu(x * scale + shift)       (scale, shift, the statistics: adir.batchnorm)
@@ -341,41 +348,11 @@ class BatchnormReluOp(ChannelStatsOp):
     """
 
     name = "adir.batchnorm_relu"
-    input = operand_def(FloatTensor)
-    gamma = operand_def(FloatTensor)
-    beta = operand_def(FloatTensor)
-    running_mean = operand_def(FloatTensor)
-    running_var = operand_def(FloatTensor)
-    output = result_def(FloatTensor)
-    batch_mean = result_def(FloatTensor)
-    batch_invstd = result_def(FloatTensor)
-    new_running_mean = result_def(FloatTensor)
-    new_running_var = result_def(FloatTensor)
-    momentum = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(BATCHNORM_MOMENTUM, f32))
-    eps = prop_def(FloatAttr[Float32Type], default_value=FloatAttr(BATCHNORM_EPS, f32))
     traits = traits_def(
         Pure(),
         NotDifferentiable("a fusion that fuse-batchnorm-relu makes after autodiff"),
         WritesResultOver(("new_running_mean", "running_mean"), ("new_running_var", "running_var")),
     )
-
-    PER_CHANNEL: ClassVar[tuple[str, ...]] = ("gamma", "beta", "running_mean", "running_var")
-
-    def __init__(
-        self,
-        input: SSAValue,
-        gamma: SSAValue,
-        beta: SSAValue,
-        running_mean: SSAValue,
-        running_var: SSAValue,
-        momentum: float = BATCHNORM_MOMENTUM,
-        eps: float = BATCHNORM_EPS,
-    ):
-        properties = {"momentum": FloatAttr(momentum, f32), "eps": FloatAttr(eps, f32)}
-        super().__init__([input, gamma, beta, running_mean, running_var], properties)
-
-    def infer_result_types(self) -> Sequence[Attribute]:
-        return BatchnormOp.infer_result_types(self)  # type: ignore[arg-type]
 
 
 @irdl_op_definition
