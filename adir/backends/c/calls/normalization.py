@@ -30,13 +30,15 @@ def batch_channels_spatial(shape: tuple[int, ...]) -> tuple[int, int, int]:
     return shape[0], shape[1], math.prod(shape[2:])
 
 
-@emits(norm.BatchnormOp)
+@emits(norm.BatchnormOp, norm.BatchnormReluOp)
 def batchnorm(op: KernelOp, site: CallSite) -> str:
+    """adir_batchnorm or adir_batchnorm_relu (the same arguments), or the kernel chosen."""
+    kernel = op.name.removeprefix("adir_kernel.")
     ins = [site.input(i) for i in range(5)]
     outs = [site.output(i) for i in range(5)]
     momentum, eps = c_float(op.momentum.value.data), c_float(op.eps.value.data)
     dims = batch_channels_spatial(site.in_shape(0))
-    return site.call(chosen(op, "batchnorm"), *ins, *outs, *dims, momentum, eps)
+    return site.call(chosen(op, kernel), *ins, *outs, *dims, momentum, eps)
 
 
 @emits(norm.BatchnormEvalOp)
@@ -52,15 +54,6 @@ def batchnorm_grad(op: KernelOp, site: CallSite) -> str:
     outs = [site.output(i) for i in range(3)]
     dims = batch_channels_spatial(site.in_shape(0))
     return site.call(chosen(op, "batchnorm_grad"), *ins, *outs, *dims)
-
-
-@emits(norm.BatchnormReluOp)
-def batchnorm_relu(op: KernelOp, site: CallSite) -> str:
-    ins = [site.input(i) for i in range(5)]
-    outs = [site.output(i) for i in range(5)]
-    momentum, eps = c_float(op.momentum.value.data), c_float(op.eps.value.data)
-    dims = batch_channels_spatial(site.in_shape(0))
-    return site.call(chosen(op, "batchnorm_relu"), *ins, *outs, *dims, momentum, eps)
 
 
 @emits(norm.BatchnormReluGradOp)
