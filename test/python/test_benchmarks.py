@@ -25,6 +25,7 @@ PIPELINE = [
     "insert-optimizer",
     "fuse-weight-updates",
     "reorder-updates",
+    "fuse-batchnorm-relu",
     "bufferize",
     "select-kernels",
     "plan-memory",

@@ -41,7 +41,7 @@ def test_the_universe_holds_only_what_is_adir_s() -> None:
     assert set(ADIR_UNIVERSE.all_dialects) == {"adir", "adir_kernel"}
     assert not set(ADIR_UNIVERSE.all_dialects) & set(get_all_dialects())
     assert set(ADIR_UNIVERSE.all_passes) == set(ADIR_PASSES)
-    assert len(ADIR_PASSES) == 21  # the README's rows of adir's own passes
+    assert len(ADIR_PASSES) == 22  # the README's rows of adir's own passes
     assert not set(ADIR_PASSES) & set(get_all_passes())
     assert set(ADIR_UNIVERSE.all_targets) == {"c"}
     multiverse = Universe.get_multiverse()  # raises on a clash
@@ -60,7 +60,7 @@ def registered_passes(driver_class: type[xDSLOptMain]) -> set[str]:
 
 def test_adir_opt_offers_every_pass_xdsl_opt_lists() -> None:
     xdsl_opt = registered_passes(xDSLOptMain)
-    assert len(xdsl_opt) == 133 + 21  # xDSL 0.74.0's and adir's, no other plugin here
+    assert len(xdsl_opt) == 133 + 22  # xDSL 0.74.0's and adir's, no other plugin here
     assert registered_passes(AdirOptMain) == xdsl_opt
 
 

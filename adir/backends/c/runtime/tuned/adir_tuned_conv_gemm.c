@@ -389,6 +389,12 @@ static int32_t adir_strided_pointwise_chunk(const struct adir_conv_gemm *g, int3
         s->pad_top != 0 || s->pad_left != 0) {
         return 0;
     }
+    /* No padding at the bottom or right either: every output pixel reads inside the image
+     * (the gather and the scatter have no zero rows or columns). */
+    if ((int64_t)(s->out_height - 1) * s->stride_height >= s->height ||
+        (int64_t)(s->out_width - 1) * s->stride_width >= s->width) {
+        return 0;
+    }
     return adir_pointwise_strided_chunk(g->group_channels, g->out_pixels, scratch_floats);
 }
 
