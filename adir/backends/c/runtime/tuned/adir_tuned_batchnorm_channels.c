@@ -387,8 +387,7 @@ void adir_tuned_batchnorm_relu_channels(const float *x, const float *gamma, cons
 /* dbeta[k] = sum(dy), dot[k] = sum(dy * (x - centre[k])) over channel c + k (k < lanes), in
  * one pass, each sum in the reference's order. */
 static ADIR_INLINE void bn8_grad_sums(const float *restrict x, const float *restrict dy,
-                                     const float *restrict centre,
-                                     const struct bn_relu *restrict relu, int32_t lanes,
+                                     const float *restrict centre, int32_t lanes,
                                      int32_t batch, int32_t channels, int32_t spatial, int32_t c,
                                      float *restrict dbeta, float *restrict dot)
 {
@@ -408,10 +407,8 @@ static ADIR_INLINE void bn8_grad_sums(const float *restrict x, const float *rest
             for (k = 0; k < lanes; ++k) {
                 const size_t e = (size_t)k * (size_t)spatial + (size_t)s;
                 const float d = x_rows[e] - centre[k];
-                const float g =
-                    relu != NULL ? bn_relu_masked(x_rows[e], &relu[k], dy_rows[e]) : dy_rows[e];
-                sum[k] += g;
-                partial[k] += g * d;
+                sum[k] += dy_rows[e];
+                partial[k] += dy_rows[e] * d;
             }
         }
         for (k = 0; k < lanes; ++k) {
@@ -422,18 +419,18 @@ static ADIR_INLINE void bn8_grad_sums(const float *restrict x, const float *rest
 
 ADIR_NOINLINE BN_SCALAR_SUMS static void bn8_grad_sums_block(
     const float *restrict x, const float *restrict dy, const float *restrict centre,
-    const struct bn_relu *restrict relu, int32_t batch, int32_t channels, int32_t spatial,
-    int32_t c, float *restrict dbeta, float *restrict dot)
+    int32_t batch, int32_t channels, int32_t spatial, int32_t c, float *restrict dbeta,
+    float *restrict dot)
 {
-    bn8_grad_sums(x, dy, centre, relu, BN_CHANNELS, batch, channels, spatial, c, dbeta, dot);
+    bn8_grad_sums(x, dy, centre, BN_CHANNELS, batch, channels, spatial, c, dbeta, dot);
 }
 
 ADIR_NOINLINE BN_SCALAR_SUMS static void bn8_grad_sums_one(
     const float *restrict x, const float *restrict dy, const float *restrict centre,
-    const struct bn_relu *restrict relu, int32_t batch, int32_t channels, int32_t spatial,
-    int32_t c, float *restrict dbeta, float *restrict dot)
+    int32_t batch, int32_t channels, int32_t spatial, int32_t c, float *restrict dbeta,
+    float *restrict dot)
 {
-    bn8_grad_sums(x, dy, centre, relu, 1, batch, channels, spatial, c, dbeta, dot);
+    bn8_grad_sums(x, dy, centre, 1, batch, channels, spatial, c, dbeta, dot);
 }
 
 /* Below the sample lanes, adir_batchnorm_relu_grad's relu gradient of channels c .. c + lanes - 1
@@ -496,9 +493,9 @@ static ADIR_INLINE void bn8_grad_block(const float *x, const float *gamma, const
             g = x_grad, relu_in_x_grad = 1;
         }
         if (lanes == BN_CHANNELS) {
-            bn8_grad_sums_block(x, g, centre, NULL, batch, channels, spatial, c, dbeta, dot);
+            bn8_grad_sums_block(x, g, centre, batch, channels, spatial, c, dbeta, dot);
         } else {
-            bn8_grad_sums_one(x, g, centre, NULL, batch, channels, spatial, c, dbeta, dot);
+            bn8_grad_sums_one(x, g, centre, batch, channels, spatial, c, dbeta, dot);
         }
     }
     for (k = 0; k < lanes; ++k) {
