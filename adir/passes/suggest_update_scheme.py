@@ -34,6 +34,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from adir.diagnostics import PassOptionError
 from adir.limits import parse_size
+from adir.passes import PLANNING_PASSES
 from adir.update_scheme import SchemeError, apply_scheme
 from adir.update_scheme_suggestion import BudgetTooSmall, Suggestion, suggest_scheme
 
@@ -97,15 +98,14 @@ class SuggestUpdateSchemePass(ModulePass):
             passes.append(quantize_pass)
         if self.quantize_level:
             passes += ["fuse-expand-depthwise", "in-place-depthwise", "fuse-quantize-conv"]
-        if self.recompute:
-            passes.append("recompute-activations")
-        passes += [
-            "fuse-weight-updates",
-            "reorder-updates",
-            "bufferize",
-            f"select-kernels{{kernels={self.kernels} target={self.target}}}",
-            "plan-memory",
-        ]
+        # adir-opt's own planning passes, in its order, so that a candidate's arena is the one
+        # `adir-opt --train=SCHEME` plans (fuse-batchnorm-relu's masks included).
+        for name in PLANNING_PASSES:
+            if name == "select-kernels":
+                name = f"select-kernels{{kernels={self.kernels} target={self.target}}}"
+            passes.append(name)
+            if name == "fuse-weight-updates" and self.recompute:
+                passes.append("recompute-activations")
         return ",".join(passes)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

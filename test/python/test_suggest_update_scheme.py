@@ -10,6 +10,7 @@ bias-only + the last layer must fit 128 KB for DS-CNN and 256 KB for ResNet-8 (i
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -275,7 +276,7 @@ def test_the_transfer_learning_demo_learns_new_classes_in_c(tmp_path):
     """tools/transfer_demo.py with bias-only + the classifier, one epoch: the model pretrained in
     PyTorch on digits 0-4 is right on none of the test digits 5-9 (its classifier has never
     been asked for them), and one epoch of fine-tuning in C on the training 5-9 makes it right
-    on more than half of them (78.4% measured)."""
+    on more than half of them (78.4% measured on Sapphire Rapids, 82.6% on Zen 4)."""
     result = subprocess.run(
         [
             sys.executable,
@@ -295,4 +296,8 @@ def test_the_transfer_learning_demo_learns_new_classes_in_c(tmp_path):
     cells = row.split(" | ")
     assert cells[2] == "0.0%"  # before
     assert float(cells[3].rstrip("%")) > 50.0  # after the epoch
-    assert "test accuracy 97.4% on 0-4" in result.stdout
+    # The pretraining is PyTorch's: 30 epochs of Adam whose float sums round differently on
+    # each CPU's kernels, so the digits it gets right move with the machine (97.4% on Sapphire
+    # Rapids, 99.0% on Zen 4); that it learned 0-4 is what the fine-tuning above builds on.
+    pretrained = re.search(r"test accuracy ([0-9.]+)% on 0-4", result.stdout)
+    assert pretrained is not None and float(pretrained.group(1)) > 95.0

@@ -70,7 +70,7 @@ def test_level_2_quantizes_before_autodiff_and_lowers_after_the_optimizer() -> N
     assert LEVEL_2 == (
         "freeze-batchnorm,quantize-frozen-prefix{level=2},autodiff,"
         "insert-optimizer{kind=sgd lr=0.01},fuse-expand-depthwise,in-place-depthwise,"
-        "fuse-quantize-conv,fuse-weight-updates,reorder-updates,bufferize,"
+        "fuse-quantize-conv,fuse-weight-updates,reorder-updates,fuse-batchnorm-relu,bufferize,"
         "select-kernels{kernels=tuned target=host},plan-memory"
     )
     level_1 = SuggestUpdateSchemePass(quantize_level=1, calibration='x "1".npy').pipeline()
@@ -78,6 +78,8 @@ def test_level_2_quantizes_before_autodiff_and_lowers_after_the_optimizer() -> N
     assert f"insert-optimizer{{kind=sgd lr=0.01}},{quantize}" in level_1
     no_qas = SuggestUpdateSchemePass(quantize_level=2, qas=False).pipeline()
     assert "quantize-frozen-prefix{level=2 qas=false},autodiff" in no_qas
+    recompute = SuggestUpdateSchemePass(recompute=True).pipeline()  # adir-opt's place for it
+    assert "fuse-weight-updates,recompute-activations,reorder-updates" in recompute
 
 
 def test_a_level_2_layer_counts_one_byte_a_weight_and_a_value_an_element(ds_cnn_eval) -> None:
