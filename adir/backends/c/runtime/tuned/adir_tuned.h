@@ -31,6 +31,16 @@
 #define ADIR_GCC 0
 #endif
 
+/* The AVX targets' tile sizes (adir_target_x86_avx2.h, _avx512.h) are made for -O3, where gcc
+ * unrolls the tiles' loops and keeps their sums in registers; at -O2 it leaves them rolled, the
+ * sums in memory. A multiversioned build's AVX versions ask for -O3 (adir_tuned_sources.h);
+ * so does a build with the compiler's own AVX (-O2 -march=native: LeNet b16's SGD step took
+ * 10.9 ms on Zen 4 against 0.52 at -O3, 21 times as long, most of it in the conv weight
+ * gradient's scalar multiply-adds). Not at -Os, and not at -O0, a debugging build. */
+#if ADIR_GCC && defined(__AVX__) && defined(__OPTIMIZE__) && !defined(__OPTIMIZE_SIZE__)
+#pragma GCC optimize("O3")
+#endif
+
 /* A fused multiply-add rounds once; where it is slow (a library call) a multiply and an add.
  * ADIR_FMA_FUSES: 1 where ADIR_FMA is fmaf on hardware that fuses (set by the multiversioned
  * build's AVX versions too); adir_tuned_updates.c relies on its single rounding. */
