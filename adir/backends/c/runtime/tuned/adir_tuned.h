@@ -41,6 +41,15 @@
 #pragma GCC optimize("O3")
 #endif
 
+/* gcc 12 takes Zen 4 for Zen 3: -march=native there gives AVX-512 with Zen 3's tuning, under
+ * which the tiles run slower than under the generic tuning that the portable build's versions
+ * get (Zen 4, SGD steps, thread CPU time: LeNet b16 524 -> 446 us, mlp_m b32 400 -> 363, mlp_s
+ * b32 49 -> 45.5; ResNet-8 and DS-CNN b16 the same; the same losses). Zen 3 itself has no
+ * AVX-512, and gcc 13 and later know Zen 4. */
+#if ADIR_GCC && defined(__tune_znver3__) && defined(__AVX512F__)
+#pragma GCC target("tune=generic")
+#endif
+
 /* A fused multiply-add rounds once; where it is slow (a library call) a multiply and an add.
  * ADIR_FMA_FUSES: 1 where ADIR_FMA is fmaf on hardware that fuses (set by the multiversioned
  * build's AVX versions too); adir_tuned_updates.c relies on its single rounding. */
