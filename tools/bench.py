@@ -1085,6 +1085,10 @@ def main(argv: list[str] | None = None) -> int:
         f"\nadir: median us per step of the -O3 -march=native build; best peer: the fastest of "
         f"{', '.join(PEERS)}; whole run {time.perf_counter() - started:.0f} s"
     )
+    # The times are wall-clock: other work scheduled onto the pinned CPU lengthens them, so the
+    # load says whether the machine was quiet (a load near 1, this run alone, on 2 CPUs).
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"load average at the end (1, 5, 15 min): {load}")
     if args.json:
         Path(args.json).write_text(
             json.dumps(
