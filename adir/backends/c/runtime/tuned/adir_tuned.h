@@ -4,6 +4,38 @@
 #ifndef ADIR_TUNED_H
 #define ADIR_TUNED_H
 
+/* gcc proper (clang defines __GNUC__ too, and is told apart where the two differ). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define ADIR_GCC 1
+#else
+#define ADIR_GCC 0
+#endif
+
+/* The two pragmas below come before every include, so that the headers' static inline
+ * functions (adir_optimizers.h's adir_regularized_grad, ...) get the kernels' options: gcc does
+ * not inline a function of other target options (with the tuning set after the includes,
+ * DS-CNN b1's SGD updates called adir_regularized_grad for each element, and its step took
+ * 14% longer). */
+
+/* The AVX targets' tile sizes (adir_target_x86_avx2.h, _avx512.h) are made for -O3, where gcc
+ * unrolls the tiles' loops and keeps their sums in registers; at -O2 it leaves them rolled, the
+ * sums in memory. A multiversioned build's AVX versions ask for -O3 (adir_tuned_sources.h);
+ * so does a build with the compiler's own AVX (-O2 -march=native: LeNet b16's SGD step took
+ * 10.9 ms on Zen 4 against 0.52 at -O3, 21 times as long, most of it in the conv weight
+ * gradient's scalar multiply-adds). Not at -Os, and not at -O0, a debugging build. */
+#if ADIR_GCC && defined(__AVX__) && defined(__OPTIMIZE__) && !defined(__OPTIMIZE_SIZE__)
+#pragma GCC optimize("O3")
+#endif
+
+/* gcc 12 takes Zen 4 for Zen 3: -march=native there gives AVX-512 with Zen 3's tuning, under
+ * which the tiles run slower than under the generic tuning that the portable build's versions
+ * get (Zen 4, SGD steps, thread CPU time: LeNet b16 524 -> 446 us, mlp_m b32 400 -> 363, mlp_s
+ * b32 49 -> 45.5; ResNet-8 and DS-CNN b16 the same; the same losses). Zen 3 itself has no
+ * AVX-512, and gcc 13 and later know Zen 4. */
+#if ADIR_GCC && defined(__tune_znver3__) && defined(__AVX512F__)
+#pragma GCC target("tune=generic")
+#endif
+
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,31 +56,6 @@
 #include "adir_kernels.h"
 #include "adir_target.h"
 
-/* gcc proper (clang defines __GNUC__ too, and is told apart where the two differ). */
-#if defined(__GNUC__) && !defined(__clang__)
-#define ADIR_GCC 1
-#else
-#define ADIR_GCC 0
-#endif
-
-/* The AVX targets' tile sizes (adir_target_x86_avx2.h, _avx512.h) are made for -O3, where gcc
- * unrolls the tiles' loops and keeps their sums in registers; at -O2 it leaves them rolled, the
- * sums in memory. A multiversioned build's AVX versions ask for -O3 (adir_tuned_sources.h);
- * so does a build with the compiler's own AVX (-O2 -march=native: LeNet b16's SGD step took
- * 10.9 ms on Zen 4 against 0.52 at -O3, 21 times as long, most of it in the conv weight
- * gradient's scalar multiply-adds). Not at -Os, and not at -O0, a debugging build. */
-#if ADIR_GCC && defined(__AVX__) && defined(__OPTIMIZE__) && !defined(__OPTIMIZE_SIZE__)
-#pragma GCC optimize("O3")
-#endif
-
-/* gcc 12 takes Zen 4 for Zen 3: -march=native there gives AVX-512 with Zen 3's tuning, under
- * which the tiles run slower than under the generic tuning that the portable build's versions
- * get (Zen 4, SGD steps, thread CPU time: LeNet b16 524 -> 446 us, mlp_m b32 400 -> 363, mlp_s
- * b32 49 -> 45.5; ResNet-8 and DS-CNN b16 the same; the same losses). Zen 3 itself has no
- * AVX-512, and gcc 13 and later know Zen 4. */
-#if ADIR_GCC && defined(__tune_znver3__) && defined(__AVX512F__)
-#pragma GCC target("tune=generic")
-#endif
 
 /* A fused multiply-add rounds once; where it is slow (a library call) a multiply and an add.
  * ADIR_FMA_FUSES: 1 where ADIR_FMA is fmaf on hardware that fuses (set by the multiversioned
