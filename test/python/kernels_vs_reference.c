@@ -1384,6 +1384,16 @@ static void updates(void)
                 }
             }
         }
+#if !(defined(ADIR_OUTER_UPDATES) && ADIR_OUTER_UPDATES)
+        /* A plain Adam update of more than ADIR_ADAM_TILE_FLOATS (32767) floats: its panels in
+         * the plain form, the multiply-add quotient, with whole and partial panels. (A scalar
+         * core has no register tiles: its plain updates of any size take those panels, above;
+         * nor the heap for this one.) */
+        for (in_place = 0; in_place < 2; ++in_place) {
+            matmul_update_case(4 * ADIR_GEMM_MR + 3, 2 * UPDATE_CHUNK * 20 + 7, 33, 1, 0, 0.0f,
+                               0.0f, 0, in_place, exact);
+        }
+#endif
     }
 }
 

@@ -506,11 +506,13 @@ void adir_tuned_adam_update(const float *param, const float *exp_avg, const floa
 
 /* The plain Adam update's register tiles (adir_adam_tile): MR x ADIR_UPDATE_TILE_NR, on vector
  * targets (a scalar core's ADIR_OUTER_UPDATES keeps the panels), for a parameter of at most
- * ADIR_ADAM_TILE_FLOATS floats: one whose state streams from the L3 cache takes the panels,
- * in the general form, as before the tiles (on Sapphire Rapids mlp_m's 784 x 256 layer, 2.4 MB
- * with its state, took 1.5 times as long in tiles, and no less with software prefetches of each
- * tile's rows before its sums; in plain panels, 5% longer: within the noise of a run, kept out;
- * mlp_s's 784 x 32 layer, 0.3 MB, took 0.87 times as long in tiles). */
+ * ADIR_ADAM_TILE_FLOATS floats: one whose state streams from the L3 cache takes the panels
+ * (on Sapphire Rapids mlp_m's 784 x 256 layer, 2.4 MB with its state, took 1.5 times as long
+ * in tiles, and no less with software prefetches of each tile's rows before its sums; on Zen 4
+ * its step was 5.5% faster in tiles, not taken for Intel's sake; mlp_s's 784 x 32 layer, 0.3 MB,
+ * took 0.87 times as long in tiles). The plain update takes the panels in its plain form, the
+ * multiply-add quotient and no tests (on Zen 4 mlp_m's Adam step 544 -> 522 us against the
+ * general form's double reciprocal; on Sapphire Rapids 5% longer in one run, within its noise). */
 #define ADIR_UPDATE_TILE_NR (2 * ADIR_GEMM_NR)
 #ifndef ADIR_ADAM_TILES
 #define ADIR_ADAM_TILES (!ADIR_OUTER_UPDATES)
@@ -1150,6 +1152,9 @@ void adir_tuned_matmul_adam_update(const float *param, const float *exp_avg,
         (size_t)m * (size_t)n <= ADIR_ADAM_TILE_FLOATS) {
         adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_adam_plain_panel,
                              adir_adam_tile, &t);
+    } else if (adir_adam_plain(&t.u)) {
+        adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_adam_plain_panel,
+                             NULL, &t);
     } else {
         adir_gradient_panels(a, b, m, n, k, transpose_a, transpose_b, adir_adam_panel, NULL,
                              &t);
