@@ -562,7 +562,10 @@ static void scratch_conv_case(struct conv c, int32_t floats, int depthwise, int 
 /* The depthwise 3 x 3 weight gradient with channels in lanes (adir_tuned_depthwise_lanes.c):
  * channel counts around its block of 16 and the lanes of the target's vectors (the lanes past
  * a last block's channels), strides 1 and 2, padding 0 to 2, images whose bottom and right no
- * window reads, several samples (each lane's sums continue from sample to sample). */
+ * window reads, several samples (each lane's sums continue from sample to sample). The planes
+ * are interleaved 16 pixels at a time where a vector holds 16 floats: images of fewer than 16
+ * pixels (padding 2), of 20 and more (the last block overlapping), and below of exactly 16
+ * and 32 (whole blocks) and DS-CNN's 25 x 5. */
 static void depthwise_lanes_convs(void)
 {
     const int32_t channels[] = {1, ADIR_DEPTHWISE_LANES + 1, 16, 17, 35};
@@ -581,6 +584,13 @@ static void depthwise_lanes_convs(void)
                     }
                 }
             }
+        }
+        for (i = 0; i < 3; ++i) {
+            /* batch, channels, out_channels, groups, kh, kw, out_h, out_w, stride, pad,
+             * dilation: 4 x 4, 8 x 4 and 25 x 5 images, padding 1 */
+            const int32_t heights[] = {4, 8, 25}, widths[] = {4, 4, 5};
+            const struct conv c = {2, 35, 35, 35, 3, 3, heights[i], widths[i], 1, 1, 1};
+            scratch_conv_case_of(c, 0, DEPTHWISE_LANES, 0, exact);
         }
     }
 }
