@@ -562,7 +562,10 @@ static void scratch_conv_case(struct conv c, int32_t floats, int depthwise, int 
 /* The depthwise 3 x 3 weight gradient with channels in lanes (adir_tuned_depthwise_lanes.c):
  * channel counts around its block of 16 and the lanes of the target's vectors (the lanes past
  * a last block's channels), strides 1 and 2, padding 0 to 2, images whose bottom and right no
- * window reads, several samples (each lane's sums continue from sample to sample). */
+ * window reads, several samples (each lane's sums continue from sample to sample). The planes
+ * are interleaved 16 pixels at a time where a vector holds 16 floats: images of fewer than 16
+ * pixels (padding 2), of 20 and more (the last block overlapping), and below of exactly 16
+ * and 32 (whole blocks) and DS-CNN's 25 x 5. */
 static void depthwise_lanes_convs(void)
 {
     const int32_t channels[] = {1, ADIR_DEPTHWISE_LANES + 1, 16, 17, 35};
@@ -581,6 +584,13 @@ static void depthwise_lanes_convs(void)
                     }
                 }
             }
+        }
+        for (i = 0; i < 3; ++i) {
+            /* batch, channels, out_channels, groups, kh, kw, out_h, out_w, stride, pad,
+             * dilation: 4 x 4, 8 x 4 and 25 x 5 images, padding 1 */
+            const int32_t heights[] = {4, 8, 25}, widths[] = {4, 4, 5};
+            const struct conv c = {2, 35, 35, 35, 3, 3, heights[i], widths[i], 1, 1, 1};
+            scratch_conv_case_of(c, 0, DEPTHWISE_LANES, 0, exact);
         }
     }
 }
@@ -827,7 +837,11 @@ static void scratch_convs(void)
  * blocks of four (spatial sizes 1 .. 9), DS-CNN's (125 pixels), and for the hosts' `_channels`
  * kernels around their blocks of eight channels (1, 7, 8, 9, 19 channels), one to three
  * samples; and where the sums run in sample lanes (16 samples a vector, AVX-512), batches of
- * 16, 17 and 33 samples on rows of 5 (no whole block of 16 pixels), 16, 37 and 125 pixels. */
+ * 16, 17 and 33 samples on rows of 5 (no whole block of 16 pixels), 16, 37 and 125 pixels, and
+ * 16 samples of 263 pixels (the forward's transposed blocks are kept for its second sum up to
+ * 256 vectors: batch 33 at 125 pixels fills them, 263 pixels do not fit). The forward pass
+ * also in place (y = x: its rows of 16 pixels and more are written a vector at a time,
+ * overlapping, only where y is not x). */
 typedef void (*batchnorm_fn)(const float *, const float *, const float *, const float *,
                              const float *, float *, float *, float *, float *, float *, int32_t,
                              int32_t, int32_t, float, float);
@@ -862,6 +876,10 @@ static void batchnorm_case_of(const char *names[2], batchnorm_fn tuned_forward,
     for (t = 0; t < 4; ++t) {
         compare(names[0], shape, 1, stats[0][t], stats[1][t], NULL, 0, ch);
     }
+    memcpy(y[0], x, size * sizeof *x);
+    tuned_forward(y[0], gamma, beta, mean0, var0, y[0], stats[0][0], stats[0][1], stats[0][2],
+                  stats[0][3], batch, channels, spatial, 0.1f, 1e-5f);
+    compare(names[0], shape, 1, y[0], y[1], NULL, 0, size);
     tuned_grad(x, gamma, stats[1][0], stats[1][1], dy, dx[0], dgamma[0], dbeta[0], batch,
                channels, spatial);
     adir_batchnorm_grad(x, gamma, stats[1][0], stats[1][1], dy, dx[1], dgamma[1], dbeta[1],
@@ -959,6 +977,7 @@ static void batchnorms(void)
                 batchnorm_case(lane_batches[i], 9, lane_rows[j], exact);
             }
         }
+        batchnorm_case(16, 2, 263, exact);
         for (batch = 1; batch <= 3; ++batch) {
             for (spatial = batch == 1 ? 2 : 1; spatial <= 9; ++spatial) {
                 batchnorm_case(batch, 3, spatial, exact);

@@ -172,59 +172,94 @@ static float bn_row_sum(const float *restrict x, const float *restrict dy, float
     return partial;
 }
 
-/* One block of 16 rows (the samples, `step` apart) by 16 pixels added into the lanes' sums,
- * its vectors j = from .. 15 in j order (pixel after pixel, each lane's order): acc += x, or
- * with `squares` (x - centre)^2; with dy, dy_acc += g and acc += g * (x - centre), g = dy or
- * with `relu` bn_relu_masked's g (the lanes where y <= 0 cleared: +0, as the select's 0.0f).
- * Inlined: `from` 0 and the modes constant in the whole blocks' loop. */
-static ADIR_INLINE void bn_lanes_block(const float *x, const float *dy, size_t step,
-                                       float centre, int squares, const struct bn_relu *relu,
-                                       int32_t from, bn_lanes *acc, bn_lanes *dy_acc)
+/* The relu's gradient (bn_relu_masked) of 16 of a row's pixels: dy's lanes where y <= 0
+ * cleared (+0, as the select's 0.0f). */
+static ADIR_INLINE bn_lanes bn_lanes_relu_masked(bn_lanes x, const struct bn_relu *relu,
+                                                 bn_lanes dy)
 {
-    bn_lanes rows[BN_SAMPLE_LANES], dy_rows[BN_SAMPLE_LANES];
+    const bn_lanes y = x * relu->scale + relu->shift;
+    return (bn_lanes)((bn_lane_mask)dy & ~(bn_lane_mask)(y <= 0.0f));
+}
+
+/* acc += the terms of a transposed block's vectors j = from .. 15 in j order (pixel after
+ * pixel, each lane's order): x, or with `squares` (x - centre)^2, each term in one expression
+ * with its add as the reference writes it (clang, which contracts the reference's
+ * `partial += d * d` into a fused multiply-add where the target has one, contracts this one
+ * alike). */
+static ADIR_INLINE void bn_lanes_add(const bn_lanes *rows, float centre, int squares,
+                                     int32_t from, bn_lanes *acc)
+{
     int32_t j;
-    bn_load_block(x, step, rows);
-    adir_transpose16(rows);
-    if (dy != NULL) {
-        bn_load_block(dy, step, dy_rows);
-        adir_transpose16(dy_rows);
-        if (relu != NULL) {
-            for (j = from; j < BN_SAMPLE_LANES; ++j) {
-                const bn_lanes d = rows[j] - centre;
-                const bn_lanes y = rows[j] * relu->scale + relu->shift;
-                const bn_lanes g =
-                    (bn_lanes)((bn_lane_mask)dy_rows[j] & ~(bn_lane_mask)(y <= 0.0f));
-                *dy_acc += g;
-                *acc += g * d;
-            }
-        } else {
-            for (j = from; j < BN_SAMPLE_LANES; ++j) {
-                const bn_lanes d = rows[j] - centre;
-                *dy_acc += dy_rows[j];
-                *acc += dy_rows[j] * d;
-            }
-        }
-    } else if (squares) {
-        for (j = from; j < BN_SAMPLE_LANES; ++j) {
+    for (j = from; j < BN_SAMPLE_LANES; ++j) {
+        if (squares) {
             const bn_lanes d = rows[j] - centre;
             *acc += d * d;
-        }
-    } else {
-        for (j = from; j < BN_SAMPLE_LANES; ++j) {
+        } else {
             *acc += rows[j];
         }
     }
 }
 
+/* One block of 16 rows (the samples, `step` apart) by 16 pixels added into the lanes' sums,
+ * its vectors j = from .. 15 in j order: acc += x, or with `squares` (x - centre)^2; with dy,
+ * dy_acc += g and acc += g * (x - centre), g = dy or with `relu` bn_lanes_relu_masked's g.
+ * With `cache` (the plain sum), the transposed block is also stored there, for the sum of
+ * squares to read (bn_lanes_add on it) instead of loading and transposing x again. Inlined:
+ * `from` 0 and the modes constant in the whole blocks' loop. */
+static ADIR_INLINE void bn_lanes_block(const float *x, const float *dy, size_t step,
+                                       float centre, int squares, const struct bn_relu *relu,
+                                       int32_t from, bn_lanes *acc, bn_lanes *dy_acc,
+                                       bn_lanes *restrict cache)
+{
+    bn_lanes rows[BN_SAMPLE_LANES];
+    bn_load_block(x, step, rows);
+    adir_transpose16(rows);
+    if (dy != NULL) {
+        bn_lanes dy_rows[BN_SAMPLE_LANES];
+        int32_t j;
+        bn_load_block(dy, step, dy_rows);
+        adir_transpose16(dy_rows);
+        for (j = from; j < BN_SAMPLE_LANES; ++j) {
+            const bn_lanes g =
+                relu != NULL ? bn_lanes_relu_masked(rows[j], relu, dy_rows[j]) : dy_rows[j];
+            *dy_acc += g;
+            *acc += g * (rows[j] - centre);
+        }
+        return;
+    }
+    if (cache != NULL) {
+        memcpy(cache, rows, sizeof rows);
+    }
+    bn_lanes_add(rows, centre, squares, from, acc);
+}
+
+/* The transposed blocks a channel's plain sum keeps for its sum of squares: 16 KB (DS-CNN's
+ * 16 x 125 pixels take 8 blocks of 16 vectors, ResNet-8's 16 x 256 16); a channel with more
+ * blocks transposes x twice. */
+#define BN_CACHE_VECTORS 256
+
+/* Whether bn_lanes_sums may keep the channel's transposed blocks in BN_CACHE_VECTORS. */
+static int bn_lanes_cache_fits(int32_t batch, int32_t spatial)
+{
+    const int32_t blocks = (spatial + BN_SAMPLE_LANES - 1) / BN_SAMPLE_LANES;
+    return spatial >= BN_SAMPLE_LANES &&
+           (size_t)(batch / BN_SAMPLE_LANES) * (size_t)blocks * BN_SAMPLE_LANES <=
+               BN_CACHE_VECTORS;
+}
+
 /* total = the sum over channel c in the reference's order (a partial per sample, then their
  * total in sample order): of x, or with `squares` of (x - centre)^2; with dy, also
- * *dy_total = sum(dy), and total = sum(dy * (x - centre)). */
+ * *dy_total = sum(dy), and total = sum(dy * (x - centre)). With `cache` (bn_lanes_cache_fits),
+ * the plain sum stores its transposed blocks there and the sum of squares reads them. */
 ADIR_NOINLINE static float bn_lanes_sums(const float *restrict x, const float *restrict dy,
                                          float centre, int squares, const struct bn_relu *relu,
                                          int32_t batch, int32_t channels, int32_t spatial,
-                                         int32_t c, float *restrict dy_total)
+                                         int32_t c, float *restrict dy_total,
+                                         bn_lanes *restrict cache)
 {
     const size_t step = (size_t)channels * (size_t)spatial;
+    const int cached = cache != NULL && squares;
+    bn_lanes *store = cached ? NULL : cache;
     float total = 0.0f, dy_sum_total = 0.0f;
     int32_t i0 = 0, i, s;
     for (; i0 + BN_SAMPLE_LANES <= batch; i0 += BN_SAMPLE_LANES) {
@@ -232,15 +267,32 @@ ADIR_NOINLINE static float bn_lanes_sums(const float *restrict x, const float *r
         bn_lanes acc = {0.0f}, dy_acc = {0.0f};
         float partial[BN_SAMPLE_LANES], dy_partial[BN_SAMPLE_LANES];
         for (s = 0; s + BN_SAMPLE_LANES <= spatial; s += BN_SAMPLE_LANES) {
+            if (cached) {
+                bn_lanes_add(cache, centre, 1, 0, &acc);
+                cache += BN_SAMPLE_LANES;
+                continue;
+            }
             bn_lanes_block(x + at + (size_t)s, dy != NULL ? dy + at + (size_t)s : NULL, step,
-                           centre, squares, relu, 0, &acc, &dy_acc);
+                           centre, squares, relu, 0, &acc, &dy_acc, store);
+            if (store != NULL) {
+                store += BN_SAMPLE_LANES;
+            }
         }
         /* The pixels past the last whole block: the row's last 16 pixels' block, from the
          * first one not yet summed (vector j holds pixel spatial - 16 + j). */
         if (s > 0 && s < spatial) {
             const int32_t first = spatial - BN_SAMPLE_LANES;
-            bn_lanes_block(x + at + (size_t)first, dy != NULL ? dy + at + (size_t)first : NULL,
-                           step, centre, squares, relu, s - first, &acc, &dy_acc);
+            if (cached) {
+                bn_lanes_add(cache, centre, 1, s - first, &acc);
+                cache += BN_SAMPLE_LANES;
+            } else {
+                bn_lanes_block(x + at + (size_t)first,
+                               dy != NULL ? dy + at + (size_t)first : NULL, step, centre,
+                               squares, relu, s - first, &acc, &dy_acc, store);
+                if (store != NULL) {
+                    store += BN_SAMPLE_LANES;
+                }
+            }
             s = spatial;
         }
         memcpy(partial, &acc, sizeof partial);
@@ -267,28 +319,101 @@ ADIR_NOINLINE static float bn_lanes_sums(const float *restrict x, const float *r
     }
     return total;
 }
+
+/* The passes that write an element on its own, over a row of spatial >= 16 pixels: 16 pixels
+ * a vector, the last vector overlapping the one before it (its pixels computed and stored
+ * again, the same values: the output is not an input's buffer). gcc's vectorized loops ran the
+ * pixels past a row's last whole vector one at a time (DS-CNN's rows of 125 pixels: 13 of
+ * them), the relu's mask in integer registers: the fused gradient's dx pass took 27 us of its
+ * 60 at batch 16 on Zen 4. Each element by the scalar loop's expression. */
+static ADIR_INLINE int32_t bn_lanes_next(int32_t s, int32_t spatial)
+{
+    return s + 2 * BN_SAMPLE_LANES <= spatial ? s + BN_SAMPLE_LANES : spatial - BN_SAMPLE_LANES;
+}
+
+/* y = x * scale + shift, or with `relu` adir_relu's `v < 0 ? 0 : v` of it (v kept where not
+ * below 0: -0 and NaN as the select keeps them). */
+static void bn_lanes_affine_row(const float *restrict x, float scale, float shift, int relu,
+                                int32_t spatial, float *restrict y)
+{
+    int32_t s = 0;
+    for (;;) {
+        bn_lanes v;
+        memcpy(&v, x + s, sizeof v);
+        v = v * scale + shift;
+        if (relu) {
+            v = (bn_lanes)((bn_lane_mask)v & ~(bn_lane_mask)(v < 0.0f));
+        }
+        memcpy(y + s, &v, sizeof v);
+        if (s + BN_SAMPLE_LANES == spatial) {
+            return;
+        }
+        s = bn_lanes_next(s, spatial);
+    }
+}
+
+/* dx = (g - mean_dy - (x - centre) * projection) * factor, g = dy or with `relu` its
+ * gradient (bn_lanes_relu_masked). */
+static void bn_lanes_dx_row(const float *restrict x, const float *restrict dy,
+                            const struct bn_relu *relu, float centre, float mean_dy,
+                            float projection, float factor, int32_t spatial,
+                            float *restrict dx)
+{
+    int32_t s = 0;
+    for (;;) {
+        bn_lanes v, g, d, out;
+        memcpy(&v, x + s, sizeof v);
+        memcpy(&g, dy + s, sizeof g);
+        if (relu != NULL) {
+            g = bn_lanes_relu_masked(v, relu, g);
+        }
+        d = v - centre;
+        out = (g - mean_dy - d * projection) * factor;
+        memcpy(dx + s, &out, sizeof out);
+        if (s + BN_SAMPLE_LANES == spatial) {
+            return;
+        }
+        s = bn_lanes_next(s, spatial);
+    }
+}
 #else
 #define BN_SAMPLE_LANES 0
 #endif
 
-static void bn8_sums(const float *restrict x, const float *restrict centre, int32_t lanes,
-                    int32_t batch, int32_t channels, int32_t spatial, int32_t c,
-                    float *restrict total)
+/* mean[k] and squares[k] = sum((x - mean[k])^2) of channels c .. c + lanes - 1 (see
+ * adir_batchnorm; m the count), each sum in the reference's order. */
+static void bn8_statistics(const float *restrict x, int32_t lanes, int32_t batch,
+                           int32_t channels, int32_t spatial, int32_t c, float m,
+                           float *restrict mean, float *restrict squares)
 {
+    float total[BN_CHANNELS] = {0.0f};
+    int32_t k;
 #if BN_SAMPLE_LANES
     if (batch >= BN_SAMPLE_LANES) {
-        int32_t k;
+        bn_lanes cache[BN_CACHE_VECTORS];
+        bn_lanes *kept = bn_lanes_cache_fits(batch, spatial) ? cache : NULL;
         for (k = 0; k < lanes; ++k) {
-            total[k] = bn_lanes_sums(x, NULL, centre != NULL ? centre[k] : 0.0f, centre != NULL,
-                                     NULL, batch, channels, spatial, c + k, NULL);
+            total[k] = bn_lanes_sums(x, NULL, 0.0f, 0, NULL, batch, channels, spatial, c + k,
+                                     NULL, kept);
+            mean[k] = total[k] / m;
+            squares[k] = bn_lanes_sums(x, NULL, mean[k], 1, NULL, batch, channels, spatial,
+                                       c + k, NULL, kept);
         }
         return;
     }
 #endif
     if (lanes == BN_CHANNELS) {
-        bn8_sums_block(x, centre, batch, channels, spatial, c, total);
+        bn8_sums_block(x, NULL, batch, channels, spatial, c, total);
     } else {
-        bn8_sums_one(x, centre, batch, channels, spatial, c, total);
+        bn8_sums_one(x, NULL, batch, channels, spatial, c, total);
+    }
+    for (k = 0; k < lanes; ++k) {
+        mean[k] = total[k] / m;
+    }
+    if (lanes == BN_CHANNELS) {
+        bn8_sums_block(x, mean, batch, channels, spatial, c, squares);
+    } else {
+        bn8_sums_one(x, mean, batch, channels, spatial, c, squares);
     }
 }
 
@@ -304,13 +429,9 @@ static ADIR_INLINE void bn8_forward_block(const float *x, const float *gamma, co
     const size_t count = (size_t)batch * (size_t)spatial;
     const float m = (float)count;
     const float keep = 1.0f - momentum;
-    float total[BN_CHANNELS], mean[BN_CHANNELS], squares[BN_CHANNELS];
+    float mean[BN_CHANNELS], squares[BN_CHANNELS];
     int32_t i, k, s;
-    bn8_sums(x, NULL, lanes, batch, channels, spatial, c, total);
-    for (k = 0; k < lanes; ++k) {
-        mean[k] = total[k] / m;
-    }
-    bn8_sums(x, mean, lanes, batch, channels, spatial, c, squares);
+    bn8_statistics(x, lanes, batch, channels, spatial, c, m, mean, squares);
     for (k = 0; k < lanes; ++k) {
         const float invstd = 1.0f / sqrtf(squares[k] / m + eps);
         const float unbiased = squares[k] / (float)(count - 1u);
@@ -327,6 +448,12 @@ static ADIR_INLINE void bn8_forward_block(const float *x, const float *gamma, co
             /* y may be x (the in-place batchnorm): each element read before it is written. */
             const float *row = x + at;
             float *out = y + at;
+#if BN_SAMPLE_LANES
+            if (spatial >= BN_SAMPLE_LANES && y != x) {
+                bn_lanes_affine_row(row, scale, shift, relu, spatial, out);
+                continue;
+            }
+#endif
             if (relu) {
                 for (s = 0; s < spatial; ++s) {
                     out[s] = bn_relu_of(row[s] * scale + shift);
@@ -482,7 +609,7 @@ static ADIR_INLINE void bn8_grad_block(const float *x, const float *gamma, const
     if (batch >= BN_SAMPLE_LANES) {
         for (k = 0; k < lanes; ++k) {
             dot[k] = bn_lanes_sums(x, dy, centre[k], 0, relu != NULL ? &relus[k] : NULL,
-                                   batch, channels, spatial, c + k, &dbeta[k]);
+                                   batch, channels, spatial, c + k, &dbeta[k], NULL);
         }
     } else
 #endif
@@ -507,6 +634,13 @@ static ADIR_INLINE void bn8_grad_block(const float *x, const float *gamma, const
             const float *restrict x_row = x + at;
             const float *restrict dy_row = dy + at;
             float *restrict dx_row = x_grad + at;
+#if BN_SAMPLE_LANES
+            if (spatial >= BN_SAMPLE_LANES && !relu_in_x_grad) {
+                bn_lanes_dx_row(x_row, dy_row, relu != NULL ? &relus[k] : NULL, centre[k],
+                                mean_dy, projection, factor, spatial, dx_row);
+                continue;
+            }
+#endif
             if (relu_in_x_grad) {
                 float *g_row = x_grad + at; /* read and written: not restrict */
                 for (s = 0; s < spatial; ++s) {

@@ -9,10 +9,11 @@
  * lanes (four rounds of shuffles, 64 in all); elsewhere ADIR_TRANSPOSE16 is 0 and the kernels
  * keep their scalar loops.
  *
- * adir_transpose: a matrix into another buffer (the implicit-GEMM weight gradient's dy^T),
- * whole 16 x 16 blocks by adir_transpose16, the rows and columns past them one float at a
- * time. One float at a time, ResNet-8 b16's dy^T copies took about 7% of its step (gcc 12
- * stores each float on its own). */
+ * adir_transpose: a matrix into another buffer (the implicit-GEMM weight gradient's dy^T, the
+ * pointwise weight gradient's x^T), in 16 x 16 blocks by adir_transpose16 where both sides
+ * are 16 or more, the last blocks overlapping; one float at a time otherwise. One float at a
+ * time, ResNet-8 b16's dy^T copies took about 7% of its step (gcc 12 stores each float on its
+ * own). */
 #ifndef ADIR_TUNED_TRANSPOSE_H
 #define ADIR_TUNED_TRANSPOSE_H
 
@@ -58,33 +59,47 @@ static ADIR_INLINE void adir_transpose16(adir_lanes16 rows[16])
 #define ADIR_TRANSPOSE16 0
 #endif
 
+#if ADIR_TRANSPOSE16
+/* The next block's first row or column after the one at `at` (16 wide) of `size` >= 16: the
+ * last block ends at `size`, overlapping the one before it when 16 does not divide it. */
+static inline size_t adir_transpose_next(size_t at, size_t size)
+{
+    return at + 32u <= size ? at + 16u : size - 16u;
+}
+#endif
+
 /* out[c * out_row + r] = in[r * in_row + c] for r < rows, c < cols. */
 static inline void adir_transpose(const float *restrict in, size_t in_row, size_t rows,
                                   size_t cols, float *restrict out, size_t out_row)
 {
-    size_t r0 = 0, r, c;
+    size_t r, c;
 #if ADIR_TRANSPOSE16
-    size_t c0 = 0;
-    for (r0 = 0; r0 + 16 <= rows; r0 += 16) {
-        for (c0 = 0; c0 + 16 <= cols; c0 += 16) {
-            adir_lanes16 v[16];
-            for (r = 0; r < 16; ++r) {
-                memcpy(&v[r], in + (r0 + r) * in_row + c0, sizeof v[r]);
+    /* 16 x 16 blocks, the last row and column of blocks overlapping the ones before them
+     * (their floats stored again, unchanged): the 13 columns past DS-CNN's 7 blocks of 16
+     * pixels, one float at a time, took a third of the pointwise weight gradient's x^T. */
+    if (rows >= 16u && cols >= 16u) {
+        size_t r0, c0;
+        for (r0 = 0;; r0 = adir_transpose_next(r0, rows)) {
+            for (c0 = 0;; c0 = adir_transpose_next(c0, cols)) {
+                adir_lanes16 v[16];
+                for (r = 0; r < 16; ++r) {
+                    memcpy(&v[r], in + (r0 + r) * in_row + c0, sizeof v[r]);
+                }
+                adir_transpose16(v);
+                for (r = 0; r < 16; ++r) {
+                    memcpy(out + (c0 + r) * out_row + r0, &v[r], sizeof v[r]);
+                }
+                if (c0 + 16u == cols) {
+                    break;
+                }
             }
-            adir_transpose16(v);
-            for (r = 0; r < 16; ++r) {
-                memcpy(out + (c0 + r) * out_row + r0, &v[r], sizeof v[r]);
+            if (r0 + 16u == rows) {
+                return;
             }
-        }
-    }
-    /* the columns past the whole blocks, of the rows in them */
-    for (r = 0; r < r0; ++r) {
-        for (c = c0; c < cols; ++c) {
-            out[c * out_row + r] = in[r * in_row + c];
         }
     }
 #endif
-    for (r = r0; r < rows; ++r) {
+    for (r = 0; r < rows; ++r) {
         for (c = 0; c < cols; ++c) {
             out[c * out_row + r] = in[r * in_row + c];
         }
