@@ -198,13 +198,13 @@ static void adir_outer_product(const float *a, size_t a_row, size_t a_col, const
 #define ADIR_GCC_DOT_LANES_INNERMOST (ADIR_DOT_LANES_INNERMOST && ADIR_GCC)
 
 #if ADIR_GCC && !ADIR_DOT_LANES_INNERMOST
-/* gcc's dot tile loads each operand's LANES lanes as one vector. Tuned for Zen
- * (-march=native on Zen 4: -mtune=znver3) or -mtune=icelake-server, gcc 12 folds the loads
- * into the multiply-adds instead, each vector loaded again for every sum that uses it: 18
- * loads per 16 multiply-adds of the 4 x 4 tile where 8 suffice, and the loads, not the
- * multiply-adds, bound the tile (a 32 x 784 by 784 x 256 product on Zen 4: 73 GFLOP/s; 86 with
- * the loads in registers, as gcc's generic tuning keeps them). An empty asm that takes each
- * vector in a register (x86-64) keeps it there; the sums are the same. */
+/* gcc's dot tile loads each operand's LANES lanes as one vector. Tuned for Zen (and for
+ * Sapphire Rapids' -mtune), gcc 12 folds the loads into the multiply-adds instead, each
+ * vector loaded once for every sum that uses it: 18 loads per 16 multiply-adds of the 4 x 4
+ * tile where 8 suffice, and the loads, not the multiply-adds, bound the tile (a 32 x 784 by
+ * 784 x 256 product on Zen 4: 73 GFLOP/s, 86 with the loads kept in registers, as gcc's
+ * generic tuning keeps them). An empty asm that takes each vector in a register on x86-64
+ * keeps it there; the sums are the same. */
 typedef float adir_dot_vector __attribute__((vector_size(ADIR_DOT_LANES * sizeof(float))));
 #if defined(__x86_64__)
 #define ADIR_DOT_IN_REGISTER(v) __asm__("" : "+v"(v))
@@ -240,8 +240,8 @@ ADIR_NOINLINE static void adir_dot_tile(const float *restrict a, size_t a_row,
     for (p = 0; p + ADIR_DOT_LANES <= k; p += ADIR_DOT_LANES) {
 #if ADIR_GCC && !ADIR_DOT_LANES_INNERMOST
         /* gcc: every loop unrolled whole by pragma, at -O2 as at -O3, before the vectorizer
-         * runs; each sum's LANES lanes then take lanes 0..LANES-1 of two vectors, which gcc's
-         * basic-block vectorizer turns into one vector multiply-add. */
+         * runs; each sum's LANES lanes (one vector) then load from a pointer and offsets
+         * 0..LANES-1, which gcc's basic-block vectorizer turns into one vector multiply-add. */
         adir_dot_vector x[ADIR_DOT_ROWS], y[ADIR_DOT_COLS];
         ADIR_TILE_UNROLL
         for (i = 0; i < ADIR_DOT_ROWS; ++i) {
