@@ -20,8 +20,6 @@
  * The sums run in another order than the reference's (blocked over k, interleaved), as in any
  * BLAS; with a fast fused multiply-add each step rounds once. Tile sizes come from the target's
  * settings header (targets/). */
-#include <string.h>
-
 #include "adir_tuned.h"
 
 
@@ -197,22 +195,6 @@ static void adir_outer_product(const float *a, size_t a_row, size_t a_col, const
 #endif
 #define ADIR_GCC_DOT_LANES_INNERMOST (ADIR_DOT_LANES_INNERMOST && ADIR_GCC)
 
-#if ADIR_GCC && !ADIR_DOT_LANES_INNERMOST
-/* gcc's dot tile loads each operand's LANES lanes as one vector. Tuned for Zen (and for
- * Sapphire Rapids' -mtune), gcc 12 folds the loads into the multiply-adds instead, each
- * vector loaded once for every sum that uses it: 18 loads per 16 multiply-adds of the 4 x 4
- * tile where 8 suffice, and the loads, not the multiply-adds, bound the tile (a 32 x 784 by
- * 784 x 256 product on Zen 4: 73 GFLOP/s, 86 with the loads kept in registers, as gcc's
- * generic tuning keeps them). An empty asm that takes each vector in a register on x86-64
- * keeps it there; the sums are the same. */
-typedef float adir_dot_vector __attribute__((vector_size(ADIR_DOT_LANES * sizeof(float))));
-#if defined(__x86_64__)
-#define ADIR_DOT_IN_REGISTER(v) __asm__("" : "+v"(v))
-#else
-#define ADIR_DOT_IN_REGISTER(v) ((void)0)
-#endif
-#endif
-
 /* One tile of the dot-product form: c[i * n + j] = the dot product of rows i of a and j of b
  * (k long, rows a_row and b_row apart), for i < rows and j < cols (rows <= ROWS, cols <= COLS).
  * A tile at the bottom or right edge computes the full tile on repeated rows (the last one) and
@@ -242,24 +224,15 @@ ADIR_NOINLINE static void adir_dot_tile(const float *restrict a, size_t a_row,
         /* gcc: every loop unrolled whole by pragma, at -O2 as at -O3, before the vectorizer
          * runs; each sum's LANES lanes (one vector) then load from a pointer and offsets
          * 0..LANES-1, which gcc's basic-block vectorizer turns into one vector multiply-add. */
-        adir_dot_vector x[ADIR_DOT_ROWS], y[ADIR_DOT_COLS];
         ADIR_TILE_UNROLL
         for (i = 0; i < ADIR_DOT_ROWS; ++i) {
-            memcpy(&x[i], a_i[i] + p, sizeof x[i]);
-            ADIR_DOT_IN_REGISTER(x[i]);
-        }
-        ADIR_TILE_UNROLL
-        for (j = 0; j < ADIR_DOT_COLS; ++j) {
-            memcpy(&y[j], b_j[j] + p, sizeof y[j]);
-            ADIR_DOT_IN_REGISTER(y[j]);
-        }
-        ADIR_TILE_UNROLL
-        for (i = 0; i < ADIR_DOT_ROWS; ++i) {
+            const float *restrict x = a_i[i] + p;
             ADIR_TILE_UNROLL
             for (j = 0; j < ADIR_DOT_COLS; ++j) {
+                const float *restrict y = b_j[j] + p;
                 ADIR_TILE_UNROLL
                 for (l = 0; l < ADIR_DOT_LANES; ++l) {
-                    acc[i][j][l] = ADIR_FMA(x[i][l], y[j][l], acc[i][j][l]);
+                    acc[i][j][l] = ADIR_FMA(x[l], y[l], acc[i][j][l]);
                 }
             }
         }
