@@ -180,12 +180,14 @@ def kink_margin(model: nn.Module, data: list[tuple[np.ndarray, np.ndarray]]) -> 
 
 def test_resnet8_batches_keep_relus_off_their_kink() -> None:
     """On the seed-1 batches the margin is 0.024 (-6.1e-8 against a spread of 2.6e-6, the
-    module docstring); on ResNet-8's own (seed 4) it is 1.54, set by the first step's example
-    batch that every seed shares."""
+    module docstring; 0.026 on Zen 4, whose PyTorch kernels round other sums: the spread is
+    float32's, and moves with the CPU); on ResNet-8's own (seed 4) it is 1.54, set by the first
+    step's example batch that every seed shares. Below 1 an input's sign is float32's draw;
+    above it, no float32 program's rounding reaches it."""
     file_name, factory, seed = CASES["resnet8"]
     file = load_example(file_name)
     model = getattr(file, factory)()
-    assert kink_margin(model, batches(file, 1)) == pytest.approx(0.024, abs=0.001)
+    assert kink_margin(model, batches(file, 1)) < 0.1
     assert kink_margin(model, batches(file, seed)) == pytest.approx(1.54, abs=0.01)
 
 
@@ -221,8 +223,10 @@ def test_resnet8_adam_batch_1_puts_a_relu_on_its_kink() -> None:
     closest, spread, margin = min(margins[calls:], key=lambda entry: entry[2])
     assert margins[calls:].index((closest, spread, margin)) == 4  # stacks.1's second ReLU
     assert closest == pytest.approx(-3.87e-7, rel=0.01)
-    assert spread == pytest.approx(2.97e-6, rel=0.05)
-    assert margin == pytest.approx(0.13, abs=0.01)
+    # float32's spread is its rounding in this CPU's PyTorch kernels: 2.97e-6 on Sapphire
+    # Rapids (margin 0.13), 2.09e-6 on Zen 4 (0.19); within reach of the kink on both.
+    assert 1e-6 < spread < 5e-6
+    assert margin < 0.5
 
 
 def test_resnet8_adam_steps_its_batchnormed_conv_biases_on_rounding_noise() -> None:
@@ -252,15 +256,20 @@ def test_resnet8_adam_steps_its_batchnormed_conv_biases_on_rounding_noise() -> N
             if name in ("stacks.2.conv1.bias", "stacks.2.bn1.bias")
         }
     assert gradients[torch.float64]["stacks.2.conv1.bias"] == pytest.approx(5.6e-18, rel=0.1)
-    assert gradients[torch.float32]["stacks.2.conv1.bias"] == pytest.approx(3.0e-9, rel=0.1)
+    # float32's residue is rounding in the CPU's kernels' order: 3.0e-9 on Sapphire Rapids,
+    # 2.4e-9 on Zen 4; nine orders above float64's on both.
+    assert 1e-9 < gradients[torch.float32]["stacks.2.conv1.bias"] < 1e-8
     assert gradients[torch.float32]["stacks.2.bn1.bias"] == pytest.approx(6.6e-3, rel=0.01)
     initial = model.state_dict()["stacks.2.conv1.bias"].double().numpy()
     _, state64 = trained_in_torch(model, data, "adam", 0.001, torch.float64)
     _, state32 = trained_in_torch(model, data, "adam", 0.001, torch.float32)
     bias, mean = "stacks_2_conv1_bias", "stacks_2_bn1_running_mean"
     assert np.abs(state64[bias] - initial).max() == pytest.approx(2.6e-12, rel=0.05)
-    assert np.abs(state32[bias] - initial).max() == pytest.approx(9.9e-4, rel=0.01)
-    assert np.abs(state32[mean] - state64[mean]).max() == pytest.approx(6.2e-4, rel=0.01)
+    # float32's noise, in directions its sums' order sets, moves the bias by steps of about lr
+    # (at most 20 lr = 2e-2 in 20 steps): 9.9e-4 on Sapphire Rapids, 1.2e-3 on Zen 4; the
+    # running mean, which sees the bias, 6.2e-4 and 7.5e-4 from float64's.
+    assert 1e-4 < np.abs(state32[bias] - initial).max() < 2e-2
+    assert 1e-4 < np.abs(state32[mean] - state64[mean]).max() < 5e-3
 
 
 @pytest.mark.slow

@@ -17,13 +17,14 @@ for the conv, 7.6e-3 for the classifier): below one half, so every update rounds
 model stays as pretrained, right on none of the new digits; the test asks for at least 50
 points below the QAS run (79.6 and 88.0 measured).
 
-The figures are those of PyTorch's pretraining on this 2-core host (torch's default 2 threads);
-with `OMP_NUM_THREADS=1` the pretrained model differs (93.3% on the test digits 0-4, not 97.4%,
-as tools/transfer_demo.py's test assumes too), and so do the curves.
+The figures are those of PyTorch's pretraining on a 2-core Sapphire Rapids (torch's default 2
+threads); with `OMP_NUM_THREADS=1` the pretrained model differs (93.3% on the test digits 0-4,
+not 97.4%), and so it does on another CPU (Zen 4: 99.0%), and so do the curves.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -64,7 +65,10 @@ def test_level_2_with_qas_fine_tunes_like_fp32_and_without_qas_does_not(tmp_path
         text=True,
         check=True,
     )
-    assert "test accuracy 97.4% on 0-4, 0.0% on 5-9" in result.stdout
+    # PyTorch's pretraining rounds its float sums in the CPU's kernels' order: 97.4% of the
+    # digits 0-4 on Sapphire Rapids, 99.0% on Zen 4; right on none of 5-9 on both.
+    pretrained = re.search(r"test accuracy ([0-9.]+)% on 0-4, 0.0% on 5-9", result.stdout)
+    assert pretrained is not None and float(pretrained.group(1)) > 95.0, result.stdout
     runs = curves(result.stdout)
     fp32, qas, no_qas = (runs[k] for k in ("fp32", "int8 level 2, QAS", "int8 level 2, no QAS"))
     assert len(fp32) == len(qas) == len(no_qas) == 2
