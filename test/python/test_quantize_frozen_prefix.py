@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import math
 import tempfile
 from pathlib import Path
 
@@ -148,11 +149,26 @@ def int8_tensors(module: ModuleOp, x: np.ndarray, label: np.ndarray) -> list[np.
 # -- the reference ----------------------------------------------------------------------------
 
 
+def sqrt_float32(x: torch.Tensor) -> torch.Tensor:
+    """IEEE 754's float32 square root of float32 `x`, correctly rounded (as C's sqrtf and numpy's
+    np.sqrt, which freeze-batchnorm uses, compute it). Not torch.sqrt: its float32 (and float64)
+    sqrt need not be correctly rounded, its last bit may depend on the CPU: on AMD Zen 4 (torch
+    2.13) it is one ulp off for about 1 in 6 inputs, so the folded factors of a few channels
+    differed from freeze-batchnorm's and, through their weight scales and biases, one int8
+    element of the MobileNetV2 tests came out off by one. Here Python's math.sqrt (sqrtsd,
+    correctly rounded) in float64, rounded to float32: that double rounding is exact for a
+    square root (53 >= 2 * 24 + 2 bits, Figueroa 1995), so the result is the float32 one on
+    any CPU."""
+    wide = [math.sqrt(v) for v in x.detach().double().reshape(-1).tolist()]
+    return torch.tensor(wide, dtype=torch.float64).float().reshape(x.shape)
+
+
 def fold(conv: nn.Conv2d, bn: nn.BatchNorm2d) -> tuple[torch.Tensor, torch.Tensor]:
     """torch.nn.utils.fuse_conv_bn_eval's formula in float32, with a division by the square
-    root as the docs of freeze-batchnorm state it."""
+    root as the docs of freeze-batchnorm state it (the square root correctly rounded:
+    `sqrt_float32`)."""
     eps = torch.tensor(np.float32(bn.eps))
-    factor = bn.weight.detach() / torch.sqrt(bn.running_var + eps)
+    factor = bn.weight.detach() / sqrt_float32(bn.running_var + eps)
     weight = conv.weight.detach() * factor.reshape(-1, 1, 1, 1)
     bias = torch.zeros(conv.out_channels) if conv.bias is None else conv.bias.detach()
     return weight, (bias - bn.running_mean) * factor + bn.bias.detach()
