@@ -9,6 +9,8 @@
 - `training_matrix(ci, rest)`: issue 19 asks for every model at batch 1 and 8 with SGD and with
   Adam; CI runs the `ci` cases (each model at one batch and one optimizer at least), the
   documented longer run (`ADIR_EXAMPLES_MATRIX=1`, docs/frontends.md) all of them.
+- `float32_draws(data)`: the data and FLOAT32_DRAWS copies moved by one float32 ulp, for the
+  ill-conditioned runs, where one PyTorch float32 run is one draw of a chaotic spread.
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ MODELS = Path(__file__).resolve().parents[2] / "examples" / "torch"
 STEPS = 20
 RTOL = 1e-4
 FULL_MATRIX = bool(os.environ.get("ADIR_EXAMPLES_MATRIX"))
+FLOAT32_DRAWS = 8
+"""PyTorch float32 runs besides the one on the C's data, on data moved by one ulp
+(`float32_draws`), whose largest state distance is the spread the C is held to
+(the autoencoder's and DS-CNN's tests, and the ill-conditioned runs of
+test_mlperf_tiny_ic_vww.py)."""
 
 
 def example_names() -> list[str]:
@@ -148,3 +155,19 @@ def check_trains_in_c_like_pytorch(
                 f"relative to the tensor's largest magnitude: {max(worst.values()):.2e} "
                 f"({max(worst, key=worst.get)})"
             )
+
+
+def float32_draws(data: list[tuple[np.ndarray, ...]]) -> list[list[tuple[np.ndarray, ...]]]:
+    """The data, then FLOAT32_DRAWS copies of it with a random half of each input's entries
+    moved up by one float32 ulp (seeds 0, 1, ...): PyTorch float32 runs that part from each
+    other as rounding makes two float32 programs part (the labels, here the input itself,
+    stay)."""
+    draws = [data]
+    for seed in range(FLOAT32_DRAWS):
+        rng = np.random.default_rng(seed)
+        moved = []
+        for x, *rest in data:
+            up = np.nextafter(x, np.float32(np.inf)).astype(np.float32)
+            moved.append((np.where(rng.random(x.shape) < 0.5, up, x), *rest))
+        draws.append(moved)
+    return draws

@@ -41,7 +41,7 @@ from adir_dropout_masks import with_adir_masks
 from adir_testing import parse_example
 from c_testing import build_c, c_compilers, run_pipeline
 from cancelled_biases import adam_step_bound, batchnorm_after, bias_free_running_mean
-from examples_testing import STEPS, load_example, training_matrix
+from examples_testing import STEPS, float32_draws, load_example, training_matrix
 from state_distance import largest_tensor_distance, state_distance
 from torch import nn
 
@@ -59,9 +59,6 @@ STATE_FACTOR = 2
 """How much farther from float64 than PyTorch float32's state the C's may be at batch 2
 (test_autoencoder_at_batch_2_...): issue 19's "the float32-vs-float64 spread of PyTorch
 itself", as the losses' 2."""
-FLOAT32_DRAWS = 8
-"""PyTorch float32 runs besides the one on the C's data, on data moved by one ulp
-(`float32_draws`), whose largest state distance is the spread the C is held to."""
 # Parameters whose gradient is 0 in real arithmetic (see the docstring), by model.
 NOISE_DRIVEN = {
     # features.N: the gamma of bn1 and of the pointwise batch norms 1-3, and the statistics
@@ -265,22 +262,6 @@ def test_example_trains_in_c_like_pytorch_with_adam(name: str, batch: int) -> No
         else:
             atol = max(RTOL * np.abs(expected).max(), 2 * state_spread[symbol])
         np.testing.assert_allclose(c_params[symbol], expected, rtol=0, atol=atol, err_msg=symbol)
-
-
-def float32_draws(data: list[tuple[np.ndarray, ...]]) -> list[list[tuple[np.ndarray, ...]]]:
-    """The data, then FLOAT32_DRAWS copies of it with a random half of each input's entries
-    moved up by one float32 ulp (seeds 0, 1, ...): PyTorch float32 runs that part from each
-    other as rounding makes two float32 programs part (the labels, here the input itself,
-    stay)."""
-    draws = [data]
-    for seed in range(FLOAT32_DRAWS):
-        rng = np.random.default_rng(seed)
-        moved = []
-        for x, *rest in data:
-            up = np.nextafter(x, np.float32(np.inf)).astype(np.float32)
-            moved.append((np.where(rng.random(x.shape) < 0.5, up, x), *rest))
-        draws.append(moved)
-    return draws
 
 
 @pytest.mark.slow
