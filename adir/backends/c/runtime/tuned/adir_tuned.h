@@ -15,9 +15,9 @@
  * functions (adir_optimizers.h's adir_regularized_grad, ...) get the kernels' options: gcc does
  * not inline a function of other target options (with the tuning set after the includes,
  * DS-CNN b1's SGD updates called adir_regularized_grad for each element, and its step took
- * 14% longer). */
-
-/* The AVX targets' tile sizes (adir_target_x86_avx2.h, _avx512.h) are made for -O3, where gcc
+ * 14% longer).
+ *
+ * The AVX targets' tile sizes (adir_target_x86_avx2.h, _avx512.h) are made for -O3, where gcc
  * unrolls the tiles' loops and keeps their sums in registers; at -O2 it leaves them rolled, the
  * sums in memory. A multiversioned build's AVX versions ask for -O3 (adir_tuned_sources.h);
  * so does a build with the compiler's own AVX (-O2 -march=native: LeNet b16's SGD step took
@@ -55,7 +55,6 @@
 
 #include "adir_kernels.h"
 #include "adir_target.h"
-
 
 /* A fused multiply-add rounds once; where it is slow (a library call) a multiply and an add.
  * ADIR_FMA_FUSES: 1 where ADIR_FMA is fmaf on hardware that fuses (set by the multiversioned
