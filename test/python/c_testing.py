@@ -210,6 +210,16 @@ class CBuild:
         return results
 
 
+def function_body(object_file: Path, name: str) -> list[str]:
+    """objdump's lines of one function of an object file (static ones included)."""
+    listing = subprocess.run(
+        ["objdump", "-d", "--no-show-raw-insn", str(object_file)],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    body = listing.split(f"<{name}>:\n", 1)[1]
+    return body.split("\n\n", 1)[0].splitlines()
+
+
 def build_c(
     module: ModuleOp,
     name: str,

@@ -17,7 +17,13 @@ from pathlib import Path
 
 import pytest
 from adir_testing import parse_example
-from c_testing import WARNINGS, build_c, c_compilers, check_c_against_interpreter
+from c_testing import (
+    WARNINGS,
+    build_c,
+    c_compilers,
+    check_c_against_interpreter,
+    function_body,
+)
 from test_c_examples import OPTIMIZERS, training_steps
 from test_c_kernels_vs_reference import cpu_flags
 
@@ -195,16 +201,6 @@ def test_portable_build_trains_like_the_interpreter(compiler: str) -> None:
         each_step_from_c_state=True,
         build=functools.partial(build_c, optimize="-O2", multiversion=True),
     )
-
-
-def function_body(object_file: Path, name: str) -> list[str]:
-    """objdump's lines of one function of an object file (static ones included)."""
-    listing = subprocess.run(
-        ["objdump", "-d", "--no-show-raw-insn", str(object_file)],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    body = listing.split(f"<{name}>:\n", 1)[1]
-    return body.split("\n\n", 1)[0].splitlines()
 
 
 @pytest.mark.parametrize("flags", [["-O2", "-mavx2", "-mfma"], ["-O2", "-march=x86-64-v4"]])

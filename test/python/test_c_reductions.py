@@ -8,10 +8,18 @@ strided kernel for other sets of axes, with its innermost dim reduced or kept.
 
 from __future__ import annotations
 
+import platform
+import re
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
 from adir_testing import tensor_type
-from c_testing import check_c_against_interpreter
+from c_testing import WARNINGS, check_c_against_interpreter, function_body
+
+from adir.backends.c.files import runtime_files
+from adir.output_files import write_directory
 
 RNG = np.random.default_rng(0)
 SGD = "autodiff,insert-optimizer{kind=sgd lr=0.1}"
@@ -126,3 +134,22 @@ def test_training_step_through_reductions() -> None:
     the leading axis and a mean over all: their gradients broadcast back in C."""
     x = RNG.standard_normal((3, 4)).astype(np.float32)
     check_c_against_interpreter(TRAINING, "train_step", [[x]] * 3, differentiate=SGD)
+
+
+def test_row_sums_eight_partials_in_one_vector_under_avx512(tmp_path: Path) -> None:
+    """gcc 12 with AVX-512 and its generic tuning (`-march=x86-64-v4`, and `-march=native` on
+    Zen 4) vectorized adir_row_sum's eight partial sums 16 lanes at a time, which would pair
+    x[i] with x[i + 8] in one sum, and so added every lane in order: 135 scalar adds. Its
+    256-bit preference (ADIR_EIGHT_LANES) keeps the eight sums one vector: a packed add, and
+    22 scalar adds (the tail and the final pairwise adds). Compiled only: any x86-64 host."""
+    if platform.machine() != "x86_64":
+        pytest.skip(f"x86-64 targets; this is {platform.machine()}")
+    write_directory(str(tmp_path), runtime_files())
+    target = tmp_path / "adir_reductions.o"
+    source = tmp_path / "adir_reductions.c"
+    flags = ["-O3", "-march=x86-64-v4"]
+    subprocess.run(["gcc", *WARNINGS, *flags, "-c", str(source), "-o", str(target)], check=True)
+    body = function_body(target, "adir_row_sum")
+    packed = [line for line in body if re.search(r"vaddps\s", line)]
+    scalar = [line for line in body if re.search(r"vaddss\s", line)]
+    assert packed and len(scalar) < 40, "\n".join(body)
