@@ -234,8 +234,8 @@ static ADIR_INLINE void bn_lanes_block(const float *x, const float *dy, size_t s
 }
 
 /* The transposed blocks a channel's plain sum keeps for its sum of squares: 16 KB (DS-CNN's
- * 16 x 125 pixels take 8 blocks of 16 vectors, ResNet-8's 16 x 256 16); a channel with more
- * blocks transposes x twice. */
+ * 16 x 125 pixels take 8 blocks of 16 vectors, ResNet-8's 16 x 256 16), two such caches on the
+ * stack (bn8_statistics); a channel with more blocks transposes x twice. */
 #define BN_CACHE_VECTORS 256
 
 /* Whether bn_lanes_sums may keep the channel's transposed blocks in BN_CACHE_VECTORS. */
@@ -247,24 +247,41 @@ static int bn_lanes_cache_fits(int32_t batch, int32_t spatial)
                BN_CACHE_VECTORS;
 }
 
+/* A channel's sum of squares from the blocks its plain sum kept, run beside the next
+ * channel's plain sum (bn_lanes_sums' `beside`): alone, its chain of dependent adds (16 a
+ * block, 3 to 4 cycles each) left the core idle between them, where the plain sum is bound by
+ * its transposes' shuffles; side by side, both chains keep their order. */
+struct bn_lanes_beside {
+    const bn_lanes *cache; /* the channel's kept blocks */
+    float centre;          /* its mean */
+    int32_t c;             /* the channel (its samples past the last 16 run the scalar loop) */
+    float total;           /* its sum of squares, written */
+};
+
 /* total = the sum over channel c in the reference's order (a partial per sample, then their
  * total in sample order): of x, or with `squares` of (x - centre)^2; with dy, also
  * *dy_total = sum(dy), and total = sum(dy * (x - centre)). With `cache` (bn_lanes_cache_fits),
- * the plain sum stores its transposed blocks there and the sum of squares reads them. */
-ADIR_NOINLINE static float bn_lanes_sums(const float *restrict x, const float *restrict dy,
-                                         float centre, int squares, const struct bn_relu *relu,
-                                         int32_t batch, int32_t channels, int32_t spatial,
-                                         int32_t c, float *restrict dy_total,
-                                         bn_lanes *restrict cache)
+ * the plain sum stores its transposed blocks there and the sum of squares reads them. With
+ * `beside` (a plain sum that keeps its blocks), the sum of squares of beside->c too, block for
+ * block, from beside->cache. Inlined into bn_lanes_sums and bn_lanes_sums_beside, so that the
+ * gradient's sums do not carry `beside`'s code (the portable -O2 build's gradient took 2 us
+ * more a call with it). */
+static ADIR_INLINE float bn_lanes_sums_of(const float *restrict x, const float *restrict dy,
+                                          float centre, int squares,
+                                          const struct bn_relu *relu, int32_t batch,
+                                          int32_t channels, int32_t spatial, int32_t c,
+                                          float *restrict dy_total, bn_lanes *restrict cache,
+                                          struct bn_lanes_beside *restrict beside)
 {
     const size_t step = (size_t)channels * (size_t)spatial;
     const int cached = cache != NULL && squares;
     bn_lanes *store = cached ? NULL : cache;
-    float total = 0.0f, dy_sum_total = 0.0f;
+    const bn_lanes *kept = beside != NULL ? beside->cache : NULL;
+    float total = 0.0f, dy_sum_total = 0.0f, beside_total = 0.0f;
     int32_t i0 = 0, i, s;
     for (; i0 + BN_SAMPLE_LANES <= batch; i0 += BN_SAMPLE_LANES) {
         const size_t at = bn8_row(i0, c, channels, spatial);
-        bn_lanes acc = {0.0f}, dy_acc = {0.0f};
+        bn_lanes acc = {0.0f}, dy_acc = {0.0f}, beside_acc = {0.0f};
         float partial[BN_SAMPLE_LANES], dy_partial[BN_SAMPLE_LANES];
         for (s = 0; s + BN_SAMPLE_LANES <= spatial; s += BN_SAMPLE_LANES) {
             if (cached) {
@@ -276,6 +293,10 @@ ADIR_NOINLINE static float bn_lanes_sums(const float *restrict x, const float *r
                            centre, squares, relu, 0, &acc, &dy_acc, store);
             if (store != NULL) {
                 store += BN_SAMPLE_LANES;
+            }
+            if (kept != NULL) {
+                bn_lanes_add(kept, beside->centre, 1, 0, &beside_acc);
+                kept += BN_SAMPLE_LANES;
             }
         }
         /* The pixels past the last whole block: the row's last 16 pixels' block, from the
@@ -292,6 +313,10 @@ ADIR_NOINLINE static float bn_lanes_sums(const float *restrict x, const float *r
                 if (store != NULL) {
                     store += BN_SAMPLE_LANES;
                 }
+                if (kept != NULL) {
+                    bn_lanes_add(kept, beside->centre, 1, s - first, &beside_acc);
+                    kept += BN_SAMPLE_LANES;
+                }
             }
             s = spatial;
         }
@@ -306,6 +331,13 @@ ADIR_NOINLINE static float bn_lanes_sums(const float *restrict x, const float *r
             total += partial[i];
             dy_sum_total += dy_partial[i];
         }
+        if (beside != NULL) {
+            /* the kept blocks cover the rows whole (bn_lanes_cache_fits: 16 pixels or more) */
+            memcpy(partial, &beside_acc, sizeof partial);
+            for (i = 0; i < BN_SAMPLE_LANES; ++i) {
+                beside_total += partial[i];
+            }
+        }
     }
     for (; i0 < batch; ++i0) {
         const size_t row = bn8_row(i0, c, channels, spatial);
@@ -313,11 +345,38 @@ ADIR_NOINLINE static float bn_lanes_sums(const float *restrict x, const float *r
         total += bn_row_sum(x + row, dy != NULL ? dy + row : NULL, centre, squares, relu, 0,
                             spatial, &dy_partial, 0.0f);
         dy_sum_total += dy_partial;
+        if (beside != NULL) {
+            beside_total += bn_row_sum(x + bn8_row(i0, beside->c, channels, spatial), NULL,
+                                       beside->centre, 1, NULL, 0, spatial, &dy_partial, 0.0f);
+        }
     }
     if (dy_total != NULL) {
         *dy_total = dy_sum_total;
     }
+    if (beside != NULL) {
+        beside->total = beside_total;
+    }
     return total;
+}
+
+ADIR_NOINLINE static float bn_lanes_sums(const float *restrict x, const float *restrict dy,
+                                         float centre, int squares, const struct bn_relu *relu,
+                                         int32_t batch, int32_t channels, int32_t spatial,
+                                         int32_t c, float *restrict dy_total,
+                                         bn_lanes *restrict cache)
+{
+    return bn_lanes_sums_of(x, dy, centre, squares, relu, batch, channels, spatial, c,
+                            dy_total, cache, NULL);
+}
+
+/* The plain sum of channel c, its blocks kept in `cache`, beside `beside`'s sum of squares. */
+ADIR_NOINLINE static float bn_lanes_sums_beside(const float *restrict x, int32_t batch,
+                                                int32_t channels, int32_t spatial, int32_t c,
+                                                bn_lanes *restrict cache,
+                                                struct bn_lanes_beside *restrict beside)
+{
+    return bn_lanes_sums_of(x, NULL, 0.0f, 0, NULL, batch, channels, spatial, c, NULL, cache,
+                            beside);
 }
 
 /* The passes that write an element on its own, over a row of spatial >= 16 pixels: 16 pixels
@@ -389,15 +448,34 @@ static void bn8_statistics(const float *restrict x, int32_t lanes, int32_t batch
     float total[BN_CHANNELS] = {0.0f};
     int32_t k;
 #if BN_SAMPLE_LANES
+    if (batch >= BN_SAMPLE_LANES && bn_lanes_cache_fits(batch, spatial)) {
+        /* channel k's plain sum beside channel k - 1's sum of squares, each keeping its
+         * blocks in one of the two caches in turn */
+        bn_lanes cache[2][BN_CACHE_VECTORS];
+        struct bn_lanes_beside before;
+        for (k = 0; k < lanes; ++k) {
+            total[k] = k > 0 ? bn_lanes_sums_beside(x, batch, channels, spatial, c + k,
+                                                    cache[k % 2], &before)
+                             : bn_lanes_sums(x, NULL, 0.0f, 0, NULL, batch, channels, spatial,
+                                             c + k, NULL, cache[k % 2]);
+            if (k > 0) {
+                squares[k - 1] = before.total;
+            }
+            mean[k] = total[k] / m;
+            before.cache = cache[k % 2], before.centre = mean[k], before.c = c + k;
+        }
+        squares[lanes - 1] = bn_lanes_sums(x, NULL, mean[lanes - 1], 1, NULL, batch, channels,
+                                           spatial, c + lanes - 1, NULL,
+                                           cache[(lanes - 1) % 2]);
+        return;
+    }
     if (batch >= BN_SAMPLE_LANES) {
-        bn_lanes cache[BN_CACHE_VECTORS];
-        bn_lanes *kept = bn_lanes_cache_fits(batch, spatial) ? cache : NULL;
         for (k = 0; k < lanes; ++k) {
             total[k] = bn_lanes_sums(x, NULL, 0.0f, 0, NULL, batch, channels, spatial, c + k,
-                                     NULL, kept);
+                                     NULL, NULL);
             mean[k] = total[k] / m;
             squares[k] = bn_lanes_sums(x, NULL, mean[k], 1, NULL, batch, channels, spatial,
-                                       c + k, NULL, kept);
+                                       c + k, NULL, NULL);
         }
         return;
     }
