@@ -321,6 +321,9 @@ ADIR_NOINLINE static void adir_depthwise_same16(const float *restrict src,
     const size_t lead = (size_t)width + 1;
     const int32_t *column = (const int32_t *)(const void *)(scratch + (size_t)pixels + 2 * lead);
     float *x = scratch + lead;
+    /* A plane reads up to width + 1 floats past its end: with planes of one row, more than the
+     * next plane holds. */
+    const int32_t past = height == 1 ? 2 : 1;
     int32_t c, channel = 0, t;
     for (c = 0; c < planes; ++c) {
         const float *plane = src + (size_t)c * (size_t)pixels;
@@ -328,9 +331,9 @@ ADIR_NOINLINE static void adir_depthwise_same16(const float *restrict src,
         for (t = 0; t < 9; ++t) {
             k[t] = w[(size_t)channel * 9u + (size_t)(flip ? 8 - t : t)];
         }
-        /* The first and last planes read their copy in scratch: no plane of src is before the
-         * first or after the last. */
-        if (c == 0 || c == planes - 1) {
+        /* The first plane and the last `past` read their copy in scratch: no plane of src is
+         * before the first, nor after the last. */
+        if (c == 0 || c >= planes - past) {
             memcpy(x, plane, (size_t)pixels * sizeof *x);
             plane = x;
         }
