@@ -1452,17 +1452,35 @@ static void pointwise_convs(void)
 /* Depthwise 3 x 3 of stride 1 padded by 1 ("same": adir_tuned_depthwise.c's flat planes with
  * column masks, blocks of 16 pixels, the last overlapping): planes of 16 pixels and more (4 x
  * 4, 1 x 17, 17 x 1, 7 x 9, DS-CNN's 25 x 5), one row or column (every tap of a row masked),
- * and 15 (the padded path), two samples of three channels. */
+ * and 15 (the padded path), two samples of three channels. With 16-float vectors each block
+ * loads the middle inputs of the block after it: widths 1 to 5 around 16, 32 and 48 pixels
+ * (a whole number of blocks or not, no block but the last and the overlapping one), rows wider
+ * than a vector (whose first blocks' rows above are padding), MobileNet's 6 x 6 and 12 x 12;
+ * DS-CNN's 25 x 5 with many channels and samples, and one plane alone (the first and the last
+ * plane, read from scratch). */
 static void depthwise_same_convs(void)
 {
-    const int32_t planes[][2] = {{4, 4}, {1, 17}, {17, 1}, {7, 9}, {25, 5}, {3, 5}, {2, 8}};
-    int p, exact;
+    const int32_t planes[][2] = {{4, 4},  {1, 17}, {17, 1}, {7, 9},  {25, 5}, {3, 5},
+                                 {2, 8},  {16, 1}, {32, 1}, {33, 1}, {8, 2},  {9, 2},
+                                 {24, 2}, {6, 3},  {11, 3}, {16, 3}, {5, 4},  {8, 4},
+                                 {12, 4}, {4, 5},  {7, 5},  {10, 5}, {3, 20}, {2, 40},
+                                 {6, 6},  {12, 12}};
+    /* DS-CNN's plane: 64 channels of one sample; 16 samples of 5 channels (64 would not fit
+     * the Cortex-M4F's heap); one plane alone */
+    const int32_t ds_cnn[][2] = {{1, 64}, {16, 5}, {1, 1}};
+    int p, n, exact;
     for (exact = 0; exact < 2; ++exact) {
         for (p = 0; p < (int)(sizeof planes / sizeof planes[0]); ++p) {
             /* batch, channels, out_channels, groups, kh, kw, out_h, out_w, stride, pad,
              * dilation */
             struct conv c = {2, 3, 3, 3, 3, 3, 0, 0, 1, 1, 1};
             c.out_h = planes[p][0], c.out_w = planes[p][1];
+            scratch_conv_case(c, 0, 1, exact);
+        }
+        for (n = 0; n < (int)(sizeof ds_cnn / sizeof ds_cnn[0]); ++n) {
+            struct conv c = {0, 0, 0, 0, 3, 3, 25, 5, 1, 1, 1};
+            c.batch = ds_cnn[n][0];
+            c.channels = c.out_channels = c.groups = ds_cnn[n][1];
             scratch_conv_case(c, 0, 1, exact);
         }
     }
