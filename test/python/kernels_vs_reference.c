@@ -719,6 +719,14 @@ static void scratch_convs(void)
         {2, 16, 32, 1, 1, 1, 4, 4, 2, 0, 1},   /* its stride-2 1x1 shortcut */
         {2, 8, 12, 1, 1, 1, 5, 5, 1, 0, 1},    /* pointwise: the image is the im2col */
         {1, 1, 8, 1, 10, 4, 5, 3, 2, 2, 1},    /* DS-CNN's first conv, a smaller image */
+        /* column planes (few taps, phase planes that would drop an eighth of their pixels):
+         * whole tiles stored into y, the last one's pixels, rows below MR, two samples */
+        {2, 1, 19, 1, 10, 4, 25, 5, 2, 2, 1},  /* DS-CNN's first conv: 125 pixels */
+        {1, 2, 10, 1, 3, 5, 4, 4, 2, 1, 2},    /* dilation 2, stride 2: columns 0, 2, .. 8 */
+        {2, 3, 9, 1, 1, 5, 6, 3, 1, 2, 1},     /* stride 1, a 1 x 5 kernel */
+        /* a plane's pixels y's without column planes (a kernel one column wide, stride 1):
+         * the forward pass and the input gradient's one phase */
+        {2, 3, 18, 1, 3, 1, 7, 6, 1, 0, 1},
         {1, 4, 6, 2, 3, 3, 4, 11, 1, 1, 1},    /* groups */
         {1, 3, 4, 1, 3, 3, 4, 6, 1, 2, 2},     /* dilation */
         {1, 2, 3, 1, 3, 3, 3, 3, 2, 0, 1},     /* stride, no padding */

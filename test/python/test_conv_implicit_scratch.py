@@ -34,6 +34,8 @@ SHAPES = [
     (2, 9, 9, 4, 15, 15, 3, 3, 1, 4, 1, 1),  # padding past (k - 1) d
     (3, 9, 8, 5, 4, 4, 2, 1, 3, 1, 1, 1),  # stride 3, a 2x1 kernel: a phase no tap lands on
     (4, 7, 6, 8, 3, 2, 3, 3, 2, 1, 2, 1),  # stride 2, dilation 2: one phase a side has taps
+    (2, 9, 13, 10, 4, 4, 3, 5, 2, 1, 2, 1),  # column planes, dilation 2
+    (3, 2, 3, 9, 6, 3, 1, 5, 1, 2, 1, 1),  # column planes at stride 1
 ]
 
 

@@ -135,6 +135,9 @@ VECTOR_HOST_TARGETS = ("host", "x86-avx2", "x86-avx512")
 """The hosts: vector units, deep out-of-order cores (batchnorm's `_channels` kernels)."""
 IMPLICIT_SLACK = 64
 """adir_tuned_conv_implicit.c's ADIR_IMPLICIT_SLACK."""
+COLUMN_PLANE_TAPS = 64
+"""adir_tuned_conv_implicit.c's ADIR_IMPLICIT_COLUMN_TAPS: below it, a convolution whose phase
+planes would drop more than an eighth of their columns gets a plane of each kernel column."""
 
 
 def phases_used(kernel: int, dilation: int, stride: int) -> int:
@@ -170,9 +173,9 @@ def implicit_floats(
     groups: int,
 ) -> int | None:
     """The scratch floats of a `_gemm` kernel's implicit-GEMM path (adir_conv_implicit_floats
-    in adir_tuned_conv_implicit.c: one sample's phase planes with their slack, one offset a
-    tap, and dy^T of one sample for the weight gradient or the weights transposed (for the
-    input gradient, each phase's sub-kernel; its planes are one plane of dy that every phase
+    in adir_tuned_conv_implicit.c: one sample's phase (or column) planes with their slack, one
+    offset a tap, and dy^T of one sample for the weight gradient or the weights transposed (for
+    the input gradient, each phase's sub-kernel; its planes are one plane of dy that every phase
     reads: see adir_tuned_conv_implicit.c)), or None where it has none (the input gradient of a
     1x1 kernel: W^T dy on dy itself, nothing to save)."""
     (_, channels, height, width), (_, outputs, rows, cols) = image, out
@@ -184,7 +187,10 @@ def implicit_floats(
         """The planes' floats (with the slack) and the taps of `ch` channels into o_h x o_w."""
         plane_rows = o_h + (kh - 1) * dilation[0] // s[0]
         plane_cols = o_w + (kw - 1) * dilation[1] // s[1]
-        phases = phases_used(kh, dilation[0], s[0]) * phases_used(kw, dilation[1], s[1])
+        side_by_side = phases_used(kw, dilation[1], s[1])
+        if ch * kh * kw < COLUMN_PLANE_TAPS and 8 * (plane_cols - o_w) > plane_cols:
+            plane_cols, side_by_side = o_w, kw  # a plane of each kernel column
+        phases = phases_used(kh, dilation[0], s[0]) * side_by_side
         return phases * ch * plane_rows * plane_cols + plane_cols + IMPLICIT_SLACK, ch * kh * kw
 
     if kernel == "conv2d_grad_input":

@@ -17,6 +17,13 @@
  * each row at its own offset. A micro-kernel tile of NR such pixels computes the columns
  * q >= out_width too (they read the next row); those sums are dropped.
  *
+ * Column planes: where those dropped columns are many and the taps few (adir_implicit_layout:
+ * DS-CNN's first conv, a 10 x 4 kernel of stride 2 into 5 columns, computed 6 a row and
+ * stored 5 floats at a time), each kernel column j has planes of its own instead of each
+ * phase b, holding the padded image's columns j d, j d + s, ...: then tap (c, i, j) of pixel
+ * (p, q) lies at plane(i d % s, j)[c][p + i d / s][q], cols is out_width, and the plane's
+ * pixels are the output's, in its order: no sum dropped, whole tiles stored as vectors.
+ *
  * - Forward: y = W X, X read in place (adir_implicit_gemm); each output's sum over the taps
  *   (c, i, j) in order from 0, a tap in the padding adding a product of 0, then the bias: the
  *   panel path's sums, bit for bit.
@@ -43,11 +50,12 @@
 /* Floats past the last plane that a tile may read: see adir_implicit_layout. */
 #define ADIR_IMPLICIT_SLACK 64
 
-/* Where one sample's phase planes lie and what a tap reads. */
+/* Where one sample's phase planes lie and what a tap reads. phases_width: the planes side by
+ * side along the width, the phases in use, or with by_column the kernel's columns. */
 struct adir_implicit {
     int32_t channels, height, width, out_height, out_width, kernel_height, kernel_width;
     int32_t stride_height, stride_width, pad_top, pad_left, dilation_height, dilation_width;
-    int32_t rows, cols, phases_height, phases_width, taps;
+    int32_t rows, cols, phases_height, phases_width, taps, by_column;
     size_t plane, floats; /* one plane; all planes and the slack */
 };
 
@@ -78,6 +86,12 @@ static int32_t adir_phases_used(int32_t kernel, int32_t dilation, int32_t stride
     return adir_phase_index(stride, kernel, dilation, stride);
 }
 
+/* Column planes (see the top of the file) where phase planes would drop more than an eighth of
+ * a tile's pixels and the taps are fewer than this: a plane of each kernel column copies the
+ * image kernel_width / phases times over, against the tile's multiply-adds a pixel, taps x
+ * outputs (select_kernels/tuned.py's COLUMN_PLANE_TAPS). */
+#define ADIR_IMPLICIT_COLUMN_TAPS 64
+
 /* The planes of a convolution of an image [channels, height, width] into [out_height,
  * out_width]: a plane's rows and cols reach every tap of every output pixel (p + (kh - 1) d /
  * s rows); a tile of NR pixels from the last one computed reads at most NR - 1 pixels and the
@@ -99,6 +113,10 @@ static struct adir_implicit adir_implicit_layout(
     m.phases_height = adir_phases_used(kernel_height, dilation_height, stride_height);
     m.phases_width = adir_phases_used(kernel_width, dilation_width, stride_width);
     m.taps = channels * kernel_height * kernel_width;
+    m.by_column = m.taps < ADIR_IMPLICIT_COLUMN_TAPS && 8 * (m.cols - out_width) > m.cols;
+    if (m.by_column) {
+        m.cols = out_width, m.phases_width = kernel_width;
+    }
     m.plane = (size_t)m.rows * (size_t)m.cols;
     m.floats = (size_t)m.phases_height * (size_t)m.phases_width * (size_t)channels * m.plane +
                (size_t)m.cols + ADIR_IMPLICIT_SLACK;
@@ -114,6 +132,26 @@ static struct adir_implicit adir_implicit_layout(
 #define ADIR_IMPLICIT_COPY_LOOPS
 #endif
 
+/* Column planes' rows are short (DS-CNN's first conv: 5 floats), and a loop a row cost more
+ * than its copying: a plane's `rows` rows from `to` on, columns [lo, hi), copied column by
+ * column from the image's rows from `from` on (column x: the image's x s + off). A function of
+ * its own: inside adir_implicit_copy, the row by row copy of phase planes took 20% longer
+ * (MobileNet's first conv, gcc 12). */
+ADIR_NOINLINE static void adir_implicit_copy_columns(const struct adir_implicit *m,
+                                                     const float *restrict from, int32_t off,
+                                                     float *restrict to, int32_t rows,
+                                                     int32_t lo, int32_t hi)
+{
+    const size_t step = (size_t)m->stride_height * (size_t)m->width;
+    int32_t x, y;
+    for (x = lo; x < hi; ++x) {
+        const float *restrict column = from + (x * m->stride_width + off);
+        for (y = 0; y < rows; ++y) {
+            to[(size_t)y * (size_t)m->cols + (size_t)x] = column[(size_t)y * step];
+        }
+    }
+}
+
 /* Copy one sample's image into the planes; with `zero`, also store the zeros where they hold
  * padding and in the slack. Those places are the same for every sample, and nothing else
  * writes them while a call's samples run: the callers pass `zero` for a call's (or group's)
@@ -124,8 +162,9 @@ ADIR_IMPLICIT_COPY_LOOPS static void adir_implicit_copy(const struct adir_implic
     const size_t plane = (size_t)m->height * (size_t)m->width;
     const size_t used = m->floats - (size_t)m->cols - ADIR_IMPLICIT_SLACK;
     const int32_t cols = m->cols;
+    const int32_t width_planes = m->by_column ? m->kernel_width : m->stride_width;
     size_t k;
-    int32_t a, b, c, y, col;
+    int32_t a, plane_b, c, y, col;
     float *out = planes;
     for (a = 0; a < m->stride_height; ++a) {
         /* The plane's rows y whose image row y s + a - pad_top is inside: [top, bottom). */
@@ -141,9 +180,13 @@ ADIR_IMPLICIT_COPY_LOOPS static void adir_implicit_copy(const struct adir_implic
                      : (m->height + m->pad_top - a + m->stride_height - 1) / m->stride_height;
         bottom = bottom < m->rows ? bottom : m->rows;
         top = top < bottom ? top : bottom;
-        for (b = 0; b < m->stride_width; ++b) {
+        for (plane_b = 0; plane_b < width_planes; ++plane_b) {
+            /* the planes' column 0: the padded image's column b (phase b, or with by_column
+             * kernel column plane_b's) */
+            const int32_t b = m->by_column ? plane_b * m->dilation_width : plane_b;
             int32_t lo, hi;
-            if (!adir_phase_used(b, m->kernel_width, m->dilation_width, m->stride_width)) {
+            if (!m->by_column &&
+                !adir_phase_used(b, m->kernel_width, m->dilation_width, m->stride_width)) {
                 continue;
             }
             /* The plane's columns x whose image column x s + b - pad_left is inside. */
@@ -162,6 +205,14 @@ ADIR_IMPLICIT_COPY_LOOPS static void adir_implicit_copy(const struct adir_implic
                     for (k = 0; k < (size_t)m->rows * (size_t)cols; ++k) {
                         out[k] = 0.0f;
                     }
+                }
+                if (m->by_column && top < bottom) {
+                    adir_implicit_copy_columns(
+                        m, x + (size_t)c * plane +
+                               (size_t)(top * m->stride_height + a - m->pad_top) *
+                                   (size_t)m->width,
+                        off, out + (size_t)top * (size_t)cols, bottom - top, lo, hi);
+                    continue;
                 }
                 for (y = top; y < bottom; ++y) {
                     const float *restrict row =
@@ -204,30 +255,34 @@ static void adir_implicit_offsets(const struct adir_implicit *m, int32_t *offset
             const int32_t pa = adir_phase_index(ri % m->stride_height, m->kernel_height,
                                                 m->dilation_height, m->stride_height);
             for (j = 0; j < m->kernel_width; ++j) {
+                /* phase b's plane from column cj / s on, or column j's plane */
                 const int32_t cj = j * m->dilation_width;
-                const int32_t pb = adir_phase_index(cj % m->stride_width, m->kernel_width,
-                                                    m->dilation_width, m->stride_width);
+                const int32_t pb = m->by_column ? j
+                                                : adir_phase_index(cj % m->stride_width,
+                                                                   m->kernel_width,
+                                                                   m->dilation_width,
+                                                                   m->stride_width);
                 const size_t phase = (size_t)pa * (size_t)m->phases_width + (size_t)pb;
                 offsets[(c * m->kernel_height + i) * m->kernel_width + j] =
                     (int32_t)((phase * (size_t)m->channels + (size_t)c) * m->plane +
                               (size_t)(ri / m->stride_height) * (size_t)m->cols +
-                              (size_t)(cj / m->stride_width));
+                              (size_t)(m->by_column ? 0 : cj / m->stride_width));
             }
         }
     }
 }
 
-/* One MR x NR tile: out[i][j] = the sum over t < taps, in order from 0, of w[i * w_row + t *
- * w_col] * planes[offsets[t] + j]. Both callers pass weights transposed, [taps, outputs] (w_row
- * 1): with w_col 1, gcc vectorizes the loop over the taps, not the tile's rows, and keeps the
- * sums in memory. Its loops are unrolled on every target (ADIR_TILE_UNROLL, as the GEMM
- * micro-kernel's): left rolled, gcc 12 vectorizes the loop over the taps of the AVX2 version
- * anyway, with gathers, the sums in memory (ResNet-8 b16's step 2.8 times slower; -O2's AVX2
- * version, forced on an AVX-512 core: 162 ms against 58 unrolled). */
+/* One MR x NR tile: out[i * out_row + j] = the sum over t < taps, in order from 0, of w[i *
+ * w_row + t * w_col] * planes[offsets[t] + j]. Both callers pass weights transposed, [taps,
+ * outputs] (w_row 1): with w_col 1, gcc vectorizes the loop over the taps, not the tile's rows,
+ * and keeps the sums in memory. Its loops are unrolled on every target (ADIR_TILE_UNROLL, as
+ * the GEMM micro-kernel's): left rolled, gcc 12 vectorizes the loop over the taps of the AVX2
+ * version anyway, with gathers, the sums in memory (ResNet-8 b16's step 2.8 times slower;
+ * -O2's AVX2 version, forced on an AVX-512 core: 162 ms against 58 unrolled). */
 ADIR_NOINLINE static void adir_implicit_tile(const float *restrict w, size_t w_row,
                                              size_t w_col, const float *restrict planes,
                                              const int32_t *restrict offsets, int32_t taps,
-                                             float out[ADIR_GEMM_MR][ADIR_IMPLICIT_NR])
+                                             float *restrict out, size_t out_row)
 {
     float acc[ADIR_GEMM_MR][ADIR_IMPLICIT_NR];
     int32_t i, j, t;
@@ -254,7 +309,7 @@ ADIR_NOINLINE static void adir_implicit_tile(const float *restrict w, size_t w_r
     }
     for (i = 0; i < ADIR_GEMM_MR; ++i) {
         for (j = 0; j < ADIR_IMPLICIT_NR; ++j) {
-            out[i][j] = acc[i][j];
+            out[(size_t)i * out_row + (size_t)j] = acc[i][j];
         }
     }
 }
@@ -383,13 +438,16 @@ ADIR_NOINLINE static void adir_implicit_lanes_4(const float *restrict w, size_t 
 
 /* y [outputs, out_height x out_width] = w [outputs, taps] (w_row, w_col apart) times the im2col
  * matrix that `planes` and `offsets` give (see the top of the file), by tiles of NR plane
- * pixels, whose pixels past a row's out_width are dropped. */
+ * pixels, whose pixels past a row's out_width are dropped. Where a plane's pixels are y's (a
+ * forward pass on column planes), whole tiles store straight into y. */
 static void adir_implicit_gemm(const struct adir_implicit *m, const float *planes,
                                const int32_t *offsets, const float *w, size_t w_row,
                                size_t w_col, int32_t outputs, float *y,
                                struct adir_implicit_out at_out)
 {
     const int32_t pixels = m->out_height * m->cols;
+    const int in_order =
+        m->cols == m->out_width && at_out.col == 1u && at_out.row == (size_t)m->out_width;
     float out[ADIR_GEMM_MR][ADIR_IMPLICIT_NR];
     int32_t o = 0, first, rows, i, j, l;
 #if ADIR_IMPLICIT_LANE_PIXELS > 0
@@ -437,12 +495,35 @@ static void adir_implicit_gemm(const struct adir_implicit *m, const float *plane
         rows = outputs - o < ADIR_GEMM_MR ? outputs - o : ADIR_GEMM_MR;
         for (first = 0; first < pixels; first += ADIR_IMPLICIT_NR) {
             int32_t p = first / m->cols, q = first % m->cols;
+            /* in order, a last tile of fewer pixels moves back over the one before it (where
+             * there is one): its sums again, the same */
+            const int32_t at =
+                in_order && pixels - first < ADIR_IMPLICIT_NR && pixels >= ADIR_IMPLICIT_NR
+                    ? pixels - ADIR_IMPLICIT_NR
+                    : first;
+            if (in_order && rows == ADIR_GEMM_MR && pixels - at >= ADIR_IMPLICIT_NR) {
+                adir_implicit_tile(w + (size_t)o * w_row, w_row, w_col, planes + at, offsets,
+                                   m->taps, y + (size_t)o * at_out.channel + (size_t)at,
+                                   at_out.channel);
+                continue;
+            }
             if (rows == ADIR_GEMM_MR) {
-                adir_implicit_tile(w + (size_t)o * w_row, w_row, w_col, planes + first, offsets,
-                                   m->taps, out);
+                adir_implicit_tile(w + (size_t)o * w_row, w_row, w_col, planes + at, offsets,
+                                   m->taps, &out[0][0], ADIR_IMPLICIT_NR);
             } else {
-                adir_implicit_edge(w + (size_t)o * w_row, w_row, w_col, planes + first,
-                                   offsets, m->taps, rows, out);
+                adir_implicit_edge(w + (size_t)o * w_row, w_row, w_col, planes + at, offsets,
+                                   m->taps, rows, out);
+            }
+            if (in_order) { /* an edge's rows, or the pixels of an image under a tile */
+                const int32_t count =
+                    pixels - at < ADIR_IMPLICIT_NR ? pixels - at : ADIR_IMPLICIT_NR;
+                float *y_at = y + (size_t)o * at_out.channel + (size_t)at;
+                for (i = 0; i < rows; ++i) {
+                    for (l = 0; l < count; ++l) {
+                        y_at[(size_t)i * at_out.channel + (size_t)l] = out[i][l];
+                    }
+                }
+                continue;
             }
             /* The tile's pixels row by row: runs of q < out_width, copied output by output. */
             for (j = 0; j < ADIR_IMPLICIT_NR && p < m->out_height;) {
@@ -757,7 +838,8 @@ void adir_conv2d_grad_input_implicit(const float *dy, const float *w, float *dx,
 /* One tile of dW^T (dw_t at the tile's corner, its taps' rows `row` apart, its vectors of NR
  * outputs `vector` apart; see adir_conv2d_grad_weight_implicit): `rows` taps (each read along
  * its plane from offsets[i]) by `vectors` x NR outputs (dy^T's rows `outputs` apart);
- * acc[i][v][j] continues dw_t's element over the pixels (p, q), q < out_width, in order. */
+ * acc[i][v][j] continues dw_t's element over the pixels (p, q), q < out_width, in order: on
+ * column planes (cols is out_width) one run of every pixel, else a run a row. */
 static ADIR_INLINE void adir_implicit_weight_rows(const struct adir_implicit *m,
                                                   const float *restrict planes,
                                                   const int32_t *restrict offsets,
@@ -765,6 +847,8 @@ static ADIR_INLINE void adir_implicit_weight_rows(const struct adir_implicit *m,
                                                   float *restrict dw_t, size_t row,
                                                   size_t vector, int32_t rows, int32_t vectors)
 {
+    const int32_t runs = m->cols == m->out_width ? 1 : m->out_height;
+    const int32_t run = m->out_height * m->out_width / runs;
     float acc[ADIR_IMPLICIT_WMR][ADIR_IMPLICIT_WIDE_VECTORS][ADIR_GEMM_NR];
     const float *restrict a[ADIR_IMPLICIT_WMR];
     int32_t i, v, j, p, q;
@@ -776,10 +860,10 @@ static ADIR_INLINE void adir_implicit_weight_rows(const struct adir_implicit *m,
             }
         }
     }
-    for (p = 0; p < m->out_height; ++p) {
+    for (p = 0; p < runs; ++p) {
         const size_t row = (size_t)p * (size_t)m->cols;
-        const float *restrict b_p = dy_t + (size_t)p * (size_t)m->out_width * outputs;
-        for (q = 0; q < m->out_width; ++q) {
+        const float *restrict b_p = dy_t + (size_t)p * (size_t)run * outputs;
+        for (q = 0; q < run; ++q) {
             const float *restrict b_q = b_p + (size_t)q * outputs;
             float x[ADIR_IMPLICIT_WMR];
             /* Left to gcc's own unrolling on the AVX targets: forced (ADIR_TILE_UNROLL), ResNet-8
@@ -861,6 +945,8 @@ static void adir_implicit_weight_edge(const struct adir_implicit *m,
                                       const float *restrict dy_t, size_t outputs,
                                       float *restrict dw_t, int32_t rows, int32_t cols)
 {
+    const int32_t runs = m->cols == m->out_width ? 1 : m->out_height;
+    const int32_t run = m->out_height * m->out_width / runs;
     int32_t i, j, p, q;
     for (i = 0; i < rows; ++i) {
         const float *restrict a = planes + offsets[i];
@@ -868,10 +954,10 @@ static void adir_implicit_weight_edge(const struct adir_implicit *m,
         for (j = 0; j < cols; ++j) {
             acc[j] = dw_t[(size_t)i * (size_t)cols + (size_t)j];
         }
-        for (p = 0; p < m->out_height; ++p) {
+        for (p = 0; p < runs; ++p) {
             const float *restrict a_p = a + (size_t)p * (size_t)m->cols;
-            const float *restrict b_p = dy_t + (size_t)p * (size_t)m->out_width * outputs;
-            for (q = 0; q < m->out_width; ++q) {
+            const float *restrict b_p = dy_t + (size_t)p * (size_t)run * outputs;
+            for (q = 0; q < run; ++q) {
                 const float x = a_p[q];
                 const float *restrict b_q = b_p + (size_t)q * outputs;
                 for (j = 0; j < cols; ++j) {
