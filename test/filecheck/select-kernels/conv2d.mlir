@@ -19,9 +19,13 @@
 // On the host targets a `_gemm` kernel asks instead for its implicit-GEMM path's scratch where
 // that is more (select_kernels/tuned.py's implicit_floats: phase planes + a row + 64 floats of
 // slack, one offset a tap, and the weights transposed or one sample's dy^T):
-// - the stride-2 conv: 4 phases x 4 channels x 5 x 5 + 5 + 64 + 36 taps + 36 x 6 = 721 floats
-//   (2884 bytes, over its 2304-byte panel);
-// - the dilated depthwise conv: 8 x 8 + 8 + 64 + 9 + 9 = 154 floats (616 bytes);
+// - the stride-2 conv: its 2 x 2 phase planes would be 5 columns wide for 4 output columns,
+//   dropping more than an eighth of a tile's pixels, so under 64 taps each kernel column gets
+//   a plane of its own, 4 columns wide (the "column planes"): 2 row phases x 3 columns x 4
+//   channels x 5 x 4 + 4 + 64 + 36 taps + 36 x 6 = 800 floats (3200 bytes, over its 2304-byte
+//   panel);
+// - the dilated depthwise conv: its plane would be 8 columns wide for 4 output columns, so
+//   column planes too: 3 columns x 8 x 4 + 4 + 64 + 9 + 9 = 182 floats (728 bytes);
 // - the pointwise weight gradient: 4 x 8 x 8 + 8 + 64 + 4 + 8 x 8 x 6 = 716 floats (2864 bytes).
 // Planned (C), each panel gets what the arena has free at its op, at least its minimum: the
 // padded conv 1996 floats of 2304 (what fits under the function's results), the wide conv 684
@@ -44,16 +48,16 @@ func.func @f(%x: tensor<2x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %v: tensor<6x4x5x
   // M4F:       adir_kernel.conv2d ins(%x, %w {{.*}}) outs(%same, %scratch : memref<2x6x8x8xf32>, memref<8192xi8>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_gemm", adir.kernel_scratch = 8192 : i64, adir.kernel_scratch_min = 1024 : i64, padding = array<i64: 1, 1, 1, 1>}
   // C:         ADIR_TUNED_CONV2D_GEMM(x, w, NULL, same, 2, 4, 8, 8, 6, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, (float *)(void *)scratch, 1996);
   %same = adir.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32> -> tensor<2x6x8x8xf32>
-  // HOST:      adir_kernel.conv2d ins(%x, %w {{.*}}) outs(%strided, %scratch_1 : memref<2x6x4x4xf32>, memref<2884xi8>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_gemm", adir.kernel_scratch = 2884 : i64, adir.kernel_scratch_min = 1024 : i64, padding = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>}
+  // HOST:      adir_kernel.conv2d ins(%x, %w {{.*}}) outs(%strided, %scratch_1 : memref<2x6x4x4xf32>, memref<3200xi8>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_gemm", adir.kernel_scratch = 3200 : i64, adir.kernel_scratch_min = 1024 : i64, padding = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>}
   // M4F:       adir_kernel.conv2d ins(%x, %w {{.*}}) outs(%strided, %scratch_1 : memref<2x6x4x4xf32>, memref<2304xi8>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_gemm", adir.kernel_scratch = 2304 : i64, adir.kernel_scratch_min = 256 : i64, padding = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>}
-  // C:         ADIR_TUNED_CONV2D_GEMM(x, w, NULL, strided, 2, 4, 8, 8, 6, 4, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, (float *)(void *)scratch_1, 721);
+  // C:         ADIR_TUNED_CONV2D_GEMM(x, w, NULL, strided, 2, 4, 8, 8, 6, 4, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, (float *)(void *)scratch_1, 800);
   %strided = adir.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>} : tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32> -> tensor<2x6x4x4xf32>
   // HOST:      adir_kernel.conv2d ins(%x, %dw {{.*}}) outs(%depthwise, %scratch_2 : memref<2x4x8x8xf32>, memref<732xi8>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_depthwise", adir.kernel_scratch = 732 : i64, padding = array<i64: 1, 1, 1, 1>, groups = 4 : i64}
   // M4F:       adir_kernel.conv2d ins(%x, %dw {{.*}}) outs(%depthwise, %scratch_2 : memref<2x4x8x8xf32>, memref<400xi8>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_depthwise_3x3", adir.kernel_scratch = 400 : i64, padding = array<i64: 1, 1, 1, 1>, groups = 4 : i64}
   // C:         ADIR_TUNED_CONV2D_DEPTHWISE(x, dw, NULL, depthwise, 2, 4, 8, 8, 4, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 4, (float *)(void *)scratch_2, 183);
   // C-M4F:     ADIR_TUNED_CONV2D_DEPTHWISE_3X3(x, dw, NULL, depthwise, 2, 4, 8, 8, 4, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 4, (float *)(void *)scratch_{{[0-9]+}}, 100);
   %depthwise = adir.conv2d %x, %dw {padding = array<i64: 1, 1, 1, 1>, groups = 4 : i64} : tensor<2x4x8x8xf32>, tensor<4x1x3x3xf32> -> tensor<2x4x8x8xf32>
-  // HOST:      adir_kernel.conv2d ins(%x, %dw {{.*}}) outs(%dilated, %scratch_3 : memref<2x4x4x4xf32>, memref<616xi8>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_gemm", adir.kernel_scratch = 616 : i64, dilation = array<i64: 2, 2>, groups = 4 : i64}
+  // HOST:      adir_kernel.conv2d ins(%x, %dw {{.*}}) outs(%dilated, %scratch_3 : memref<2x4x4x4xf32>, memref<728xi8>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_gemm", adir.kernel_scratch = 728 : i64, dilation = array<i64: 2, 2>, groups = 4 : i64}
   // M4F:       adir_kernel.conv2d ins(%x, %dw {{.*}}) outs(%dilated, %scratch_3 : memref<2x4x4x4xf32>, memref<576xi8>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_gemm", adir.kernel_scratch = 576 : i64, adir.kernel_scratch_min = 256 : i64, dilation = array<i64: 2, 2>, groups = 4 : i64}
   %dilated = adir.conv2d %x, %dw {dilation = array<i64: 2, 2>, groups = 4 : i64} : tensor<2x4x8x8xf32>, tensor<4x1x3x3xf32> -> tensor<2x4x4x4xf32>
   // CHECK:     adir_kernel.conv2d ins(%x, %pw {{.*}}) outs(%pointwise : memref<2x6x8x8xf32>) {adir.kernel = "tuned", adir.kernel_call = "conv2d_gemm"}
