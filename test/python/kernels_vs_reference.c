@@ -1457,8 +1457,8 @@ static void pointwise_convs(void)
     }
 }
 
-/* Depthwise 3 x 3 of stride 1 padded by 1 ("same": adir_tuned_depthwise.c's flat planes with
- * column masks, blocks of 16 pixels, the last overlapping): planes of 16 pixels and more (4 x
+/* Depthwise 3 x 3 of stride 1 padded by 1 ("same": adir_tuned_depthwise_same.c's flat planes
+ * with column masks, blocks of 16 pixels, the last overlapping): planes of 16 pixels and more (4 x
  * 4, 1 x 17, 17 x 1, 7 x 9, DS-CNN's 25 x 5), one row or column (every tap of a row masked),
  * and 15 (the padded path), two samples of three channels. With 16-float vectors each block
  * loads the middle inputs of the block after it: widths 1 to 5 around 16, 32 and 48 pixels

@@ -245,6 +245,20 @@ void adir_conv2d_grad_input_depthwise_lanes(const float *dy, const float *w, flo
                                             int32_t stride_width, int32_t pad_top,
                                             int32_t pad_left, float *scratch);
 
+/* The depthwise 3 x 3 convolution of stride 1 padded by 1 on every side, output the image's
+ * size (adir_tuned_depthwise_same.c): adir_depthwise_same_floats is the scratch it takes, 0
+ * where it does not apply. adir_depthwise_same_planes convolves every plane of src (planes =
+ * batch x channels of them, each the image's size) by its channel's 3 x 3 kernel in w into dst,
+ * + bias where given: the forward pass with the taps in order, and the input gradient (flip)
+ * with them in reverse, the reference's order for each. */
+size_t adir_depthwise_same_floats(int32_t height, int32_t width, int32_t out_height,
+                                  int32_t out_width, int32_t kernel_height, int32_t kernel_width,
+                                  int32_t stride_height, int32_t stride_width, int32_t pad_top,
+                                  int32_t pad_left);
+void adir_depthwise_same_planes(const float *src, const float *w, int flip, const float *bias,
+                                int32_t planes, int32_t channels, int32_t height, int32_t width,
+                                float *scratch, float *dst);
+
 /* Pointwise convolutions on the hosts (adir_tuned_conv_pointwise.c): the `_gemm` kernels call
  * them where the target's settings set ADIR_CONV_IMPLICIT, for a 1 x 1 kernel of stride 1,
  * unpadded, one group, where adir_pointwise_takes(kind, channels, plane) (kind: an

@@ -46,6 +46,7 @@ ADIR_TARGET_PUSH(ADIR_VARIANT_TARGET)
 #include "adir_tuned_depthwise.c"
 #include "adir_tuned_depthwise_3x3.c"
 #include "adir_tuned_depthwise_lanes.c"
+#include "adir_tuned_depthwise_same.c"
 #include "adir_tuned_matmul.c"
 #include "adir_tuned_pool.c"
 #include "adir_tuned_updates.c"

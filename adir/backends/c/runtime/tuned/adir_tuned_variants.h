@@ -35,6 +35,8 @@
     X(adir_depthwise_lanes_floats) \
     X(adir_conv2d_grad_weight_depthwise_lanes) \
     X(adir_conv2d_grad_input_depthwise_lanes) \
+    X(adir_depthwise_same_floats) \
+    X(adir_depthwise_same_planes) \
     X(adir_tuned_conv2d_depthwise_3x3) \
     X(adir_tuned_conv2d_grad_input_depthwise_3x3) \
     X(adir_tuned_conv2d_grad_weight_depthwise_3x3) \
@@ -82,6 +84,8 @@
 #define adir_depthwise_lanes_floats ADIR_VARIANT_NAME(adir_depthwise_lanes_floats)
 #define adir_conv2d_grad_weight_depthwise_lanes ADIR_VARIANT_NAME(adir_conv2d_grad_weight_depthwise_lanes)
 #define adir_conv2d_grad_input_depthwise_lanes ADIR_VARIANT_NAME(adir_conv2d_grad_input_depthwise_lanes)
+#define adir_depthwise_same_floats ADIR_VARIANT_NAME(adir_depthwise_same_floats)
+#define adir_depthwise_same_planes ADIR_VARIANT_NAME(adir_depthwise_same_planes)
 #define adir_tuned_conv2d_depthwise_3x3 ADIR_VARIANT_NAME(adir_tuned_conv2d_depthwise_3x3)
 #define adir_tuned_conv2d_grad_input_depthwise_3x3 ADIR_VARIANT_NAME(adir_tuned_conv2d_grad_input_depthwise_3x3)
 #define adir_tuned_conv2d_grad_weight_depthwise_3x3 ADIR_VARIANT_NAME(adir_tuned_conv2d_grad_weight_depthwise_3x3)
