@@ -742,6 +742,8 @@ static void scratch_convs(void)
         {1, 8, 48, 1, 3, 3, 3, 9, 2, 1, 1},    /* stride 2: 32 wide, 16 by WMR; 27 pixels */
         {2, 8, 97, 1, 3, 3, 4, 4, 1, 1, 1},    /* 64 + 32 outputs wide, one at the edge */
         {1, 5, 40, 1, 3, 3, 4, 6, 1, 1, 1},    /* 45 taps: no whole wide tile, 16 + 16 + 8 */
+        {2, 3, 8, 1, 3, 3, 5, 7, 2, 1, 1},     /* MobileNetV1-0.25's first: 8 outputs, NR / 2 */
+        {1, 5, 24, 1, 3, 3, 4, 4, 1, 1, 1},    /* 16 outputs and a block of 8 */
         /* the input gradient's (its channels in lanes, its taps a phase's) */
         {2, 64, 8, 1, 3, 3, 5, 6, 1, 1, 1},    /* 64 channels, 30 pixels: a partial tile */
         {1, 40, 16, 1, 3, 3, 4, 7, 2, 1, 1},   /* stride 2: 64 taps in one phase, 32 + 8 */

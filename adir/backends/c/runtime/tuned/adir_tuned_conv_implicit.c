@@ -837,7 +837,8 @@ void adir_conv2d_grad_input_implicit(const float *dy, const float *w, float *dx,
 
 /* One tile of dW^T (dw_t at the tile's corner, its taps' rows `row` apart, its vectors of NR
  * outputs `vector` apart; see adir_conv2d_grad_weight_implicit): `rows` taps (each read along
- * its plane from offsets[i]) by `vectors` x NR outputs (dy^T's rows `outputs` apart);
+ * its plane from offsets[i]) by `vectors` x `width` outputs (dy^T's rows `outputs` apart; width
+ * NR, or NR / 2 for a block of half a vector);
  * acc[i][v][j] continues dw_t's element over the pixels (p, q), q < out_width, in order: on
  * column planes (cols is out_width) one run of every pixel, else a run a row. */
 static ADIR_INLINE void adir_implicit_weight_rows(const struct adir_implicit *m,
@@ -845,7 +846,8 @@ static ADIR_INLINE void adir_implicit_weight_rows(const struct adir_implicit *m,
                                                   const int32_t *restrict offsets,
                                                   const float *restrict dy_t, size_t outputs,
                                                   float *restrict dw_t, size_t row,
-                                                  size_t vector, int32_t rows, int32_t vectors)
+                                                  size_t vector, int32_t rows, int32_t vectors,
+                                                  int32_t width)
 {
     const int32_t runs = m->cols == m->out_width ? 1 : m->out_height;
     const int32_t run = m->out_height * m->out_width / runs;
@@ -855,7 +857,7 @@ static ADIR_INLINE void adir_implicit_weight_rows(const struct adir_implicit *m,
     for (i = 0; i < rows; ++i) {
         a[i] = planes + offsets[i];
         for (v = 0; v < vectors; ++v) {
-            for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            for (j = 0; j < width; ++j) {
                 acc[i][v][j] = dw_t[(size_t)i * row + (size_t)v * vector + (size_t)j];
             }
         }
@@ -875,7 +877,7 @@ static ADIR_INLINE void adir_implicit_weight_rows(const struct adir_implicit *m,
             ADIR_UNROLL
             for (v = 0; v < vectors; ++v) {
                 ADIR_UNROLL
-                for (j = 0; j < ADIR_GEMM_NR; ++j) {
+                for (j = 0; j < width; ++j) {
                     const float y = b_q[v * ADIR_GEMM_NR + j];
                     ADIR_UNROLL
                     for (i = 0; i < rows; ++i) {
@@ -887,7 +889,7 @@ static ADIR_INLINE void adir_implicit_weight_rows(const struct adir_implicit *m,
     }
     for (i = 0; i < rows; ++i) {
         for (v = 0; v < vectors; ++v) {
-            for (j = 0; j < ADIR_GEMM_NR; ++j) {
+            for (j = 0; j < width; ++j) {
                 dw_t[(size_t)i * row + (size_t)v * vector + (size_t)j] = acc[i][v][j];
             }
         }
@@ -903,7 +905,7 @@ ADIR_NOINLINE static void adir_implicit_weight_tile(const struct adir_implicit *
                                                     float *restrict dw_t, size_t vector)
 {
     adir_implicit_weight_rows(m, planes, offsets, dy_t, outputs, dw_t, ADIR_GEMM_NR, vector,
-                              ADIR_IMPLICIT_WMR, 1);
+                              ADIR_IMPLICIT_WMR, 1, ADIR_GEMM_NR);
 }
 
 ADIR_NOINLINE static void adir_implicit_weight_tile_mr(const struct adir_implicit *m,
@@ -913,7 +915,19 @@ ADIR_NOINLINE static void adir_implicit_weight_tile_mr(const struct adir_implici
                                                        size_t outputs, float *restrict dw_t, size_t vector)
 {
     adir_implicit_weight_rows(m, planes, offsets, dy_t, outputs, dw_t, ADIR_GEMM_NR, vector,
-                              ADIR_GEMM_MR, 1);
+                              ADIR_GEMM_MR, 1, ADIR_GEMM_NR);
+}
+
+/* WMR taps by half a vector of outputs: a block of NR / 2 outputs (MobileNetV1-0.25's first
+ * conv, 8) took the scalar edge loop, 5.8 GFLOP/s, a tenth of its batch-1 step on Zen 4. */
+ADIR_NOINLINE static void adir_implicit_weight_tile_half(const struct adir_implicit *m,
+                                                         const float *restrict planes,
+                                                         const int32_t *restrict offsets,
+                                                         const float *restrict dy_t,
+                                                         size_t outputs, float *restrict dw_t)
+{
+    adir_implicit_weight_rows(m, planes, offsets, dy_t, outputs, dw_t, ADIR_GEMM_NR / 2, 0u,
+                              ADIR_IMPLICIT_WMR, 1, ADIR_GEMM_NR / 2);
 }
 
 #if ADIR_IMPLICIT_WIDE_TAPS > 0
@@ -924,7 +938,7 @@ ADIR_NOINLINE static void adir_implicit_weight_tile_2(const struct adir_implicit
                                                       size_t outputs, float *restrict dw_t, size_t vector)
 {
     adir_implicit_weight_rows(m, planes, offsets, dy_t, outputs, dw_t, ADIR_GEMM_NR, vector,
-                              ADIR_IMPLICIT_WIDE_TAPS, 2);
+                              ADIR_IMPLICIT_WIDE_TAPS, 2, ADIR_GEMM_NR);
 }
 
 ADIR_NOINLINE static void adir_implicit_weight_tile_4(const struct adir_implicit *m,
@@ -934,7 +948,7 @@ ADIR_NOINLINE static void adir_implicit_weight_tile_4(const struct adir_implicit
                                                       size_t outputs, float *restrict dw_t, size_t vector)
 {
     adir_implicit_weight_rows(m, planes, offsets, dy_t, outputs, dw_t, ADIR_GEMM_NR, vector,
-                              ADIR_IMPLICIT_WIDE4_TAPS, 4);
+                              ADIR_IMPLICIT_WIDE4_TAPS, 4, ADIR_GEMM_NR);
 }
 #endif
 
@@ -993,6 +1007,8 @@ static void adir_implicit_weight_column(const struct adir_implicit *m, const flo
             adir_implicit_weight_tile(m, planes, offsets + t, dy_t + o, outputs, dw_to, 0u);
         } else if (rows == ADIR_GEMM_MR && cols == ADIR_GEMM_NR) {
             adir_implicit_weight_tile_mr(m, planes, offsets + t, dy_t + o, outputs, dw_to, 0u);
+        } else if (rows == ADIR_IMPLICIT_WMR && 2 * cols == ADIR_GEMM_NR) {
+            adir_implicit_weight_tile_half(m, planes, offsets + t, dy_t + o, outputs, dw_to);
         } else {
             adir_implicit_weight_edge(m, planes, offsets + t, dy_t + o, outputs, dw_to, rows,
                                       cols);
