@@ -61,7 +61,7 @@ from adir.passes.plan_memory.placement import ALGORITHMS, arena_size, naive
 from adir.passes.plan_memory.plan import FunctionPlan
 from adir.passes.plan_memory.plan_json import plan_json
 from adir.passes.plan_memory.report import text_report
-from adir.passes.plan_memory.scratch import fit_scratch, scratch_minimum
+from adir.passes.plan_memory.scratch import fit_scratch, place_others, scratch_minimum
 
 OFFSET = "adir.offset"
 MAX_I64 = 2**63 - 1
@@ -132,7 +132,9 @@ class PlanMemoryPass(ModulePass):
             # minimum panel.
             scratch = [(b, m) for b in buffers if (m := scratch_minimum(b)) is not None]
             others = [b for b in buffers if scratch_minimum(b) is None]
-            offsets = ALGORITHMS[self.algo](others)
+            position = {o: i for i, o in enumerate(function.body.block.ops)}
+            allocs = [position[b.alloc] for b, _ in scratch]
+            offsets = place_others(ALGORITHMS[self.algo], others, allocs)
             fitted = fit_scratch(offsets, scratch, self.alignment)
             smaller = dict(zip((buffer for buffer, _ in scratch), fitted, strict=True))
             buffers = [smaller.get(buffer, buffer) for buffer in buffers]  # program order
