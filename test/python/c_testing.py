@@ -13,6 +13,7 @@ abort on the first report.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import shutil
 import subprocess
@@ -139,11 +140,19 @@ def driver_source(planned: ModuleOp, name: str, steps: int, state_each_step: boo
     return "\n".join(lines) + "\n"
 
 
+def process_directory(prefix: str) -> Path:
+    """A new temporary directory for what this test process shares between its tests, removed
+    when the process exits."""
+    directory = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    return directory
+
+
 @functools.cache
 def runtime_objects(compiler: str, flags: tuple[str, ...]) -> list[str]:
     """The runtime's kernels compiled once per compiler and flags in this test process (each
     model's build then compiles only its own source and driver)."""
-    directory = Path(tempfile.mkdtemp(prefix="adir-c-runtime-"))
+    directory = process_directory("adir-c-runtime-")
     write_directory(str(directory), runtime_files())
     objects = []
     for source in sorted(directory.glob("*.c")):

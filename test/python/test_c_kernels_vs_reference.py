@@ -15,7 +15,6 @@ from __future__ import annotations
 import importlib.resources
 import re
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -137,8 +136,8 @@ def check(stdout: str, expected_target: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def runtime_dir() -> Path:
-    directory = Path(tempfile.mkdtemp(prefix="adir-kernels-vs-reference-"))
+def runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("kernels-vs-reference")
     write_directory(str(directory), runtime_files())
     return directory
 

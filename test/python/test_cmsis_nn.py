@@ -28,7 +28,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from adir_testing import parse_example
-from c_testing import PREFIX, WARNINGS, build_c, c_compilers, interpreter_run, run_pipeline
+from c_testing import (
+    PREFIX,
+    WARNINGS,
+    build_c,
+    c_compilers,
+    interpreter_run,
+    process_directory,
+    run_pipeline,
+)
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.rewriter import Rewriter
@@ -57,7 +65,7 @@ def cmsis_nn_objects(compiler: str, flags: tuple[str, ...]) -> list[str]:
     shift-base check: the softmax support functions shift negative int32 values left and
     compute `(1 << 31) - 1` (gemmlowp's fixed point), which C99 leaves undefined and Arm's
     compilers do in two's complement."""
-    directory = Path(tempfile.mkdtemp(prefix="adir-cmsis-nn-"))
+    directory = process_directory("adir-cmsis-nn-")
     kept = [f for f in flags if f not in WARNINGS] + ["-fwrapv"]
     if any(f.startswith("-fsanitize=") and "undefined" in f for f in kept):
         kept.append("-fno-sanitize=shift-base")
