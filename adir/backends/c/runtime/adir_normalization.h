@@ -5,7 +5,11 @@
  * are over its M = batch * spatial values. The order of operations is the interpreter's
  * (adir/interpreter/normalization.py, after PyTorch's CPU kernels), in float: two passes for
  * the statistics (the mean, then the squared deviations from it), and the output as
- * `x * scale + shift`.
+ * `x * scale + shift`. Every sum over a channel (the statistics; sum(dy) and
+ * sum(dy * (x - mean)) in the gradient) is a sum per sample over its row of `spatial` values,
+ * in eight interleaved partial sums added pairwise and then the rest of the row in order
+ * (adir_row_sum's order, numpy's pairwise sum of a row of up to 128), and then the samples'
+ * sums in sample order. Every kernel of the family, reference or tuned, sums in that order.
  */
 #ifndef ADIR_NORMALIZATION_H
 #define ADIR_NORMALIZATION_H

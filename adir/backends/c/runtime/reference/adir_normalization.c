@@ -11,20 +11,77 @@ static size_t adir_channel_row(int32_t i, int32_t c, int32_t channels, int32_t s
     return ((size_t)i * (size_t)channels + (size_t)c) * (size_t)spatial;
 }
 
-/* sum(x) over channel c: a sum per sample, then the sum of those, which rounds less than one
- * running sum over all M values. */
-static float adir_channel_sum(const float *x, int32_t batch, int32_t channels, int32_t spatial,
-                              int32_t c)
+/* The terms a batchnorm sums over a row: x, (x - centre)^2, g or g * (x - centre), where g
+ * is dy or, after a relu (adir_batchnorm_relu_grad), the relu's gradient. */
+enum adir_bn_term { ADIR_BN_X, ADIR_BN_SQUARE, ADIR_BN_G, ADIR_BN_G_DEVIATION };
+
+/* adir_relu_grad's select on the forward's affine value y = x * scale + shift, recomputed by
+ * adir_channel_affine's expression (relu(y) <= 0 exactly where y <= 0). */
+struct adir_bn_relu {
+    float scale, shift;
+};
+
+static float adir_relu_masked(float x, const struct adir_bn_relu *relu, float dy)
+{
+    return x * relu->scale + relu->shift <= 0.0f ? 0.0f : dy;
+}
+
+/* Term s of a row (relu NULL: g = dy). */
+static float adir_bn_term(enum adir_bn_term term, const float *x, const float *dy,
+                          float centre, const struct adir_bn_relu *relu, size_t s)
+{
+    float g;
+    if (term == ADIR_BN_X) {
+        return x[s];
+    }
+    if (term == ADIR_BN_SQUARE) {
+        const float d = x[s] - centre;
+        return d * d;
+    }
+    g = relu != NULL ? adir_relu_masked(x[s], relu, dy[s]) : dy[s];
+    return term == ADIR_BN_G ? g : g * (x[s] - centre);
+}
+
+/* The sum of a row's n terms in adir_row_sum's order (reference/adir_reductions.c): eight
+ * interleaved partial sums, added pairwise, then the rest of the row in order. It is numpy's
+ * pairwise sum of a row of up to 128, and where one running sum is a chain of n dependent
+ * adds, the eight sums are one 8-float vector in the tuned kernels. */
+static float adir_bn_row_sum(enum adir_bn_term term, const float *x, const float *dy,
+                             float centre, const struct adir_bn_relu *relu, size_t n)
+{
+    float sum = 0.0f;
+    size_t s = 0;
+    if (n >= 8) {
+        float r[8];
+        size_t k;
+        for (k = 0; k < 8; ++k) {
+            r[k] = adir_bn_term(term, x, dy, centre, relu, k);
+        }
+        for (s = 8; s + 8 <= n; s += 8) {
+            for (k = 0; k < 8; ++k) {
+                r[k] += adir_bn_term(term, x, dy, centre, relu, s + k);
+            }
+        }
+        sum = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    }
+    for (; s < n; ++s) {
+        sum += adir_bn_term(term, x, dy, centre, relu, s);
+    }
+    return sum;
+}
+
+/* The sum of a term over channel c: a sum per sample (adir_bn_row_sum), then the sum of
+ * those in sample order. */
+static float adir_channel_sum(enum adir_bn_term term, const float *x, const float *dy,
+                              float centre, const struct adir_bn_relu *relu, int32_t batch,
+                              int32_t channels, int32_t spatial, int32_t c)
 {
     float total = 0.0f;
-    int32_t i, s;
+    int32_t i;
     for (i = 0; i < batch; ++i) {
-        const float *row = x + adir_channel_row(i, c, channels, spatial);
-        float partial = 0.0f;
-        for (s = 0; s < spatial; ++s) {
-            partial += row[s];
-        }
-        total += partial;
+        const size_t at = adir_channel_row(i, c, channels, spatial);
+        total += adir_bn_row_sum(term, x + at, dy != NULL ? dy + at : NULL, centre, relu,
+                                 (size_t)spatial);
     }
     return total;
 }
@@ -52,19 +109,13 @@ void adir_batchnorm(const float *x, const float *gamma, const float *beta,
     const size_t count = (size_t)batch * (size_t)spatial;
     const float m = (float)count;
     const float keep = 1.0f - momentum;
-    int32_t c, i, s;
+    int32_t c;
     for (c = 0; c < channels; ++c) {
-        const float mean = adir_channel_sum(x, batch, channels, spatial, c) / m;
-        float squares = 0.0f, invstd, unbiased, scale, shift;
-        for (i = 0; i < batch; ++i) {
-            const float *row = x + adir_channel_row(i, c, channels, spatial);
-            float partial = 0.0f;
-            for (s = 0; s < spatial; ++s) {
-                const float d = row[s] - mean;
-                partial += d * d;
-            }
-            squares += partial;
-        }
+        const float mean =
+            adir_channel_sum(ADIR_BN_X, x, NULL, 0.0f, NULL, batch, channels, spatial, c) / m;
+        const float squares =
+            adir_channel_sum(ADIR_BN_SQUARE, x, NULL, mean, NULL, batch, channels, spatial, c);
+        float invstd, unbiased, scale, shift;
         invstd = 1.0f / sqrtf(squares / m + eps);
         unbiased = squares / (float)(count - 1u);
         batch_mean[c] = mean;
@@ -92,41 +143,51 @@ void adir_batchnorm_eval(const float *x, const float *gamma, const float *beta,
     }
 }
 
-void adir_batchnorm_grad(const float *x, const float *gamma, const float *mean,
-                         const float *invstd, const float *dy, float *x_grad, float *gamma_grad,
-                         float *beta_grad, int32_t batch, int32_t channels, int32_t spatial)
+/* adir_batchnorm_grad, or with relu adir_batchnorm_relu_grad: g is dy, or the relu's
+ * gradient made where it is read (so never stored). */
+static void adir_batchnorm_grad_of(const float *x, const float *gamma, const float *beta,
+                                   const float *mean, const float *invstd, const float *dy,
+                                   float *x_grad, float *gamma_grad, float *beta_grad,
+                                   int32_t batch, int32_t channels, int32_t spatial)
 {
     const float m = (float)((size_t)batch * (size_t)spatial);
     int32_t c, i, s;
     for (c = 0; c < channels; ++c) {
         const float centre = mean[c];
-        const float dbeta = adir_channel_sum(dy, batch, channels, spatial, c);
-        float dot = 0.0f, projection, mean_dy, factor;
+        const float factor = gamma[c] * invstd[c];
+        /* the forward's scale and shift, by its expressions */
+        const struct adir_bn_relu affine = {factor, beta != NULL ? beta[c] - centre * factor
+                                                                 : 0.0f};
+        const struct adir_bn_relu *relu = beta != NULL ? &affine : NULL;
+        const float dbeta =
+            adir_channel_sum(ADIR_BN_G, x, dy, centre, relu, batch, channels, spatial, c);
+        const float dot = adir_channel_sum(ADIR_BN_G_DEVIATION, x, dy, centre, relu, batch,
+                                           channels, spatial, c);
+        const float projection = dot * invstd[c] * invstd[c] / m;
+        const float mean_dy = dbeta / m;
         for (i = 0; i < batch; ++i) {
-            const float *x_row = x + adir_channel_row(i, c, channels, spatial);
-            const float *dy_row = dy + adir_channel_row(i, c, channels, spatial);
-            float partial = 0.0f;
+            const size_t at = adir_channel_row(i, c, channels, spatial);
+            const float *x_row = x + at;
+            const float *dy_row = dy + at;
+            float *dx_row = x_grad + at;
             for (s = 0; s < spatial; ++s) {
                 const float d = x_row[s] - centre;
-                partial += dy_row[s] * d;
-            }
-            dot += partial;
-        }
-        projection = dot * invstd[c] * invstd[c] / m;
-        mean_dy = dbeta / m;
-        factor = gamma[c] * invstd[c];
-        for (i = 0; i < batch; ++i) {
-            const float *x_row = x + adir_channel_row(i, c, channels, spatial);
-            const float *dy_row = dy + adir_channel_row(i, c, channels, spatial);
-            float *dx_row = x_grad + adir_channel_row(i, c, channels, spatial);
-            for (s = 0; s < spatial; ++s) {
-                const float d = x_row[s] - centre;
-                dx_row[s] = (dy_row[s] - mean_dy - d * projection) * factor;
+                const float g = relu != NULL ? adir_relu_masked(x_row[s], relu, dy_row[s])
+                                             : dy_row[s];
+                dx_row[s] = (g - mean_dy - d * projection) * factor;
             }
         }
         gamma_grad[c] = dot * invstd[c];
         beta_grad[c] = dbeta;
     }
+}
+
+void adir_batchnorm_grad(const float *x, const float *gamma, const float *mean,
+                         const float *invstd, const float *dy, float *x_grad, float *gamma_grad,
+                         float *beta_grad, int32_t batch, int32_t channels, int32_t spatial)
+{
+    adir_batchnorm_grad_of(x, gamma, NULL, mean, invstd, dy, x_grad, gamma_grad, beta_grad,
+                           batch, channels, spatial);
 }
 
 void adir_layer_norm(const float *x, const float *weight, const float *bias, float *y,
@@ -223,61 +284,14 @@ void adir_batchnorm_relu(const float *x, const float *gamma, const float *beta,
     adir_relu(y, y, (size_t)batch * (size_t)channels * (size_t)spatial);
 }
 
-/* adir_relu_grad's select on the forward's affine value y = x * scale + shift, recomputed by
- * adir_channel_affine's expression (relu(y) <= 0 exactly where y <= 0). */
-static float adir_relu_masked(float x, float scale, float shift, float dy)
-{
-    return x * scale + shift <= 0.0f ? 0.0f : dy;
-}
-
 /* adir.batchnorm_relu_grad: adir_batchnorm_grad of the relu's gradient, each element of that
- * gradient made where adir_batchnorm_grad reads it (so never stored): the same sums in the same
- * order as adir_relu_grad then adir_batchnorm_grad. */
+ * gradient made where adir_batchnorm_grad reads it: the same sums in the same order as
+ * adir_relu_grad then adir_batchnorm_grad. */
 void adir_batchnorm_relu_grad(const float *x, const float *gamma, const float *beta,
                               const float *mean, const float *invstd, const float *dy,
                               float *x_grad, float *gamma_grad, float *beta_grad, int32_t batch,
                               int32_t channels, int32_t spatial)
 {
-    const float m = (float)((size_t)batch * (size_t)spatial);
-    int32_t c, i, s;
-    for (c = 0; c < channels; ++c) {
-        const float centre = mean[c];
-        const float scale = gamma[c] * invstd[c];
-        const float shift = beta[c] - centre * scale;
-        float dbeta = 0.0f, dot = 0.0f, projection, mean_dy, factor;
-        for (i = 0; i < batch; ++i) {
-            const float *x_row = x + adir_channel_row(i, c, channels, spatial);
-            const float *dy_row = dy + adir_channel_row(i, c, channels, spatial);
-            float partial = 0.0f;
-            for (s = 0; s < spatial; ++s) {
-                partial += adir_relu_masked(x_row[s], scale, shift, dy_row[s]);
-            }
-            dbeta += partial;
-        }
-        for (i = 0; i < batch; ++i) {
-            const float *x_row = x + adir_channel_row(i, c, channels, spatial);
-            const float *dy_row = dy + adir_channel_row(i, c, channels, spatial);
-            float partial = 0.0f;
-            for (s = 0; s < spatial; ++s) {
-                const float d = x_row[s] - centre;
-                partial += adir_relu_masked(x_row[s], scale, shift, dy_row[s]) * d;
-            }
-            dot += partial;
-        }
-        projection = dot * invstd[c] * invstd[c] / m;
-        mean_dy = dbeta / m;
-        factor = gamma[c] * invstd[c];
-        for (i = 0; i < batch; ++i) {
-            const float *x_row = x + adir_channel_row(i, c, channels, spatial);
-            const float *dy_row = dy + adir_channel_row(i, c, channels, spatial);
-            float *dx_row = x_grad + adir_channel_row(i, c, channels, spatial);
-            for (s = 0; s < spatial; ++s) {
-                const float d = x_row[s] - centre;
-                const float g = adir_relu_masked(x_row[s], scale, shift, dy_row[s]);
-                dx_row[s] = (g - mean_dy - d * projection) * factor;
-            }
-        }
-        gamma_grad[c] = dot * invstd[c];
-        beta_grad[c] = dbeta;
-    }
+    adir_batchnorm_grad_of(x, gamma, beta, mean, invstd, dy, x_grad, gamma_grad, beta_grad,
+                           batch, channels, spatial);
 }
