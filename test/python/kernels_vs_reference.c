@@ -843,15 +843,13 @@ static void scratch_convs(void)
 /* --- batchnorm -------------------------------------------------------------------------- */
 
 /* The tuned batchnorms and their gradients (the same operations in the same order as the
- * references) against them, bit for bit: every output, on shapes around the scalar kernels'
- * blocks of four (spatial sizes 1 .. 9), DS-CNN's (125 pixels), and for the hosts' `_channels`
- * kernels around their blocks of eight channels (1, 7, 8, 9, 19 channels), one to three
- * samples; and where the sums run in sample lanes (16 samples a vector, AVX-512), batches of
- * 16, 17 and 33 samples on rows of 5 (no whole block of 16 pixels), 16, 37 and 125 pixels, and
- * 16 samples of 263 pixels (the forward's transposed blocks are kept for its second sum up to
- * 256 vectors: batch 33 at 125 pixels fills them, 263 pixels do not fit). The forward pass
- * also in place (y = x: its rows of 16 pixels and more are written a vector at a time,
- * overlapping, only where y is not x). */
+ * references) against them, bit for bit: every output. The edges: a row's eight partial sums
+ * (rows of 1 to 17 values: none, exactly one block of 8, the tails after it, two blocks), the
+ * hosts' `_channels` kernels' blocks of eight channels and the gradient's rows of four within
+ * them (1, 3, 4, 5, 7, 8, 9, 12, 19 channels), their element passes' vectors of 8 or 16 (rows
+ * of 15, 16, 17, 37 values), and DS-CNN's rows of 125 and a long row of 263, at one to three
+ * samples and at 16 and 17. The forward pass also in place (y = x: its rows of a vector and
+ * more are written a vector at a time, overlapping, only where y is not x). */
 typedef void (*batchnorm_fn)(const float *, const float *, const float *, const float *,
                              const float *, float *, float *, float *, float *, float *, int32_t,
                              int32_t, int32_t, float, float);
@@ -977,24 +975,25 @@ static void batchnorm_case(int32_t batch, int32_t channels, int32_t spatial, int
 
 static void batchnorms(void)
 {
-    const int32_t channel_counts[] = {1, 7, 8, 9, 19};
-    const int32_t lane_batches[] = {16, 17, 33}, lane_rows[] = {5, 16, 37, 125};
+    const int32_t channel_counts[] = {1, 3, 4, 5, 7, 8, 9, 12, 19};
+    const int32_t batches[] = {16, 17}, rows[] = {5, 16, 37, 125};
     int32_t batch, spatial;
     int exact, i, j;
     for (exact = 0; exact < 2; ++exact) {
-        for (i = 0; i < (int)(sizeof lane_batches / sizeof lane_batches[0]); ++i) {
-            for (j = 0; j < (int)(sizeof lane_rows / sizeof lane_rows[0]); ++j) {
-                batchnorm_case(lane_batches[i], 9, lane_rows[j], exact);
+        for (i = 0; i < (int)(sizeof batches / sizeof batches[0]); ++i) {
+            for (j = 0; j < (int)(sizeof rows / sizeof rows[0]); ++j) {
+                batchnorm_case(batches[i], 9, rows[j], exact);
             }
         }
         batchnorm_case(16, 2, 263, exact);
         for (batch = 1; batch <= 3; ++batch) {
-            for (spatial = batch == 1 ? 2 : 1; spatial <= 9; ++spatial) {
+            for (spatial = batch == 1 ? 2 : 1; spatial <= 17; ++spatial) {
                 batchnorm_case(batch, 3, spatial, exact);
             }
             batchnorm_case(batch, 2, 125, exact);
             for (i = 0; i < (int)(sizeof channel_counts / sizeof channel_counts[0]); ++i) {
                 batchnorm_case(batch, channel_counts[i], batch == 1 ? 5 : 3, exact);
+                batchnorm_case(batch, channel_counts[i], 15, exact);
                 batchnorm_case(batch, channel_counts[i], 64, exact);
             }
         }

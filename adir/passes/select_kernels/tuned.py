@@ -359,8 +359,9 @@ def batchnorm(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     reference's (adir_tuned_batchnorm.c): for a scalar core, where a loop's counter and branch
     cost as much as an element's add (DS-CNN's batchnorms on the M4F: 16.7 and 21.7
     instructions an element, forward and gradient). On the hosts the `_channels` kernels, also
-    bit for bit the reference's: eight channels' sums side by side, each in its own order, so
-    that the core overlaps their adds (adir_tuned_batchnorm_channels.c)."""
+    bit for bit the reference's: a row's eight partial sums are one 8-float vector, and eight
+    rows run side by side, so that the core overlaps their adds
+    (adir_tuned_batchnorm_channels.c)."""
     if target.name in VECTOR_HOST_TARGETS:
         return Use(call=f"{op.name.split('.', 1)[1]}_channels")
     if target.name not in SCALAR_FPU_TARGETS:
