@@ -293,8 +293,9 @@ void adir_avgpool2d_grad(const float *dy, float *dx, int32_t batch, int32_t chan
 #define ADIR_AVGPOOL2D_GRAD adir_avgpool2d_grad
 #endif
 
-/* y[n, c] = the mean of the plane x[n, c]: x [batch, channels, height, width], y [batch,
- * channels] (stored as [batch, channels, 1, 1]). */
+/* y[n, c] = the mean of the plane x[n, c], its sum in adir_row_sum's order (eight interleaved
+ * partial sums, reference/adir_row_sum.h) over its size: x [batch, channels, height, width],
+ * y [batch, channels] (stored as [batch, channels, 1, 1]). */
 void adir_global_avgpool2d(const float *x, float *y, int32_t batch, int32_t channels,
                            int32_t height, int32_t width);
 #ifndef ADIR_GLOBAL_AVGPOOL2D

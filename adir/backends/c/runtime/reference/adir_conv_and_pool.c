@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "adir_kernels.h"
+#include "adir_row_sum.h"
 
 /* The kernel taps [*first, *end) of a window whose tap k reads position start + k * dilation
  * (start may be negative) that land inside [0, size). */
@@ -372,13 +373,7 @@ void adir_global_avgpool2d(const float *x, float *y, int32_t batch, int32_t chan
     const int32_t planes = batch * channels;
     const size_t plane = (size_t)height * (size_t)width;
     int32_t k;
-    size_t e;
     for (k = 0; k < planes; ++k) {
-        const float *x_k = x + (size_t)k * plane;
-        float sum = 0.0f;
-        for (e = 0; e < plane; ++e) {
-            sum += x_k[e];
-        }
-        y[k] = sum / (float)plane;
+        y[k] = adir_row_sum(x + (size_t)k * plane, plane) / (float)plane;
     }
 }
