@@ -5,8 +5,10 @@ batch 8 and at batch 2 (PyTorch refuses its BatchNorm1d in training mode at batc
 
 - SGD (lr 0.01, no momentum, as in test_c_examples.py, which says why larger steps make
   batch-1 DS-CNN chaotic in float32): the loss of every step and every parameter and running
-  statistic after them to 1e-4 relative (1e-4 of the tensor's largest magnitude for entries
-  near zero), against `torch.optim.SGD` on the same module in float64 (DS-CNN also at batch 8).
+  statistic after them against `torch.optim.SGD` on the same module in float64 (DS-CNN also
+  at batch 8), to 1e-4 relative (1e-4 of the tensor's largest magnitude for entries near
+  zero) or as close as float32 PyTorch is where that is farther (a ReLU input within float32
+  rounding of 0: `test_example_trains_in_c_like_pytorch_with_sgd` says where).
 - Adam (lr 0.001): against float64 PyTorch, as close as float32 PyTorch is
   (`test_example_trains_in_c_like_pytorch_with_adam` says why).
 - The autoencoder at batch 2 is ill-conditioned in PyTorch itself (float32 and float64 part by
@@ -195,22 +197,61 @@ SGD_RUNS = training_matrix([("ds_cnn", 1)], [("ds_cnn", 8), ("autoencoder", 8)])
 ADAM_RUNS = training_matrix([("autoencoder", 8)], [("ds_cnn", 1), ("ds_cnn", 8)])
 
 
+def assert_as_close_to_float64_as_float32(
+    name: str, optimizer: str, data, c_losses: np.ndarray, c_params: dict[str, np.ndarray]
+) -> None:
+    """The C against float64 PyTorch, the referee, held to what float32 PyTorch reaches: its
+    losses within twice the largest relative distance of PyTorch float32's 1 + FLOAT32_DRAWS
+    runs (`float32_draws`), or RTOL where that is larger; each parameter and running statistic
+    entry within twice those runs' largest distance in its tensor, or RTOL of the tensor's
+    largest magnitude; under Adam, the noise-driven ones (`NOISE_DRIVEN`) within STEPS * lr."""
+    lr = OPTIMIZERS[optimizer]
+    float64_losses, float64_state = torch_training(name, optimizer, data, torch.float64)
+    reference = np.array(float64_losses)
+    loss_spread = 0.0
+    state_spread = {symbol: 0.0 for symbol in float64_state}
+    for draw_data in float32_draws(data):
+        losses32, state32 = torch_training(name, optimizer, draw_data)
+        loss_spread = max(loss_spread, float(np.max(np.abs(np.array(losses32) / reference - 1))))
+        for symbol, expected in float64_state.items():
+            distance = float(np.abs(state32[symbol] - expected).max())
+            state_spread[symbol] = max(state_spread[symbol], distance)
+    c_error = np.abs(c_losses / reference - 1)
+    if os.environ.get("ADIR_EXAMPLES_REPORT"):
+        print(
+            f"\n{name} {optimizer}: the losses' largest distance from float64, the C "
+            f"{c_error.max():.2e}, PyTorch float32 up to {loss_spread:.2e}"
+        )
+    np.testing.assert_allclose(
+        c_losses, reference, rtol=max(RTOL, 2 * loss_spread), err_msg="losses"
+    )
+    for symbol, expected in float64_state.items():
+        if optimizer == "adam" and re.fullmatch(NOISE_DRIVEN[name], symbol):
+            atol = STEPS * lr
+        else:
+            atol = max(RTOL * np.abs(expected).max(), 2 * state_spread[symbol])
+        np.testing.assert_allclose(c_params[symbol], expected, rtol=0, atol=atol, err_msg=symbol)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "batch"), SGD_RUNS)
 def test_example_trains_in_c_like_pytorch_with_sgd(name: str, batch: int) -> None:
-    """Losses and every parameter and running statistic to 1e-4 of PyTorch's in float64, the
-    referee: float32 PyTorch is the less accurate of the two float32 runs at batch 8 (DS-CNN:
-    bn1's beta 2.8e-2 and conv1's weight 4.3e-4 away from float64 after 20 steps, the C
-    1.0e-6 and 3.6e-7; measured with this test's data)."""
+    """Losses and every parameter and running statistic as close to PyTorch's in float64, the
+    referee, as PyTorch float32 is (`assert_as_close_to_float64_as_float32`), and at least to
+    1e-4: float32 PyTorch is the less accurate of the two float32 runs at batch 8 (DS-CNN:
+    bn1's beta 2.8e-2 and conv1's weight 4.3e-4 away from float64 after 20 steps, the C 1.0e-6
+    and 3.6e-7; measured with this test's data).
+
+    Not 1e-4 alone: DS-CNN at batch 1 is ill-conditioned with SGD too. At step 0 the last
+    batch norm's output (features.31) at channel 28, pixel 13 is -6.9e-7 in float64, and
+    float32 rounding decides the ReLU's side: PyTorch float32 -1.14e-6, the C with batchnorm's
+    sums element after element -1.22e-6, with its eight partial sums a row +6.0e-8 (each
+    within 7.5e-7 of float64). On the side float64 is not, the losses part by 1.9e-4 within 12
+    steps and bn1's beta by 20% of its largest entry; PyTorch float32 does the same on one of
+    its 9 draws (2.4e-4 and 18.5%; measured 2026-11-27)."""
     data = training_data(name, batch)
     c_losses, c_params = c_training(name, "sgd", data)
-    torch_losses, torch_state = torch_training(name, "sgd", data, torch.float64)
-    np.testing.assert_allclose(c_losses, torch_losses, rtol=RTOL, err_msg="losses")
-    for symbol, expected in torch_state.items():
-        scale = np.abs(expected).max()
-        np.testing.assert_allclose(
-            c_params[symbol], expected, rtol=RTOL, atol=RTOL * scale, err_msg=symbol
-        )
+    assert_as_close_to_float64_as_float32(name, "sgd", data, c_losses, c_params)
 
 
 @pytest.mark.slow
@@ -221,11 +262,8 @@ def test_example_trains_in_c_like_pytorch_with_adam(name: str, batch: int) -> No
     2e-8 (DS-CNN's dw4 weight [63, 0, 1, 0] at step 0: -2.48e-8 in float64, -2.13e-8 in
     PyTorch float32) move it by steps 7e-5 apart, and the C and PyTorch float32 each follow
     their own noise. So each is compared with float64 PyTorch, the referee, and the C must be
-    as close to it as PyTorch float32 is: its losses within twice the largest of PyTorch
-    float32's 1 + FLOAT32_DRAWS runs (`float32_draws`), or RTOL where that is larger; each
-    parameter and running statistic entry within twice those runs' largest distance in its
-    tensor, or RTOL of the tensor's largest magnitude; the noise-driven ones (`NOISE_DRIVEN`)
-    within STEPS * lr.
+    as close to it as PyTorch float32 is (`assert_as_close_to_float64_as_float32`); the
+    noise-driven entries (`NOISE_DRIVEN`) within STEPS * lr.
 
     The draws, not one run: DS-CNN at batch 1 is ill-conditioned though one float32 run does
     not show it. At step 14 (counting from 0) the last pointwise block's ReLU (features.29)
@@ -235,33 +273,8 @@ def test_example_trains_in_c_like_pytorch_with_adam(name: str, batch: int) -> No
     4.2e-3 away (state_distance.py), where the runs it stops stay within 2.0e-7 and 7.7e-6
     (measured 2026-11-26, `ADIR_EXAMPLES_REPORT=1`)."""
     data = training_data(name, batch)
-    lr = OPTIMIZERS["adam"]
     c_losses, c_params = c_training(name, "adam", data)
-    float64_losses, float64_state = torch_training(name, "adam", data, torch.float64)
-    reference = np.array(float64_losses)
-    loss_spread = 0.0
-    state_spread = {symbol: 0.0 for symbol in float64_state}
-    for draw_data in float32_draws(data):
-        losses32, state32 = torch_training(name, "adam", draw_data)
-        loss_spread = max(loss_spread, float(np.max(np.abs(np.array(losses32) / reference - 1))))
-        for symbol, expected in float64_state.items():
-            distance = float(np.abs(state32[symbol] - expected).max())
-            state_spread[symbol] = max(state_spread[symbol], distance)
-    c_error = np.abs(c_losses / reference - 1)
-    if os.environ.get("ADIR_EXAMPLES_REPORT"):
-        print(
-            f"\n{name} adam batch {batch}: the losses' largest distance from float64, the C "
-            f"{c_error.max():.2e}, PyTorch float32 up to {loss_spread:.2e}"
-        )
-    np.testing.assert_allclose(
-        c_losses, reference, rtol=max(RTOL, 2 * loss_spread), err_msg="losses"
-    )
-    for symbol, expected in float64_state.items():
-        if re.fullmatch(NOISE_DRIVEN[name], symbol):
-            atol = STEPS * lr
-        else:
-            atol = max(RTOL * np.abs(expected).max(), 2 * state_spread[symbol])
-        np.testing.assert_allclose(c_params[symbol], expected, rtol=0, atol=atol, err_msg=symbol)
+    assert_as_close_to_float64_as_float32(name, "adam", data, c_losses, c_params)
 
 
 @pytest.mark.slow
