@@ -906,9 +906,15 @@ static void batchnorm_case_of(const char *names[2], batchnorm_fn tuned_forward,
 
 /* The batchnorm fused with the relu after it (adir_batchnorm_relu, adir_batchnorm_relu_grad):
  * the references against the kernels they fuse (adir_batchnorm then adir_relu; adir_relu_grad
- * of the relu's output then adir_batchnorm_grad), and the hosts' tuned kernels against the
- * references, bit for bit on every output. */
-static void batchnorm_relu_case(int32_t batch, int32_t channels, int32_t spatial, int exact)
+ * of the relu's output then adir_batchnorm_grad), and a tuned pair (the scalar cores', the
+ * hosts' `_channels`) against the references, bit for bit on every output. */
+typedef void (*batchnorm_relu_grad_fn)(const float *, const float *, const float *,
+                                       const float *, const float *, const float *, float *,
+                                       float *, float *, int32_t, int32_t, int32_t);
+
+static void batchnorm_relu_case(const char *names[2], batchnorm_fn tuned_forward,
+                                batchnorm_relu_grad_fn tuned_grad, int32_t batch,
+                                int32_t channels, int32_t spatial, int exact)
 {
     const size_t size = (size_t)batch * (size_t)channels * (size_t)spatial;
     const size_t ch = (size_t)channels;
@@ -926,32 +932,30 @@ static void batchnorm_relu_case(int32_t batch, int32_t channels, int32_t spatial
     }
     sprintf(shape, "batch %d channels %d spatial %d", (int)batch, (int)channels, (int)spatial);
     /* 0: the tuned fused kernel, 1: the fused reference, 2: the two kernels it fuses */
-    adir_tuned_batchnorm_relu_channels(x, gamma, beta, mean0, var0, y[0], stats[0][0],
-                                       stats[0][1], stats[0][2], stats[0][3], batch, channels,
-                                       spatial, 0.1f, 1e-5f);
+    tuned_forward(x, gamma, beta, mean0, var0, y[0], stats[0][0], stats[0][1], stats[0][2],
+                  stats[0][3], batch, channels, spatial, 0.1f, 1e-5f);
     adir_batchnorm_relu(x, gamma, beta, mean0, var0, y[1], stats[1][0], stats[1][1],
                         stats[1][2], stats[1][3], batch, channels, spatial, 0.1f, 1e-5f);
     adir_batchnorm(x, gamma, beta, mean0, var0, y[2], stats[2][0], stats[2][1], stats[2][2],
                    stats[2][3], batch, channels, spatial, 0.1f, 1e-5f);
     adir_relu(y[2], y[2], size);
     for (k = 0; k < 2; ++k) {
-        compare("batchnorm_relu_channels", shape, 1, y[k], y[k + 1], NULL, 0, size);
+        compare(names[0], shape, 1, y[k], y[k + 1], NULL, 0, size);
         for (t = 0; t < 4; ++t) {
-            compare("batchnorm_relu_channels", shape, 1, stats[k][t], stats[k + 1][t], NULL, 0,
-                    ch);
+            compare(names[0], shape, 1, stats[k][t], stats[k + 1][t], NULL, 0, ch);
         }
     }
-    adir_tuned_batchnorm_relu_grad_channels(x, gamma, beta, stats[1][0], stats[1][1], dy, dx[0],
-                                            dgamma[0], dbeta[0], batch, channels, spatial);
+    tuned_grad(x, gamma, beta, stats[1][0], stats[1][1], dy, dx[0], dgamma[0], dbeta[0], batch,
+               channels, spatial);
     adir_batchnorm_relu_grad(x, gamma, beta, stats[1][0], stats[1][1], dy, dx[1], dgamma[1],
                              dbeta[1], batch, channels, spatial);
     adir_relu_grad(y[1], dy, relu_dy, size);
     adir_batchnorm_grad(x, gamma, stats[1][0], stats[1][1], relu_dy, dx[2], dgamma[2], dbeta[2],
                         batch, channels, spatial);
     for (k = 0; k < 2; ++k) {
-        compare("batchnorm_relu_grad_channels", shape, 1, dx[k], dx[k + 1], NULL, 0, size);
-        compare("batchnorm_relu_grad_channels", shape, 1, dgamma[k], dgamma[k + 1], NULL, 0, ch);
-        compare("batchnorm_relu_grad_channels", shape, 1, dbeta[k], dbeta[k + 1], NULL, 0, ch);
+        compare(names[1], shape, 1, dx[k], dx[k + 1], NULL, 0, size);
+        compare(names[1], shape, 1, dgamma[k], dgamma[k + 1], NULL, 0, ch);
+        compare(names[1], shape, 1, dbeta[k], dbeta[k + 1], NULL, 0, ch);
     }
     for (k = 0; k < 3; ++k) {
         free(y[k]), free(dx[k]), free(dgamma[k]), free(dbeta[k]);
@@ -966,11 +970,16 @@ static void batchnorm_case(int32_t batch, int32_t channels, int32_t spatial, int
 {
     const char *scalar[2] = {"batchnorm", "batchnorm_grad"};
     const char *hosts[2] = {"batchnorm_channels", "batchnorm_grad_channels"};
+    const char *scalar_relu[2] = {"batchnorm_relu", "batchnorm_relu_grad"};
+    const char *hosts_relu[2] = {"batchnorm_relu_channels", "batchnorm_relu_grad_channels"};
     batchnorm_case_of(scalar, adir_tuned_batchnorm, adir_tuned_batchnorm_grad, batch, channels,
                       spatial, exact);
     batchnorm_case_of(hosts, adir_tuned_batchnorm_channels, adir_tuned_batchnorm_grad_channels,
                       batch, channels, spatial, exact);
-    batchnorm_relu_case(batch, channels, spatial, exact);
+    batchnorm_relu_case(scalar_relu, adir_tuned_batchnorm_relu, adir_tuned_batchnorm_relu_grad,
+                        batch, channels, spatial, exact);
+    batchnorm_relu_case(hosts_relu, adir_tuned_batchnorm_relu_channels,
+                        adir_tuned_batchnorm_relu_grad_channels, batch, channels, spatial, exact);
 }
 
 static void batchnorms(void)

@@ -51,6 +51,8 @@ KERNELS = {
     "maxpool2d_grad",
     "batchnorm",
     "batchnorm_grad",
+    "batchnorm_relu",
+    "batchnorm_relu_grad",
     "batchnorm_channels",
     "batchnorm_grad_channels",
     "batchnorm_relu_channels",
@@ -64,13 +66,15 @@ KERNELS = {
     "matmul_adam_update",
 }
 # Bit for bit the reference's on any data, on every target: they pick or compute elementwise
-# with the same operations in the same order (batchnorm's sums too: one running sum each, in the
-# reference's order; its driver cases fail on any difference).
+# with the same operations in the same order (batchnorm's sums too, in the reference's order; its
+# driver cases fail on any difference).
 ALWAYS_IDENTICAL = {
     "maxpool2d",
     "maxpool2d_grad",
     "batchnorm",
     "batchnorm_grad",
+    "batchnorm_relu",
+    "batchnorm_relu_grad",
     "batchnorm_channels",
     "batchnorm_grad_channels",
     "batchnorm_relu_channels",

@@ -14,8 +14,7 @@
                                                                                   padding
     maxpool2d, maxpool2d_grad                       adir_tuned_<kernel>           windows tile the
                                                                                   image
-    batchnorm, batchnorm_grad                       adir_tuned_<kernel>           Cortex-M4F, M7
-                                                    adir_tuned_<kernel>_channels  the hosts
+    batchnorm, batchnorm_grad,                      adir_tuned_<kernel>           Cortex-M4F, M7
     batchnorm_relu, batchnorm_relu_grad             adir_tuned_<kernel>_channels  the hosts
 
 On the Cortex-M4F and M7 (`SCALAR_FPU_TARGETS`) a depthwise 3x3 of stride 1 or 2 calls
@@ -353,11 +352,14 @@ def maxpool2d_grad(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     return tiling_windows(op, in_shape(op, 0), in_shape(op, 1))
 
 
-@judges("tuned", norm.BatchnormOp, norm.BatchnormGradOp)
+@judges(
+    "tuned", norm.BatchnormOp, norm.BatchnormGradOp, norm.BatchnormReluOp, norm.BatchnormReluGradOp
+)
 def batchnorm(op: KernelOp, target: KernelTarget) -> Use | Refuse:
-    """Loops of four elements and the gradient's two sums in one pass, bit for bit the
+    """Each row's eight partial sums in registers, the elementwise passes four elements a turn,
+    the gradient's two sums in one pass and the relu (if fused) in the passes, bit for bit the
     reference's (adir_tuned_batchnorm.c): for a scalar core, where a loop's counter and branch
-    cost as much as an element's add (DS-CNN's batchnorms on the M4F: 16.7 and 21.7
+    cost as much as an element's add (DS-CNN's batchnorm_relu on the M4F: 16.9 and 29.4
     instructions an element, forward and gradient). On the hosts the `_channels` kernels, also
     bit for bit the reference's: a row's eight partial sums are one 8-float vector, and eight
     rows run side by side, so that the core overlaps their adds
@@ -367,13 +369,3 @@ def batchnorm(op: KernelOp, target: KernelTarget) -> Use | Refuse:
     if target.name not in SCALAR_FPU_TARGETS:
         return Refuse(f"written for scalar cores and hosts, not measured on {target.name}")
     return Use()
-
-
-@judges("tuned", norm.BatchnormReluOp, norm.BatchnormReluGradOp)
-def batchnorm_relu(op: KernelOp, target: KernelTarget) -> Use | Refuse:
-    """The `_channels` kernels with the relu in their passes, bit for bit the reference's
-    (adir_tuned_batchnorm_channels.c): on the hosts; elsewhere the reference runs the two
-    kernels it fuses, as before the fusion."""
-    if target.name in VECTOR_HOST_TARGETS:
-        return Use(call=f"{op.name.split('.', 1)[1]}_channels")
-    return Refuse(f"written for the hosts, not {target.name}")

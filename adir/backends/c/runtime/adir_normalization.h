@@ -80,9 +80,9 @@ void adir_batchnorm_relu_grad(const float *x, const float *gamma, const float *b
 #define ADIR_BATCHNORM_RELU_GRAD adir_batchnorm_relu_grad
 #endif
 
-/* The same two for a scalar core, bit for bit theirs (loops of four elements, the gradient's
- * two sums in one pass: tuned/adir_tuned_batchnorm.c); select-kernels chooses them on the
- * Cortex-M4F and M7. */
+/* The same two and the fused two (adir_batchnorm_relu, adir_batchnorm_relu_grad) for a scalar
+ * core, bit for bit theirs (eight partial sums in registers, the gradient's two sums in one
+ * pass: tuned/adir_tuned_batchnorm.c); select-kernels chooses them on the Cortex-M4F and M7. */
 void adir_tuned_batchnorm(const float *x, const float *gamma, const float *beta,
                           const float *running_mean, const float *running_var, float *y,
                           float *batch_mean, float *batch_invstd, float *new_running_mean,
@@ -97,6 +97,21 @@ void adir_tuned_batchnorm_grad(const float *x, const float *gamma, const float *
                                int32_t channels, int32_t spatial);
 #ifndef ADIR_TUNED_BATCHNORM_GRAD
 #define ADIR_TUNED_BATCHNORM_GRAD adir_tuned_batchnorm_grad
+#endif
+void adir_tuned_batchnorm_relu(const float *x, const float *gamma, const float *beta,
+                               const float *running_mean, const float *running_var, float *y,
+                               float *batch_mean, float *batch_invstd, float *new_running_mean,
+                               float *new_running_var, int32_t batch, int32_t channels,
+                               int32_t spatial, float momentum, float eps);
+#ifndef ADIR_TUNED_BATCHNORM_RELU
+#define ADIR_TUNED_BATCHNORM_RELU adir_tuned_batchnorm_relu
+#endif
+void adir_tuned_batchnorm_relu_grad(const float *x, const float *gamma, const float *beta,
+                                    const float *mean, const float *invstd, const float *dy,
+                                    float *x_grad, float *gamma_grad, float *beta_grad,
+                                    int32_t batch, int32_t channels, int32_t spatial);
+#ifndef ADIR_TUNED_BATCHNORM_RELU_GRAD
+#define ADIR_TUNED_BATCHNORM_RELU_GRAD adir_tuned_batchnorm_relu_grad
 #endif
 
 /* The same two for a host with a vector unit, bit for bit theirs (eight channels' sums side by

@@ -1,7 +1,8 @@
-/* adir_tuned_batchnorm.c: batchnorm's training forward pass and its gradient for a scalar core
- * (adir_tuned_batchnorm, adir_tuned_batchnorm_grad; their references: adir_batchnorm and
- * adir_batchnorm_grad in reference/adir_normalization.c; select-kernels chooses them on the
- * Cortex-M4F and M7).
+/* adir_tuned_batchnorm.c: batchnorm's training forward pass and its gradient for a scalar core,
+ * alone or fused with the relu after it (adir_tuned_batchnorm, adir_tuned_batchnorm_grad,
+ * adir_tuned_batchnorm_relu, adir_tuned_batchnorm_relu_grad; their references: adir_batchnorm,
+ * adir_batchnorm_grad, adir_batchnorm_relu and adir_batchnorm_relu_grad in
+ * reference/adir_normalization.c; select-kernels chooses them on the Cortex-M4F and M7).
  *
  * The same operations in the same order as the references, so bit for bit their results: each
  * row's sum in adir_row_sum's order (eight interleaved partial sums from the row's first eight
@@ -10,11 +11,11 @@
  * The eight partial sums are eight named variables, which gcc -O2 keeps in S registers (an
  * array's it keeps in memory). What differs from the references is the loops: the sums' eight
  * terms a turn, the elementwise passes' four (a loop's counter, test and branch cost as much
- * as an element's add on the M4F), and the gradient's two sums (sum(dy) and
- * sum(dy * (x - mean))) in one pass over the row instead of two: its 16 partial sums, the
- * centre and a turn's temporaries fit the M4F's 32 S registers (no spill in
- * arm-none-eabi-gcc -O2's loop: 16 loads, 8 subtracts, 8 multiplies, 16 adds and 4 integer
- * instructions for 8 pixels). */
+ * as an element's add on the M4F), the gradient's two sums (sum(g) and sum(g * (x - mean)))
+ * in one pass over the row instead of two, and the relu's select inside the passes. The
+ * gradient's 16 partial sums, the centre and a turn's temporaries fit the M4F's 32 S
+ * registers: no spill in arm-none-eabi-gcc -O2's loops, which take 52 instructions for 8
+ * pixels (16 loads, 8 subtracts, 8 multiplies, 16 adds, 4 integer), with the relu 107. */
 #include <math.h>
 
 #include "adir_tuned.h"
@@ -85,27 +86,34 @@ static float bn_squares(const float *row, int32_t n, float mean)
     return sum;
 }
 
-/* out = row * scale + shift (out may be row: each element is read before it is written). */
-static void bn_affine(const float *row, float *out, int32_t n, float scale, float shift)
+/* out = row * scale + shift, or with `relu` adir_relu's `v < 0 ? 0 : v` of it (out may be
+ * row: each element is read before it is written). */
+static ADIR_INLINE void bn_affine(const float *row, float *out, int32_t n, float scale,
+                                  float shift, int relu)
 {
     int32_t s = 0;
     for (; s + 4 <= n; s += 4) {
-        const float v0 = row[s], v1 = row[s + 1], v2 = row[s + 2], v3 = row[s + 3];
-        out[s] = v0 * scale + shift;
-        out[s + 1] = v1 * scale + shift;
-        out[s + 2] = v2 * scale + shift;
-        out[s + 3] = v3 * scale + shift;
+        const float v0 = row[s] * scale + shift, v1 = row[s + 1] * scale + shift;
+        const float v2 = row[s + 2] * scale + shift, v3 = row[s + 3] * scale + shift;
+        out[s] = relu && v0 < 0.0f ? 0.0f : v0;
+        out[s + 1] = relu && v1 < 0.0f ? 0.0f : v1;
+        out[s + 2] = relu && v2 < 0.0f ? 0.0f : v2;
+        out[s + 3] = relu && v3 < 0.0f ? 0.0f : v3;
     }
     for (; s < n; ++s) {
-        out[s] = row[s] * scale + shift;
+        const float v = row[s] * scale + shift;
+        out[s] = relu && v < 0.0f ? 0.0f : v;
     }
 }
 
-void adir_tuned_batchnorm(const float *x, const float *gamma, const float *beta,
-                          const float *running_mean, const float *running_var, float *y,
-                          float *batch_mean, float *batch_invstd, float *new_running_mean,
-                          float *new_running_var, int32_t batch, int32_t channels,
-                          int32_t spatial, float momentum, float eps)
+/* adir_tuned_batchnorm, or with `relu` adir_tuned_batchnorm_relu. */
+static ADIR_INLINE void bn_forward_scalar(const float *x, const float *gamma,
+                                          const float *beta, const float *running_mean,
+                                          const float *running_var, float *y, float *batch_mean,
+                                          float *batch_invstd, float *new_running_mean,
+                                          float *new_running_var, int32_t batch,
+                                          int32_t channels, int32_t spatial, float momentum,
+                                          float eps, int relu)
 {
     const size_t count = (size_t)batch * (size_t)spatial;
     const float m = (float)count;
@@ -132,64 +140,121 @@ void adir_tuned_batchnorm(const float *x, const float *gamma, const float *beta,
         shift = beta[c] - mean * scale;
         for (i = 0; i < batch; ++i) {
             const size_t at = bn_row(i, c, channels, spatial);
-            bn_affine(x + at, y + at, spatial, scale, shift);
+            bn_affine(x + at, y + at, spatial, scale, shift, relu);
         }
     }
 }
 
-/* *dbeta += sum(dy_row), *dot += sum(dy_row * (x_row - centre)): the two sums in one pass,
- * each in adir_row_sum's order as the reference's two passes add them. */
-static void bn_grad_sums(const float *x_row, const float *dy_row, int32_t n, float centre,
-                         float *dbeta, float *dot)
+void adir_tuned_batchnorm(const float *x, const float *gamma, const float *beta,
+                          const float *running_mean, const float *running_var, float *y,
+                          float *batch_mean, float *batch_invstd, float *new_running_mean,
+                          float *new_running_var, int32_t batch, int32_t channels,
+                          int32_t spatial, float momentum, float eps)
+{
+    bn_forward_scalar(x, gamma, beta, running_mean, running_var, y, batch_mean, batch_invstd,
+                      new_running_mean, new_running_var, batch, channels, spatial, momentum, eps,
+                      0);
+}
+
+void adir_tuned_batchnorm_relu(const float *x, const float *gamma, const float *beta,
+                               const float *running_mean, const float *running_var, float *y,
+                               float *batch_mean, float *batch_invstd, float *new_running_mean,
+                               float *new_running_var, int32_t batch, int32_t channels,
+                               int32_t spatial, float momentum, float eps)
+{
+    bn_forward_scalar(x, gamma, beta, running_mean, running_var, y, batch_mean, batch_invstd,
+                      new_running_mean, new_running_var, batch, channels, spatial, momentum, eps,
+                      1);
+}
+
+/* A relu after the batchnorm (adir_batchnorm_relu_grad): the channel's affine value
+ * y = x * scale + shift, by the forward pass's expression, is what the relu saw. */
+struct bn_scalar_relu {
+    int on;
+    float scale, shift;
+};
+
+/* The gradient g the batchnorm's sums and dx read: dy, or with the relu on adir_relu_grad's
+ * `y <= 0 ? 0 : dy` (relu(y) <= 0 exactly where y <= 0). */
+static ADIR_INLINE float bn_masked_dy(float x, float dy, struct bn_scalar_relu relu)
+{
+    return relu.on && x * relu.scale + relu.shift <= 0.0f ? 0.0f : dy;
+}
+
+/* *dbeta += sum(g), *dot += sum(g * (x_row - centre)): the two sums in one pass, each in
+ * adir_row_sum's order as the reference's two passes add them. */
+static ADIR_INLINE void bn_grad_sums(const float *x_row, const float *dy_row, int32_t n,
+                                     float centre, struct bn_scalar_relu relu, float *dbeta,
+                                     float *dot)
 {
     float sum = 0.0f, product = 0.0f;
     int32_t s = 0;
     if (n >= 8) {
-        float g0 = dy_row[0], g1 = dy_row[1], g2 = dy_row[2], g3 = dy_row[3];
-        float g4 = dy_row[4], g5 = dy_row[5], g6 = dy_row[6], g7 = dy_row[7];
+        const float g0 = bn_masked_dy(x_row[0], dy_row[0], relu);
+        const float g1 = bn_masked_dy(x_row[1], dy_row[1], relu);
+        const float g2 = bn_masked_dy(x_row[2], dy_row[2], relu);
+        const float g3 = bn_masked_dy(x_row[3], dy_row[3], relu);
+        const float g4 = bn_masked_dy(x_row[4], dy_row[4], relu);
+        const float g5 = bn_masked_dy(x_row[5], dy_row[5], relu);
+        const float g6 = bn_masked_dy(x_row[6], dy_row[6], relu);
+        const float g7 = bn_masked_dy(x_row[7], dy_row[7], relu);
+        float b0 = g0, b1 = g1, b2 = g2, b3 = g3, b4 = g4, b5 = g5, b6 = g6, b7 = g7;
         float p0 = g0 * (x_row[0] - centre), p1 = g1 * (x_row[1] - centre);
         float p2 = g2 * (x_row[2] - centre), p3 = g3 * (x_row[3] - centre);
         float p4 = g4 * (x_row[4] - centre), p5 = g5 * (x_row[5] - centre);
         float p6 = g6 * (x_row[6] - centre), p7 = g7 * (x_row[7] - centre);
         for (s = 8; s + 8 <= n; s += 8) {
-            const float *x = x_row + s, *g = dy_row + s;
-            g0 += g[0];
-            p0 += g[0] * (x[0] - centre);
-            g1 += g[1];
-            p1 += g[1] * (x[1] - centre);
-            g2 += g[2];
-            p2 += g[2] * (x[2] - centre);
-            g3 += g[3];
-            p3 += g[3] * (x[3] - centre);
-            g4 += g[4];
-            p4 += g[4] * (x[4] - centre);
-            g5 += g[5];
-            p5 += g[5] * (x[5] - centre);
-            g6 += g[6];
-            p6 += g[6] * (x[6] - centre);
-            g7 += g[7];
-            p7 += g[7] * (x[7] - centre);
+            const float *x = x_row + s, *dy = dy_row + s;
+            float h = bn_masked_dy(x[0], dy[0], relu);
+            b0 += h;
+            p0 += h * (x[0] - centre);
+            h = bn_masked_dy(x[1], dy[1], relu);
+            b1 += h;
+            p1 += h * (x[1] - centre);
+            h = bn_masked_dy(x[2], dy[2], relu);
+            b2 += h;
+            p2 += h * (x[2] - centre);
+            h = bn_masked_dy(x[3], dy[3], relu);
+            b3 += h;
+            p3 += h * (x[3] - centre);
+            h = bn_masked_dy(x[4], dy[4], relu);
+            b4 += h;
+            p4 += h * (x[4] - centre);
+            h = bn_masked_dy(x[5], dy[5], relu);
+            b5 += h;
+            p5 += h * (x[5] - centre);
+            h = bn_masked_dy(x[6], dy[6], relu);
+            b6 += h;
+            p6 += h * (x[6] - centre);
+            h = bn_masked_dy(x[7], dy[7], relu);
+            b7 += h;
+            p7 += h * (x[7] - centre);
         }
-        sum = ((g0 + g1) + (g2 + g3)) + ((g4 + g5) + (g6 + g7));
+        sum = ((b0 + b1) + (b2 + b3)) + ((b4 + b5) + (b6 + b7));
         product = ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7));
     }
     for (; s < n; ++s) {
-        sum += dy_row[s];
-        product += dy_row[s] * (x_row[s] - centre);
+        const float g = bn_masked_dy(x_row[s], dy_row[s], relu);
+        sum += g;
+        product += g * (x_row[s] - centre);
     }
     *dbeta += sum;
     *dot += product;
 }
 
-/* dx_row = (dy_row - mean_dy - (x_row - centre) * projection) * factor. */
-static void bn_grad_input(const float *x_row, const float *dy_row, float *dx_row, int32_t n,
-                          float centre, float mean_dy, float projection, float factor)
+/* dx_row = (g - mean_dy - (x_row - centre) * projection) * factor. */
+static ADIR_INLINE void bn_grad_input(const float *x_row, const float *dy_row, float *dx_row,
+                                      int32_t n, float centre, struct bn_scalar_relu relu,
+                                      float mean_dy, float projection, float factor)
 {
     int32_t s = 0;
     for (; s + 4 <= n; s += 4) {
         const float d0 = x_row[s] - centre, d1 = x_row[s + 1] - centre;
         const float d2 = x_row[s + 2] - centre, d3 = x_row[s + 3] - centre;
-        const float g0 = dy_row[s], g1 = dy_row[s + 1], g2 = dy_row[s + 2], g3 = dy_row[s + 3];
+        const float g0 = bn_masked_dy(x_row[s], dy_row[s], relu);
+        const float g1 = bn_masked_dy(x_row[s + 1], dy_row[s + 1], relu);
+        const float g2 = bn_masked_dy(x_row[s + 2], dy_row[s + 2], relu);
+        const float g3 = bn_masked_dy(x_row[s + 3], dy_row[s + 3], relu);
         dx_row[s] = (g0 - mean_dy - d0 * projection) * factor;
         dx_row[s + 1] = (g1 - mean_dy - d1 * projection) * factor;
         dx_row[s + 2] = (g2 - mean_dy - d2 * projection) * factor;
@@ -197,7 +262,40 @@ static void bn_grad_input(const float *x_row, const float *dy_row, float *dx_row
     }
     for (; s < n; ++s) {
         const float d = x_row[s] - centre;
-        dx_row[s] = (dy_row[s] - mean_dy - d * projection) * factor;
+        dx_row[s] = (bn_masked_dy(x_row[s], dy_row[s], relu) - mean_dy - d * projection) * factor;
+    }
+}
+
+/* adir_tuned_batchnorm_grad, or with `fused` adir_tuned_batchnorm_relu_grad: the relu's
+ * gradient made where it is read, so never stored. */
+static ADIR_INLINE void bn_grad_scalar(const float *x, const float *gamma, const float *beta,
+                                       const float *mean, const float *invstd, const float *dy,
+                                       float *x_grad, float *gamma_grad, float *beta_grad,
+                                       int32_t batch, int32_t channels, int32_t spatial,
+                                       int fused)
+{
+    const float m = (float)((size_t)batch * (size_t)spatial);
+    int32_t c, i;
+    for (c = 0; c < channels; ++c) {
+        const float centre = mean[c];
+        const float factor = gamma[c] * invstd[c];
+        /* the forward's scale and shift, by its expressions */
+        const struct bn_scalar_relu relu = {fused, factor,
+                                            fused ? beta[c] - centre * factor : 0.0f};
+        float dbeta = 0.0f, dot = 0.0f, projection, mean_dy;
+        for (i = 0; i < batch; ++i) {
+            const size_t at = bn_row(i, c, channels, spatial);
+            bn_grad_sums(x + at, dy + at, spatial, centre, relu, &dbeta, &dot);
+        }
+        projection = dot * invstd[c] * invstd[c] / m;
+        mean_dy = dbeta / m;
+        for (i = 0; i < batch; ++i) {
+            const size_t at = bn_row(i, c, channels, spatial);
+            bn_grad_input(x + at, dy + at, x_grad + at, spatial, centre, relu, mean_dy,
+                          projection, factor);
+        }
+        gamma_grad[c] = dot * invstd[c];
+        beta_grad[c] = dbeta;
     }
 }
 
@@ -206,24 +304,15 @@ void adir_tuned_batchnorm_grad(const float *x, const float *gamma, const float *
                                float *gamma_grad, float *beta_grad, int32_t batch,
                                int32_t channels, int32_t spatial)
 {
-    const float m = (float)((size_t)batch * (size_t)spatial);
-    int32_t c, i;
-    for (c = 0; c < channels; ++c) {
-        const float centre = mean[c];
-        float dbeta = 0.0f, dot = 0.0f, projection, mean_dy, factor;
-        for (i = 0; i < batch; ++i) {
-            const size_t at = bn_row(i, c, channels, spatial);
-            bn_grad_sums(x + at, dy + at, spatial, centre, &dbeta, &dot);
-        }
-        projection = dot * invstd[c] * invstd[c] / m;
-        mean_dy = dbeta / m;
-        factor = gamma[c] * invstd[c];
-        for (i = 0; i < batch; ++i) {
-            const size_t at = bn_row(i, c, channels, spatial);
-            bn_grad_input(x + at, dy + at, x_grad + at, spatial, centre, mean_dy, projection,
-                          factor);
-        }
-        gamma_grad[c] = dot * invstd[c];
-        beta_grad[c] = dbeta;
-    }
+    bn_grad_scalar(x, gamma, NULL, mean, invstd, dy, x_grad, gamma_grad, beta_grad, batch,
+                   channels, spatial, 0);
+}
+
+void adir_tuned_batchnorm_relu_grad(const float *x, const float *gamma, const float *beta,
+                                    const float *mean, const float *invstd, const float *dy,
+                                    float *x_grad, float *gamma_grad, float *beta_grad,
+                                    int32_t batch, int32_t channels, int32_t spatial)
+{
+    bn_grad_scalar(x, gamma, beta, mean, invstd, dy, x_grad, gamma_grad, beta_grad, batch,
+                   channels, spatial, 1);
 }

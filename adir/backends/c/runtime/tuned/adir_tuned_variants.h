@@ -12,6 +12,8 @@
 #define ADIR_TUNED_KERNELS(X) \
     X(adir_tuned_batchnorm) \
     X(adir_tuned_batchnorm_grad) \
+    X(adir_tuned_batchnorm_relu) \
+    X(adir_tuned_batchnorm_relu_grad) \
     X(adir_tuned_batchnorm_channels) \
     X(adir_tuned_batchnorm_grad_channels) \
     X(adir_tuned_batchnorm_relu_channels) \
@@ -61,6 +63,8 @@
 #if defined(ADIR_TUNED_RENAME)
 #define adir_tuned_batchnorm ADIR_VARIANT_NAME(adir_tuned_batchnorm)
 #define adir_tuned_batchnorm_grad ADIR_VARIANT_NAME(adir_tuned_batchnorm_grad)
+#define adir_tuned_batchnorm_relu ADIR_VARIANT_NAME(adir_tuned_batchnorm_relu)
+#define adir_tuned_batchnorm_relu_grad ADIR_VARIANT_NAME(adir_tuned_batchnorm_relu_grad)
 #define adir_tuned_batchnorm_channels ADIR_VARIANT_NAME(adir_tuned_batchnorm_channels)
 #define adir_tuned_batchnorm_grad_channels ADIR_VARIANT_NAME(adir_tuned_batchnorm_grad_channels)
 #define adir_tuned_batchnorm_relu_channels ADIR_VARIANT_NAME(adir_tuned_batchnorm_relu_channels)
