@@ -9,7 +9,10 @@
  * terms, added pairwise, then the rest of the row in order; a row under eight a running sum
  * from 0), the rows' sums added in sample order, each term computed by the same expression.
  * The eight partial sums are eight named variables, which gcc -O2 keeps in S registers (an
- * array's it keeps in memory). What differs from the references is the loops: the sums' eight
+ * array's it keeps in memory). A product is added to its sum in a statement of its own, as the
+ * reference adds a term computed apart: clang contracts `r += a * b` into a fused
+ * multiply-add where the target has one (its -ffp-contract=on), one rounding where the
+ * reference has two. What differs from the references is the loops: the sums' eight
  * terms a turn, the elementwise passes' four (a loop's counter, test and branch cost as much
  * as an element's add on the M4F), the gradient's two sums (sum(g) and sum(g * (x - mean)))
  * in one pass over the row instead of two, and the relu's select inside the passes. The
@@ -68,20 +71,22 @@ static float bn_squares(const float *row, int32_t n, float mean)
             const float e2 = row[s + 2] - mean, e3 = row[s + 3] - mean;
             const float e4 = row[s + 4] - mean, e5 = row[s + 5] - mean;
             const float e6 = row[s + 6] - mean, e7 = row[s + 7] - mean;
-            r0 += e0 * e0;
-            r1 += e1 * e1;
-            r2 += e2 * e2;
-            r3 += e3 * e3;
-            r4 += e4 * e4;
-            r5 += e5 * e5;
-            r6 += e6 * e6;
-            r7 += e7 * e7;
+            const float q0 = e0 * e0, q1 = e1 * e1, q2 = e2 * e2, q3 = e3 * e3;
+            const float q4 = e4 * e4, q5 = e5 * e5, q6 = e6 * e6, q7 = e7 * e7;
+            r0 += q0;
+            r1 += q1;
+            r2 += q2;
+            r3 += q3;
+            r4 += q4;
+            r5 += q5;
+            r6 += q6;
+            r7 += q7;
         }
         sum = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7));
     }
     for (; s < n; ++s) {
-        const float d = row[s] - mean;
-        sum += d * d;
+        const float d = row[s] - mean, q = d * d;
+        sum += q;
     }
     return sum;
 }
@@ -205,38 +210,46 @@ static ADIR_INLINE void bn_grad_sums(const float *x_row, const float *dy_row, in
         float p6 = g6 * (x_row[6] - centre), p7 = g7 * (x_row[7] - centre);
         for (s = 8; s + 8 <= n; s += 8) {
             const float *x = x_row + s, *dy = dy_row + s;
-            float h = bn_masked_dy(x[0], dy[0], relu);
+            float h = bn_masked_dy(x[0], dy[0], relu), t;
+            t = h * (x[0] - centre);
             b0 += h;
-            p0 += h * (x[0] - centre);
+            p0 += t;
             h = bn_masked_dy(x[1], dy[1], relu);
+            t = h * (x[1] - centre);
             b1 += h;
-            p1 += h * (x[1] - centre);
+            p1 += t;
             h = bn_masked_dy(x[2], dy[2], relu);
+            t = h * (x[2] - centre);
             b2 += h;
-            p2 += h * (x[2] - centre);
+            p2 += t;
             h = bn_masked_dy(x[3], dy[3], relu);
+            t = h * (x[3] - centre);
             b3 += h;
-            p3 += h * (x[3] - centre);
+            p3 += t;
             h = bn_masked_dy(x[4], dy[4], relu);
+            t = h * (x[4] - centre);
             b4 += h;
-            p4 += h * (x[4] - centre);
+            p4 += t;
             h = bn_masked_dy(x[5], dy[5], relu);
+            t = h * (x[5] - centre);
             b5 += h;
-            p5 += h * (x[5] - centre);
+            p5 += t;
             h = bn_masked_dy(x[6], dy[6], relu);
+            t = h * (x[6] - centre);
             b6 += h;
-            p6 += h * (x[6] - centre);
+            p6 += t;
             h = bn_masked_dy(x[7], dy[7], relu);
+            t = h * (x[7] - centre);
             b7 += h;
-            p7 += h * (x[7] - centre);
+            p7 += t;
         }
         sum = ((b0 + b1) + (b2 + b3)) + ((b4 + b5) + (b6 + b7));
         product = ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7));
     }
     for (; s < n; ++s) {
-        const float g = bn_masked_dy(x_row[s], dy_row[s], relu);
+        const float g = bn_masked_dy(x_row[s], dy_row[s], relu), t = g * (x_row[s] - centre);
         sum += g;
-        product += g * (x_row[s] - centre);
+        product += t;
     }
     *dbeta += sum;
     *dot += product;
