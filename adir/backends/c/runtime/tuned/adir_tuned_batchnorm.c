@@ -7,7 +7,8 @@
  * The same operations in the same order as the references, so bit for bit their results: each
  * row's sum in adir_row_sum's order (eight interleaved partial sums from the row's first eight
  * terms, added pairwise, then the rest of the row in order; a row under eight a running sum
- * from 0), the rows' sums added in sample order, each term computed by the same expression.
+ * from 0; sum(x) is adir_row_sum itself), the rows' sums added in sample order, each term
+ * computed by the same expression.
  * The eight partial sums are eight named variables, which gcc -O2 keeps in S registers (an
  * array's it keeps in memory). A product is added to its sum in a statement of its own, as the
  * reference adds a term computed apart: clang contracts `r += a * b` into a fused
@@ -22,37 +23,13 @@
 #include <math.h>
 
 #include "adir_tuned.h"
+/* after adir_tuned.h, whose target pragmas come before every include */
+#include "adir_row_sum.h"
 
 /* Where the values of channel c in sample i start: `spatial` contiguous floats. */
 static size_t bn_row(int32_t i, int32_t c, int32_t channels, int32_t spatial)
 {
     return ((size_t)i * (size_t)channels + (size_t)c) * (size_t)spatial;
-}
-
-/* sum(row[0 .. n)) in adir_row_sum's order. */
-static float bn_sum(const float *row, int32_t n)
-{
-    float sum = 0.0f;
-    int32_t s = 0;
-    if (n >= 8) {
-        float r0 = row[0], r1 = row[1], r2 = row[2], r3 = row[3];
-        float r4 = row[4], r5 = row[5], r6 = row[6], r7 = row[7];
-        for (s = 8; s + 8 <= n; s += 8) {
-            r0 += row[s];
-            r1 += row[s + 1];
-            r2 += row[s + 2];
-            r3 += row[s + 3];
-            r4 += row[s + 4];
-            r5 += row[s + 5];
-            r6 += row[s + 6];
-            r7 += row[s + 7];
-        }
-        sum = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7));
-    }
-    for (; s < n; ++s) {
-        sum += row[s];
-    }
-    return sum;
 }
 
 /* sum((row[s] - mean)^2) in adir_row_sum's order. */
@@ -127,7 +104,7 @@ static ADIR_INLINE void bn_forward_scalar(const float *x, const float *gamma,
     for (c = 0; c < channels; ++c) {
         float total = 0.0f, squares = 0.0f, mean, invstd, unbiased, scale, shift;
         for (i = 0; i < batch; ++i) {
-            total += bn_sum(x + bn_row(i, c, channels, spatial), spatial);
+            total += adir_row_sum(x + bn_row(i, c, channels, spatial), (size_t)spatial);
         }
         mean = total / m;
         for (i = 0; i < batch; ++i) {
