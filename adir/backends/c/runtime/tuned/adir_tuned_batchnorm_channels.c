@@ -97,7 +97,7 @@ static ADIR_INLINE void bn8_term(const float *x, int squares, float centre, bn8_
  * x: x, or with `centre` (x - centre[k])^2. Each term is made in its own statement, as the
  * reference makes it, so that a compiler contracts neither into a multiply-add. */
 static ADIR_INLINE void bn8_rows_sums(const float *restrict x, const float *restrict centre,
-                                     int32_t rows, int32_t spatial, float *restrict total)
+                                      int32_t rows, int32_t spatial, float *restrict total)
 {
     const int squares = centre != NULL;
     bn8_sums acc[BN_CHANNELS];
@@ -109,7 +109,7 @@ static ADIR_INLINE void bn8_rows_sums(const float *restrict x, const float *rest
         for (k = 0; k < rows; ++k) {
             bn8_sums term;
             bn8_term(x + (size_t)k * (size_t)spatial + (size_t)s, squares,
-                    squares ? centre[k] : 0.0f, &term);
+                     squares ? centre[k] : 0.0f, &term);
             acc[k] += term;
         }
     }
@@ -132,7 +132,7 @@ static ADIR_INLINE void bn8_rows_sums(const float *restrict x, const float *rest
 /* The gradient's terms of 8 values: *g = dy, or with `relu` its gradient (bn8_relu_masked),
  * and *product = g * (x - centre). */
 static ADIR_INLINE void bn8_grad_terms(const float *x, const float *dy, float centre,
-                                      const struct bn8_relu *relu, bn8_sums *g, bn8_sums *product)
+                                       const struct bn8_relu *relu, bn8_sums *g, bn8_sums *product)
 {
     bn8_sums v;
     memcpy(&v, x, sizeof v);
@@ -148,24 +148,24 @@ static ADIR_INLINE void bn8_grad_terms(const float *x, const float *dy, float ce
  * `spatial` >= 8 floats apart from x and dy), g = dy or with relus the relu's gradient: the two
  * sums in one pass, each in the reference's order. */
 static ADIR_INLINE void bn8_rows_grad_sums(const float *restrict x, const float *restrict dy,
-                                          const float *restrict centre,
-                                          const struct bn8_relu *restrict relus, int32_t rows,
-                                          int32_t spatial, float *restrict dbeta,
-                                          float *restrict dot)
+                                           const float *restrict centre,
+                                           const struct bn8_relu *restrict relus, int32_t rows,
+                                           int32_t spatial, float *restrict dbeta,
+                                           float *restrict dot)
 {
     bn8_sums g_acc[BN_GRAD_ROWS], dot_acc[BN_GRAD_ROWS];
     int32_t k, s;
     for (k = 0; k < rows; ++k) {
         const size_t at = (size_t)k * (size_t)spatial;
         bn8_grad_terms(x + at, dy + at, centre[k], relus != NULL ? &relus[k] : NULL, &g_acc[k],
-                      &dot_acc[k]);
+                       &dot_acc[k]);
     }
     for (s = 8; s + 8 <= spatial; s += 8) {
         for (k = 0; k < rows; ++k) {
             const size_t at = (size_t)k * (size_t)spatial + (size_t)s;
             bn8_sums g, product;
             bn8_grad_terms(x + at, dy + at, centre[k], relus != NULL ? &relus[k] : NULL, &g,
-                          &product);
+                           &product);
             g_acc[k] += g;
             dot_acc[k] += product;
         }
@@ -251,8 +251,8 @@ ADIR_NOINLINE BN_SCALAR_SUMS static void bn8_short_rows_grad_sums(
 /* mean[k] and squares[k] = sum((x - mean[k])^2) of channels c .. c + lanes - 1: the sums of
  * each sample's rows, added in sample order. Inlined with a constant `lanes`. */
 static ADIR_INLINE void bn8_statistics(const float *x, int32_t lanes, int32_t batch,
-                                      int32_t channels, int32_t spatial, int32_t c, float m,
-                                      float *restrict mean, float *restrict squares)
+                                       int32_t channels, int32_t spatial, int32_t c, float m,
+                                       float *restrict mean, float *restrict squares)
 {
     float total[BN_CHANNELS];
     int32_t i, k;
@@ -294,7 +294,7 @@ static ADIR_INLINE int32_t bn8_lanes_next(int32_t s, int32_t spatial)
 /* y = x * scale + shift, or with `relu` adir_relu's `v < 0 ? 0 : v` of it (v kept where not
  * below 0: -0 and NaN as the select keeps them). */
 static void bn8_lanes_affine_row(const float *restrict x, float scale, float shift, int relu,
-                                int32_t spatial, float *restrict y)
+                                 int32_t spatial, float *restrict y)
 {
     int32_t s = 0;
     for (;;) {
@@ -315,9 +315,9 @@ static void bn8_lanes_affine_row(const float *restrict x, float scale, float shi
 /* dx = (g - mean_dy - (x - centre) * projection) * factor, g = dy or with `relu` its
  * gradient. */
 static void bn8_lanes_dx_row(const float *restrict x, const float *restrict dy,
-                            const struct bn8_relu *relu, float centre, float mean_dy,
-                            float projection, float factor, int32_t spatial,
-                            float *restrict dx)
+                             const struct bn8_relu *relu, float centre, float mean_dy,
+                             float projection, float factor, int32_t spatial,
+                             float *restrict dx)
 {
     int32_t s = 0;
     for (;;) {
@@ -340,12 +340,12 @@ static void bn8_lanes_dx_row(const float *restrict x, const float *restrict dy,
 
 /* The statistics and the output of channels c .. c + lanes - 1 (see adir_batchnorm). */
 static ADIR_INLINE void bn8_forward_block(const float *x, const float *gamma, const float *beta,
-                                         const float *running_mean, const float *running_var,
-                                         float *y, float *batch_mean, float *batch_invstd,
-                                         float *new_running_mean, float *new_running_var,
-                                         int32_t lanes, int32_t batch, int32_t channels,
-                                         int32_t spatial, int32_t c, float momentum, float eps,
-                                         int relu)
+                                          const float *running_mean, const float *running_var,
+                                          float *y, float *batch_mean, float *batch_invstd,
+                                          float *new_running_mean, float *new_running_var,
+                                          int32_t lanes, int32_t batch, int32_t channels,
+                                          int32_t spatial, int32_t c, float momentum, float eps,
+                                          int relu)
 {
     const size_t count = (size_t)batch * (size_t)spatial;
     const float m = (float)count;
@@ -387,22 +387,22 @@ static ADIR_INLINE void bn8_forward_block(const float *x, const float *gamma, co
 
 /* Both forward kernels; `relu` a constant where it is inlined. */
 static ADIR_INLINE void bn8_forward(const float *x, const float *gamma, const float *beta,
-                                   const float *running_mean, const float *running_var,
-                                   float *y, float *batch_mean, float *batch_invstd,
-                                   float *new_running_mean, float *new_running_var,
-                                   int32_t batch, int32_t channels, int32_t spatial,
-                                   float momentum, float eps, int relu)
+                                    const float *running_mean, const float *running_var,
+                                    float *y, float *batch_mean, float *batch_invstd,
+                                    float *new_running_mean, float *new_running_var,
+                                    int32_t batch, int32_t channels, int32_t spatial,
+                                    float momentum, float eps, int relu)
 {
     int32_t c = 0;
     for (; c + BN_CHANNELS <= channels; c += BN_CHANNELS) {
         bn8_forward_block(x, gamma, beta, running_mean, running_var, y, batch_mean,
-                         batch_invstd, new_running_mean, new_running_var, BN_CHANNELS, batch,
-                         channels, spatial, c, momentum, eps, relu);
+                          batch_invstd, new_running_mean, new_running_var, BN_CHANNELS, batch,
+                          channels, spatial, c, momentum, eps, relu);
     }
     for (; c < channels; ++c) {
         bn8_forward_block(x, gamma, beta, running_mean, running_var, y, batch_mean,
-                         batch_invstd, new_running_mean, new_running_var, 1, batch, channels,
-                         spatial, c, momentum, eps, relu);
+                          batch_invstd, new_running_mean, new_running_var, 1, batch, channels,
+                          spatial, c, momentum, eps, relu);
     }
 }
 
@@ -411,9 +411,9 @@ static ADIR_INLINE void bn8_forward(const float *x, const float *gamma, const fl
  * vectorizes, before the scalar sums read it as they read relu_grad's output unfused. Computed
  * in the sums' scalar loops, the mask made DS-CNN's batch-of-one step 9% slower. */
 static void bn8_relu_grad_into(const float *restrict x, const float *restrict dy,
-                              const struct bn8_relu *restrict relus, int32_t lanes,
-                              int32_t batch, int32_t channels, int32_t spatial, int32_t c,
-                              float *restrict g)
+                               const struct bn8_relu *restrict relus, int32_t lanes,
+                               int32_t batch, int32_t channels, int32_t spatial, int32_t c,
+                               float *restrict g)
 {
     int32_t i, k, s;
     for (i = 0; i < batch; ++i) {
@@ -431,11 +431,11 @@ static void bn8_relu_grad_into(const float *restrict x, const float *restrict dy
  * pass, each in the reference's order; g is dy or with relus the relu's gradient, which for
  * rows of fewer than 8 values is first written into x_grad. Returns whether it was. */
 static ADIR_INLINE int bn8_grad_sums(const float *x, const float *dy,
-                                    const float *restrict centre,
-                                    const struct bn8_relu *restrict relus, int32_t lanes,
-                                    int32_t batch, int32_t channels, int32_t spatial, int32_t c,
-                                    float *restrict x_grad, float *restrict dbeta,
-                                    float *restrict dot)
+                                     const float *restrict centre,
+                                     const struct bn8_relu *restrict relus, int32_t lanes,
+                                     int32_t batch, int32_t channels, int32_t spatial, int32_t c,
+                                     float *restrict x_grad, float *restrict dbeta,
+                                     float *restrict dot)
 {
     int32_t i, k;
     for (k = 0; k < lanes; ++k) {
@@ -458,12 +458,12 @@ static ADIR_INLINE int bn8_grad_sums(const float *x, const float *dy,
         for (k = 0; k + BN_GRAD_ROWS <= lanes; k += BN_GRAD_ROWS) {
             const size_t row = at + (size_t)k * (size_t)spatial;
             bn8_rows_grad_sums(x + row, dy + row, centre + k, relus != NULL ? relus + k : NULL,
-                              BN_GRAD_ROWS, spatial, dbeta + k, dot + k);
+                               BN_GRAD_ROWS, spatial, dbeta + k, dot + k);
         }
         for (; k < lanes; ++k) {
             const size_t row = at + (size_t)k * (size_t)spatial;
             bn8_rows_grad_sums(x + row, dy + row, centre + k, relus != NULL ? relus + k : NULL, 1,
-                              spatial, dbeta + k, dot + k);
+                               spatial, dbeta + k, dot + k);
         }
     }
     return 0;
@@ -472,10 +472,10 @@ static ADIR_INLINE int bn8_grad_sums(const float *x, const float *dy,
 /* The gradient of channels c .. c + lanes - 1 (see adir_batchnorm_grad): per channel the two
  * sums in one pass, then dx. */
 static ADIR_INLINE void bn8_grad_block(const float *x, const float *gamma, const float *beta,
-                                      const float *mean, const float *invstd, const float *dy,
-                                      float *x_grad, float *gamma_grad, float *beta_grad,
-                                      int32_t lanes, int32_t batch, int32_t channels,
-                                      int32_t spatial, int32_t c)
+                                       const float *mean, const float *invstd, const float *dy,
+                                       float *x_grad, float *gamma_grad, float *beta_grad,
+                                       int32_t lanes, int32_t batch, int32_t channels,
+                                       int32_t spatial, int32_t c)
 {
     const float m = (float)((size_t)batch * (size_t)spatial);
     float dbeta[BN_CHANNELS], dot[BN_CHANNELS], centre[BN_CHANNELS];
@@ -491,7 +491,7 @@ static ADIR_INLINE void bn8_grad_block(const float *x, const float *gamma, const
         relus[k].shift = beta != NULL ? beta[c + k] - centre[k] * relus[k].scale : 0.0f;
     }
     relu_in_x_grad = bn8_grad_sums(x, dy, centre, relu, lanes, batch, channels, spatial, c,
-                                  x_grad, dbeta, dot);
+                                   x_grad, dbeta, dot);
     for (k = 0; k < lanes; ++k) {
         const float projection = dot[k] * invstd[c + k] * invstd[c + k] / m;
         const float mean_dy = dbeta[k] / m;
@@ -502,7 +502,7 @@ static ADIR_INLINE void bn8_grad_block(const float *x, const float *gamma, const
             const float *restrict dy_row = dy + at;
             if (spatial >= BN_LANES) {
                 bn8_lanes_dx_row(x_row, dy_row, relu != NULL ? &relus[k] : NULL, centre[k],
-                                mean_dy, projection, factor, spatial, x_grad + at);
+                                 mean_dy, projection, factor, spatial, x_grad + at);
             } else if (relu_in_x_grad) {
                 float *g_row = x_grad + at; /* read and written: not restrict */
                 for (s = 0; s < spatial; ++s) {
@@ -526,18 +526,18 @@ static ADIR_INLINE void bn8_grad_block(const float *x, const float *gamma, const
 
 /* Both gradient kernels: beta NULL for adir_batchnorm_grad's. */
 static ADIR_INLINE void bn8_grad(const float *x, const float *gamma, const float *beta,
-                                const float *mean, const float *invstd, const float *dy,
-                                float *x_grad, float *gamma_grad, float *beta_grad,
-                                int32_t batch, int32_t channels, int32_t spatial)
+                                 const float *mean, const float *invstd, const float *dy,
+                                 float *x_grad, float *gamma_grad, float *beta_grad,
+                                 int32_t batch, int32_t channels, int32_t spatial)
 {
     int32_t c = 0;
     for (; c + BN_CHANNELS <= channels; c += BN_CHANNELS) {
         bn8_grad_block(x, gamma, beta, mean, invstd, dy, x_grad, gamma_grad, beta_grad,
-                      BN_CHANNELS, batch, channels, spatial, c);
+                       BN_CHANNELS, batch, channels, spatial, c);
     }
     for (; c < channels; ++c) {
         bn8_grad_block(x, gamma, beta, mean, invstd, dy, x_grad, gamma_grad, beta_grad, 1,
-                      batch, channels, spatial, c);
+                       batch, channels, spatial, c);
     }
 }
 
@@ -552,7 +552,7 @@ void adir_tuned_batchnorm_channels(const float *x, const float *gamma, const flo
 {
 #if BN_VECTORS
     bn8_forward(x, gamma, beta, running_mean, running_var, y, batch_mean, batch_invstd,
-               new_running_mean, new_running_var, batch, channels, spatial, momentum, eps, 0);
+                new_running_mean, new_running_var, batch, channels, spatial, momentum, eps, 0);
 #else
     adir_batchnorm(x, gamma, beta, running_mean, running_var, y, batch_mean, batch_invstd,
                    new_running_mean, new_running_var, batch, channels, spatial, momentum, eps);
@@ -569,7 +569,7 @@ void adir_tuned_batchnorm_relu_channels(const float *x, const float *gamma, cons
 {
 #if BN_VECTORS
     bn8_forward(x, gamma, beta, running_mean, running_var, y, batch_mean, batch_invstd,
-               new_running_mean, new_running_var, batch, channels, spatial, momentum, eps, 1);
+                new_running_mean, new_running_var, batch, channels, spatial, momentum, eps, 1);
 #else
     adir_batchnorm_relu(x, gamma, beta, running_mean, running_var, y, batch_mean,
                         batch_invstd, new_running_mean, new_running_var, batch, channels,
@@ -584,7 +584,7 @@ void adir_tuned_batchnorm_grad_channels(const float *x, const float *gamma, cons
 {
 #if BN_VECTORS
     bn8_grad(x, gamma, NULL, mean, invstd, dy, x_grad, gamma_grad, beta_grad, batch, channels,
-            spatial);
+             spatial);
 #else
     adir_batchnorm_grad(x, gamma, mean, invstd, dy, x_grad, gamma_grad, beta_grad, batch,
                         channels, spatial);
@@ -600,7 +600,7 @@ void adir_tuned_batchnorm_relu_grad_channels(const float *x, const float *gamma,
 {
 #if BN_VECTORS
     bn8_grad(x, gamma, beta, mean, invstd, dy, x_grad, gamma_grad, beta_grad, batch, channels,
-            spatial);
+             spatial);
 #else
     adir_batchnorm_relu_grad(x, gamma, beta, mean, invstd, dy, x_grad, gamma_grad, beta_grad,
                              batch, channels, spatial);
