@@ -24,6 +24,7 @@ from xdsl.interpreter import Interpreter, impl, register_impls
 from adir.dialects.tensor import conv_and_pool as cp
 from adir.dialects.tensor.conv_and_pool import Window2d
 from adir.interpreter.family import FamilyFunctions
+from adir.interpreter.row_sum import row_sums
 
 
 def pad_image(x: np.ndarray, padding: Sequence[int], value: float) -> np.ndarray:
@@ -177,7 +178,10 @@ def avgpool2d_grad(
 
 
 def global_avgpool2d(x: np.ndarray) -> np.ndarray:
-    return x.mean(axis=(-2, -1), keepdims=True)
+    """Each plane's sum in the C reference's order (`row_sums`), over its size."""
+    plane = x.shape[-2] * x.shape[-1]
+    sums = row_sums(x.reshape(*x.shape[:-2], plane)) / x.dtype.type(plane)
+    return sums.reshape(*x.shape[:-2], 1, 1)
 
 
 @register_impls

@@ -2,8 +2,12 @@
 
 Everything is computed in the dtype of the input (float32, or float64 for precise checks), in
 the order of PyTorch's CPU kernels: the batch statistics by two passes (the mean, then the sum
-of squared deviations from it), the output as `x * scale + shift` with per-channel `scale` and
-`shift`; layer norm per row likewise, and its backward with the formula of PyTorch's
+of squared deviations from it). The output is `(x - mean) * scale + beta` with per-channel
+`scale = gamma * invstd`, not PyTorch's `x * scale + shift`, whose two products nearly cancel
+where the output is near 0 and decide by their rounding which side of a following relu's 0 it
+falls on (`adir_channel_affine` in the C reference says more). A channel's sums add each
+sample's row in the C reference's order (`row_sums`), then the samples' sums in sample order,
+as the C does. Layer norm per row likewise, and its backward with the formula of PyTorch's
 `layer_norm_backward_frame` (rearranged to sum over `x - mean`, see `adir.layer_norm_grad`).
 test/python/test_interpreter_normalization.py derives the agreement with PyTorch.
 """
@@ -21,16 +25,22 @@ from adir.dialects.tensor import normalization as norm
 from adir.dialects.tensor.shapes import element_type
 from adir.interpreter import prng
 from adir.interpreter.family import FamilyFunctions
-
-
-def _axes(x: np.ndarray) -> tuple[int, ...]:
-    """The axes a channel's statistics are over: all but axis 1 of `[N, C, ...]`."""
-    return (0, *range(2, x.ndim))
+from adir.interpreter.row_sum import row_sums
 
 
 def _count(x: np.ndarray) -> int:
     """The number of values M each channel's statistics are over."""
     return math.prod(d for axis, d in enumerate(x.shape) if axis != 1)
+
+
+def _channel_sums(terms: np.ndarray) -> np.ndarray:
+    """The sum of `[N, C, ...]` terms over each channel: each sample's row (its spatial values)
+    in `row_sums`' order, then the rows' sums from 0 in sample order (`adir_channel_sum`)."""
+    per_sample = row_sums(terms.reshape(terms.shape[0], terms.shape[1], -1))
+    total = np.zeros(terms.shape[1], terms.dtype)
+    for sample in per_sample:
+        total = total + sample
+    return total
 
 
 def _broadcastable(v: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -39,10 +49,9 @@ def _broadcastable(v: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def _affine(x: np.ndarray, gamma, beta, mean, invstd) -> np.ndarray:
-    """`x * scale + shift`, `scale = gamma * invstd`, `shift = beta - mean * scale`."""
+    """`(x - mean) * scale + beta`, `scale = gamma * invstd` (the module docstring says why)."""
     scale = gamma * invstd
-    shift = beta - mean * scale
-    return x * _broadcastable(scale, x) + _broadcastable(shift, x)
+    return (x - _broadcastable(mean, x)) * _broadcastable(scale, x) + _broadcastable(beta, x)
 
 
 def batchnorm(
@@ -56,10 +65,9 @@ def batchnorm(
 ) -> tuple[np.ndarray, ...]:
     """(output, batch mean, batch invstd, new running mean, new running variance)."""
     one, momentum_, eps_ = x.dtype.type(1), x.dtype.type(momentum), x.dtype.type(eps)
-    axes = _axes(x)
     count = _count(x)
-    mean = np.mean(x, axis=axes)
-    squares = np.sum(np.square(x - _broadcastable(mean, x)), axis=axes)
+    mean = _channel_sums(x) / x.dtype.type(count)
+    squares = _channel_sums(np.square(x - _broadcastable(mean, x)))
     invstd = one / np.sqrt(squares / x.dtype.type(count) + eps_)
     unbiased = squares / x.dtype.type(count - 1)
     new_mean = momentum_ * mean + (one - momentum_) * running_mean
@@ -85,11 +93,10 @@ def batchnorm_grad(
     """(input_grad, gamma_grad, beta_grad), as PyTorch's batch_norm_backward_cpu in training:
     with `d = x - mean` and M values per channel, `dot = sum(dy * d)`,
     `dx = (dy - sum(dy) / M - d * invstd^2 * dot / M) * gamma * invstd`."""
-    axes = _axes(x)
     count = x.dtype.type(_count(x))
     centred = x - _broadcastable(mean, x)
-    dbeta = np.sum(dy, axis=axes)
-    dot = np.sum(dy * centred, axis=axes)
+    dbeta = _channel_sums(dy)
+    dot = _channel_sums(dy * centred)
     projection = dot * invstd * invstd / count
     dx = (dy - _broadcastable(dbeta / count, x) - centred * _broadcastable(projection, x)) * (
         _broadcastable(gamma * invstd, x)

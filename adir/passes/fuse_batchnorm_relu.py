@@ -14,7 +14,7 @@ becomes
     %dx, %dgamma, %dbeta = adir.batchnorm_relu_grad %x, %gamma, %beta, %mean, %invstd, %da
 
 The relu's gradient is 0 where the relu's output is <= 0, which is where the batchnorm's
-output y = x * scale + shift is <= 0: the fused gradient recomputes y from the forward's input
+output y = (x - mean) * scale + beta is <= 0: the fused gradient recomputes y from the forward's input
 and statistics by the forward's own expression (`adir.batchnorm_relu_grad`), so the same bits
 as the two ops, and the relu's output (or its packed mask) is not read again; a `relu_mask`
 left with no reader goes too. DS-CNN (examples/ds_cnn.mlir) has nine such pairs: its batch-16

@@ -17,10 +17,12 @@ sum in any order, section 2.2 for one operation):
   by M - 1: `e_var M / (M - 1)`.
 - `invstd = 1 / sqrt(var + eps)`: half the relative error of `var + eps` (which adds one
   rounding) plus the roundings of sqrt and of the reciprocal.
-- `scale = gamma * invstd`, `shift = beta - mean * scale`, `y = x * scale + shift`: the errors
-  of the factors carried through, plus one rounding of each product and sum, bounded by the
-  magnitudes of its operands (`|a + b|` by `|a| + |b|`, where PyTorch's order of operations
-  may differ from ours).
+- `scale = gamma * invstd`, and the output: PyTorch's `y = x * scale + shift` with
+  `shift = beta - mean * scale`, ours `y = (x - mean) * scale + beta`
+  (adir/interpreter/normalization.py says why): the errors of the factors carried through,
+  plus one rounding of each difference, product and sum, bounded by the magnitudes of its
+  operands (`|a + b|` by `|a| + |b|`, where PyTorch's order of operations may differ from
+  ours); the larger of the two forms' bounds.
 - `new = momentum * stat + (1 - momentum) * running`: the error of the statistic times
   momentum, a rounding of `1 - momentum`, of each product and of the sum; and over several
   steps, the previous step's error of `running` times `1 - momentum`.
@@ -81,8 +83,9 @@ def batch_stats_errors(x: np.ndarray, u: float) -> dict[str, np.ndarray]:
 
 
 def affine_error(x, gamma, beta, mean, var, e_mean, e_var, eps: float, u: float) -> np.ndarray:
-    """Bound on the error of `x * scale + shift` with `scale = gamma / sqrt(var + eps)` and
-    `shift = beta - mean * scale`, given errors of mean and var (per channel)."""
+    """Bound on the error of the output with `scale = gamma / sqrt(var + eps)`, given errors of
+    mean and var (per channel): the larger of the bounds of `x * scale + shift` with
+    `shift = beta - mean * scale` (PyTorch's) and of `(x - mean) * scale + beta` (ours)."""
     r = 1 / np.sqrt(var + eps)
     e_r = r * (0.5 * (e_var + u * (var + eps)) / (var + eps) + 2 * u)
     scale = gamma * r
@@ -92,7 +95,11 @@ def affine_error(x, gamma, beta, mean, var, e_mean, e_var, eps: float, u: float)
     e_shift = np.abs(mean) * e_scale + np.abs(scale) * e_mean + u * ms + u * (np.abs(beta) + ms)
     c = lambda v: _channels(v, x.ndim)  # noqa: E731
     xs = np.abs(x) * c(np.abs(scale))
-    return np.abs(x) * c(e_scale) + c(e_shift) + u * xs + u * (xs + c(np.abs(shift)))
+    theirs = np.abs(x) * c(e_scale) + c(e_shift) + u * xs + u * (xs + c(np.abs(shift)))
+    d = np.abs(x - c(mean))
+    ds = d * c(np.abs(scale))
+    ours = d * c(e_scale) + c(np.abs(scale) * e_mean) + 2 * u * ds + u * (ds + c(np.abs(beta)))
+    return np.maximum(theirs, ours)
 
 
 def update_error(stat, e_stat, running, e_running, momentum: float, u: float) -> np.ndarray:

@@ -213,7 +213,7 @@ class BatchnormOp(TrainingBatchnormOp, HasEvalForm):
 
         mean = sum(x) / M                            var = sum((x - mean)^2) / M   (biased)
         invstd = 1 / sqrt(var + eps)
-        output = x * scale + shift,  scale = gamma * invstd,  shift = beta - mean * scale
+        output = (x - mean) * scale + beta,  scale = gamma * invstd
         new_running_mean = (1 - momentum) * running_mean + momentum * mean
         new_running_var = (1 - momentum) * running_var + momentum * sum((x - mean)^2) / (M - 1)
 
@@ -248,8 +248,7 @@ class BatchnormEvalOp(ChannelStatsOp):
     """Batch normalisation in eval mode, `torch.nn.functional.batch_norm(..., training=False)`:
     each channel is normalised with the running statistics,
 
-        output = x * scale + shift,  scale = gamma / sqrt(running_var + eps),
-                                     shift = beta - running_mean * scale
+        output = (x - running_mean) * scale + beta,  scale = gamma / sqrt(running_var + eps)
 
     on an `[N, C]` or `[N, C, *]` input; the result has the input's type. Default eps 1e-5.
     """
@@ -339,7 +338,7 @@ class BatchnormGradOp(ChannelStatsOp):
 class BatchnormReluOp(TrainingBatchnormOp):
     """`adir.batchnorm` (training mode) whose output goes through `adir.relu`, in one op:
 
-        output = relu(x * scale + shift)       (scale, shift, the statistics: adir.batchnorm)
+        output = relu((x - mean) * scale + beta)   (scale, the statistics: adir.batchnorm)
 
     with the batchnorm's other four results (batch mean and invstd, new running statistics)
     as they are. `fuse-batchnorm-relu` makes it where the batchnorm's output has no other use,
@@ -359,8 +358,7 @@ class BatchnormReluOp(TrainingBatchnormOp):
 class BatchnormReluGradOp(ChannelStatsOp):
     """`adir.batchnorm_grad` of a `adir.batchnorm_relu`, with the relu's gradient in it:
 
-        g = y <= 0 ? 0 : grad,   y = x * scale + shift,   scale = gamma * invstd,
-                                                          shift = beta - mean * scale
+        g = y <= 0 ? 0 : grad,   y = (x - mean) * scale + beta,   scale = gamma * invstd
         (input_grad, gamma_grad, beta_grad) = batchnorm_grad(x, gamma, mean, invstd, g)
 
     y is the forward's affine value, recomputed from the forward's own input, gamma, beta and

@@ -5,7 +5,8 @@
  * are over its M = batch * spatial values. The order of operations is the interpreter's
  * (adir/interpreter/normalization.py, after PyTorch's CPU kernels), in float: two passes for
  * the statistics (the mean, then the squared deviations from it), and the output as
- * `x * scale + shift`. Every sum over a channel (the statistics; sum(dy) and
+ * `(x - mean) * scale + beta` (PyTorch's `x * scale + shift` loses y's side of 0 to rounding
+ * where y is near it: reference/adir_normalization.c, adir_channel_affine). Every sum over a channel (the statistics; sum(dy) and
  * sum(dy * (x - mean)) in the gradient) is a sum per sample over its row of `spatial` values,
  * in eight interleaved partial sums added pairwise and then the rest of the row in order
  * (adir_row_sum's order, numpy's pairwise sum of a row of up to 128), and then the samples'
@@ -19,8 +20,8 @@
 #include <string.h>
 
 /* adir.batchnorm (training): per channel, mean = sum(x) / M, squares = sum((x - mean)^2),
- *   invstd = 1 / sqrt(squares / M + eps),    y = x * scale + shift,
- *   scale = gamma * invstd,                  shift = beta - mean * scale,
+ *   invstd = 1 / sqrt(squares / M + eps),    y = (x - mean) * scale + beta,
+ *   scale = gamma * invstd,
  *   new_running_mean = momentum * mean + (1 - momentum) * running_mean,
  *   new_running_var = momentum * squares / (M - 1) + (1 - momentum) * running_var.
  * Writes y, the batch mean and invstd (for batchnorm_grad) and the new running statistics
@@ -35,9 +36,8 @@ void adir_batchnorm(const float *x, const float *gamma, const float *beta,
 #define ADIR_BATCHNORM adir_batchnorm
 #endif
 
-/* adir.batchnorm_eval: y = x * scale + shift per channel, with scale = gamma * invstd,
- * invstd = 1 / sqrt(running_var + eps), shift = beta - running_mean * scale. In place: y may
- * be x. */
+/* adir.batchnorm_eval: y = (x - running_mean) * scale + beta per channel, with
+ * scale = gamma * invstd, invstd = 1 / sqrt(running_var + eps). In place: y may be x. */
 void adir_batchnorm_eval(const float *x, const float *gamma, const float *beta,
                          const float *running_mean, const float *running_var, float *y,
                          int32_t batch, int32_t channels, int32_t spatial, float eps);
@@ -57,7 +57,7 @@ void adir_batchnorm_grad(const float *x, const float *gamma, const float *mean,
 #define ADIR_BATCHNORM_GRAD adir_batchnorm_grad
 #endif
 
-/* adir.batchnorm_relu: adir_batchnorm whose output y is relu(x * scale + shift) (adir_relu's
+/* adir.batchnorm_relu: adir_batchnorm whose output y is relu((x - mean) * scale + beta) (adir_relu's
  * `v < 0 ? 0 : v`), the other results as adir_batchnorm's. No buffers overlap but the running
  * statistics (as adir_batchnorm). */
 void adir_batchnorm_relu(const float *x, const float *gamma, const float *beta,
@@ -69,9 +69,9 @@ void adir_batchnorm_relu(const float *x, const float *gamma, const float *beta,
 #define ADIR_BATCHNORM_RELU adir_batchnorm_relu
 #endif
 
-/* adir.batchnorm_relu_grad: adir_batchnorm_grad of g = (y <= 0 ? 0 : dy), y = x * scale +
- * shift the forward's affine value (scale = gamma * invstd, shift = beta - mean * scale), as
- * adir_relu_grad of the relu's output gives g. No buffers overlap. */
+/* adir.batchnorm_relu_grad: adir_batchnorm_grad of g = (y <= 0 ? 0 : dy), y = (x - mean) *
+ * scale + beta the forward's affine value (scale = gamma * invstd), as adir_relu_grad of the
+ * relu's output gives g. No buffers overlap. */
 void adir_batchnorm_relu_grad(const float *x, const float *gamma, const float *beta,
                               const float *mean, const float *invstd, const float *dy,
                               float *x_grad, float *gamma_grad, float *beta_grad, int32_t batch,

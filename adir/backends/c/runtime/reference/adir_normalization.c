@@ -15,15 +15,15 @@ static size_t adir_channel_row(int32_t i, int32_t c, int32_t channels, int32_t s
  * is dy or, after a relu (adir_batchnorm_relu_grad), the relu's gradient. */
 enum adir_bn_term { ADIR_BN_X, ADIR_BN_SQUARE, ADIR_BN_G, ADIR_BN_G_DEVIATION };
 
-/* adir_relu_grad's select on the forward's affine value y = x * scale + shift, recomputed by
- * adir_channel_affine's expression (relu(y) <= 0 exactly where y <= 0). */
+/* adir_relu_grad's select on the forward's affine value y = (x - centre) * scale + beta,
+ * recomputed by adir_channel_affine's expression (relu(y) <= 0 exactly where y <= 0). */
 struct adir_bn_relu {
-    float scale, shift;
+    float centre, scale, beta;
 };
 
 static float adir_relu_masked(float x, const struct adir_bn_relu *relu, float dy)
 {
-    return x * relu->scale + relu->shift <= 0.0f ? 0.0f : dy;
+    return (x - relu->centre) * relu->scale + relu->beta <= 0.0f ? 0.0f : dy;
 }
 
 /* The sums below are inlined where they are called, each with its term a constant: gcc -O2
@@ -108,16 +108,22 @@ static ADIR_BN_INLINE float adir_channel_sum(enum adir_bn_term term, const float
     return total;
 }
 
-/* y = x * scale + shift over channel c. */
+/* y = (x - centre) * scale + beta over channel c. Not x * scale + (beta - centre * scale),
+ * PyTorch's form: where y is near 0 the two products of that form nearly cancel, and their
+ * rounding (of |x * scale|, about 1e-7 a unit) decides which side of a following relu's 0 y
+ * falls on; x - centre is exact there (Sterbenz), so y's side is (x - centre)'s, at beta 0.
+ * MLPerf Tiny's DS-CNN at batch 1 has such a point at step 0: -6.9e-7 in float64, and the
+ * C with the first form +6.0e-8. */
 static void adir_channel_affine(const float *x, float *y, int32_t batch, int32_t channels,
-                                int32_t spatial, int32_t c, float scale, float shift)
+                                int32_t spatial, int32_t c, float centre, float scale,
+                                float beta)
 {
     int32_t i, s;
     for (i = 0; i < batch; ++i) {
         const float *row = x + adir_channel_row(i, c, channels, spatial);
         float *out = y + adir_channel_row(i, c, channels, spatial);
         for (s = 0; s < spatial; ++s) {
-            out[s] = row[s] * scale + shift;
+            out[s] = (row[s] - centre) * scale + beta;
         }
     }
 }
@@ -137,7 +143,7 @@ void adir_batchnorm(const float *x, const float *gamma, const float *beta,
             adir_channel_sum(ADIR_BN_X, x, NULL, 0.0f, NULL, batch, channels, spatial, c) / m;
         const float squares =
             adir_channel_sum(ADIR_BN_SQUARE, x, NULL, mean, NULL, batch, channels, spatial, c);
-        float invstd, unbiased, scale, shift;
+        float invstd, unbiased, scale;
         invstd = 1.0f / sqrtf(squares / m + eps);
         unbiased = squares / (float)(count - 1u);
         batch_mean[c] = mean;
@@ -147,8 +153,7 @@ void adir_batchnorm(const float *x, const float *gamma, const float *beta,
         new_running_mean[c] = momentum * mean + keep * running_mean[c];
         new_running_var[c] = momentum * unbiased + keep * running_var[c];
         scale = gamma[c] * invstd;
-        shift = beta[c] - mean * scale;
-        adir_channel_affine(x, y, batch, channels, spatial, c, scale, shift);
+        adir_channel_affine(x, y, batch, channels, spatial, c, mean, scale, beta[c]);
     }
 }
 
@@ -160,8 +165,7 @@ void adir_batchnorm_eval(const float *x, const float *gamma, const float *beta,
     for (c = 0; c < channels; ++c) {
         const float invstd = 1.0f / sqrtf(running_var[c] + eps);
         const float scale = gamma[c] * invstd;
-        const float shift = beta[c] - running_mean[c] * scale;
-        adir_channel_affine(x, y, batch, channels, spatial, c, scale, shift);
+        adir_channel_affine(x, y, batch, channels, spatial, c, running_mean[c], scale, beta[c]);
     }
 }
 
@@ -177,9 +181,8 @@ static void adir_batchnorm_grad_of(const float *x, const float *gamma, const flo
     for (c = 0; c < channels; ++c) {
         const float centre = mean[c];
         const float factor = gamma[c] * invstd[c];
-        /* the forward's scale and shift, by its expressions */
-        const struct adir_bn_relu affine = {factor, beta != NULL ? beta[c] - centre * factor
-                                                                 : 0.0f};
+        /* the forward's affine terms, by its expressions */
+        const struct adir_bn_relu affine = {centre, factor, beta != NULL ? beta[c] : 0.0f};
         const struct adir_bn_relu *relu = beta != NULL ? &affine : NULL;
         const float dbeta =
             adir_channel_sum(ADIR_BN_G, x, dy, centre, relu, batch, channels, spatial, c);

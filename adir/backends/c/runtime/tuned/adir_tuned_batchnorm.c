@@ -68,22 +68,24 @@ static float bn_squares(const float *row, int32_t n, float mean)
     return sum;
 }
 
-/* out = row * scale + shift, or with `relu` adir_relu's `v < 0 ? 0 : v` of it (out may be
- * row: each element is read before it is written). */
-static ADIR_INLINE void bn_affine(const float *row, float *out, int32_t n, float scale,
-                                  float shift, int relu)
+/* out = (row - centre) * scale + beta, or with `relu` adir_relu's `v < 0 ? 0 : v` of it (out
+ * may be row: each element is read before it is written). */
+static ADIR_INLINE void bn_affine(const float *row, float *out, int32_t n, float centre,
+                                  float scale, float beta, int relu)
 {
     int32_t s = 0;
     for (; s + 4 <= n; s += 4) {
-        const float v0 = row[s] * scale + shift, v1 = row[s + 1] * scale + shift;
-        const float v2 = row[s + 2] * scale + shift, v3 = row[s + 3] * scale + shift;
+        const float v0 = (row[s] - centre) * scale + beta;
+        const float v1 = (row[s + 1] - centre) * scale + beta;
+        const float v2 = (row[s + 2] - centre) * scale + beta;
+        const float v3 = (row[s + 3] - centre) * scale + beta;
         out[s] = relu && v0 < 0.0f ? 0.0f : v0;
         out[s + 1] = relu && v1 < 0.0f ? 0.0f : v1;
         out[s + 2] = relu && v2 < 0.0f ? 0.0f : v2;
         out[s + 3] = relu && v3 < 0.0f ? 0.0f : v3;
     }
     for (; s < n; ++s) {
-        const float v = row[s] * scale + shift;
+        const float v = (row[s] - centre) * scale + beta;
         out[s] = relu && v < 0.0f ? 0.0f : v;
     }
 }
@@ -102,7 +104,7 @@ static ADIR_INLINE void bn_forward_scalar(const float *x, const float *gamma,
     const float keep = 1.0f - momentum;
     int32_t c, i;
     for (c = 0; c < channels; ++c) {
-        float total = 0.0f, squares = 0.0f, mean, invstd, unbiased, scale, shift;
+        float total = 0.0f, squares = 0.0f, mean, invstd, unbiased, scale;
         for (i = 0; i < batch; ++i) {
             total += adir_row_sum(x + bn_row(i, c, channels, spatial), (size_t)spatial);
         }
@@ -119,10 +121,9 @@ static ADIR_INLINE void bn_forward_scalar(const float *x, const float *gamma,
         new_running_mean[c] = momentum * mean + keep * running_mean[c];
         new_running_var[c] = momentum * unbiased + keep * running_var[c];
         scale = gamma[c] * invstd;
-        shift = beta[c] - mean * scale;
         for (i = 0; i < batch; ++i) {
             const size_t at = bn_row(i, c, channels, spatial);
-            bn_affine(x + at, y + at, spatial, scale, shift, relu);
+            bn_affine(x + at, y + at, spatial, mean, scale, beta[c], relu);
         }
     }
 }
@@ -150,17 +151,17 @@ void adir_tuned_batchnorm_relu(const float *x, const float *gamma, const float *
 }
 
 /* A relu after the batchnorm (adir_batchnorm_relu_grad): the channel's affine value
- * y = x * scale + shift, by the forward pass's expression, is what the relu saw. */
+ * y = (x - centre) * scale + beta, by the forward pass's expression, is what the relu saw. */
 struct bn_scalar_relu {
     int on;
-    float scale, shift;
+    float centre, scale, beta;
 };
 
 /* The gradient g the batchnorm's sums and dx read: dy, or with the relu on adir_relu_grad's
  * `y <= 0 ? 0 : dy` (relu(y) <= 0 exactly where y <= 0). */
 static ADIR_INLINE float bn_masked_dy(float x, float dy, struct bn_scalar_relu relu)
 {
-    return relu.on && x * relu.scale + relu.shift <= 0.0f ? 0.0f : dy;
+    return relu.on && (x - relu.centre) * relu.scale + relu.beta <= 0.0f ? 0.0f : dy;
 }
 
 /* *dbeta += sum(g), *dot += sum(g * (x_row - centre)): the two sums in one pass, each in
@@ -269,9 +270,8 @@ static ADIR_INLINE void bn_grad_scalar(const float *x, const float *gamma, const
     for (c = 0; c < channels; ++c) {
         const float centre = mean[c];
         const float factor = gamma[c] * invstd[c];
-        /* the forward's scale and shift, by its expressions */
-        const struct bn_scalar_relu relu = {fused, factor,
-                                            fused ? beta[c] - centre * factor : 0.0f};
+        /* the forward's affine terms, by its expressions */
+        const struct bn_scalar_relu relu = {fused, centre, factor, fused ? beta[c] : 0.0f};
         float dbeta = 0.0f, dot = 0.0f, projection, mean_dy;
         for (i = 0; i < batch; ++i) {
             const size_t at = bn_row(i, c, channels, spatial);

@@ -54,9 +54,10 @@ static size_t bn8_row(int32_t i, int32_t c, int32_t channels, int32_t spatial)
 }
 
 /* A relu after the batchnorm (adir.batchnorm_relu and its gradient): the channel's affine
- * value y = x * scale + shift, by the forward pass's expression, is what the relu saw. */
+ * value y = (x - centre) * scale + beta, by the forward pass's expression, is what the relu
+ * saw. */
 struct bn8_relu {
-    float scale, shift;
+    float centre, scale, beta;
 };
 
 /* adir_relu_grad's select, `y <= 0 ? 0 : dy` (relu(y) <= 0 exactly where y <= 0), as a mask
@@ -64,7 +65,7 @@ struct bn8_relu {
  * the sums' loops, taken at random on a relu's inputs. */
 static ADIR_INLINE float bn8_relu_masked(float x, const struct bn8_relu *relu, float dy)
 {
-    const uint32_t keep = 0u - (uint32_t)!(x * relu->scale + relu->shift <= 0.0f);
+    const uint32_t keep = 0u - (uint32_t)!((x - relu->centre) * relu->scale + relu->beta <= 0.0f);
     uint32_t bits;
     float g;
     memcpy(&bits, &dy, sizeof bits);
@@ -138,7 +139,7 @@ static ADIR_INLINE void bn8_grad_terms(const float *x, const float *dy, float ce
     memcpy(&v, x, sizeof v);
     memcpy(g, dy, sizeof *g);
     if (relu != NULL) {
-        const bn8_sums y = v * relu->scale + relu->shift;
+        const bn8_sums y = (v - relu->centre) * relu->scale + relu->beta;
         *g = (bn8_sums)((bn8_sums_mask)*g & ~(bn8_sums_mask)(y <= 0.0f));
     }
     *product = *g * (v - centre);
@@ -291,16 +292,16 @@ static ADIR_INLINE int32_t bn8_lanes_next(int32_t s, int32_t spatial)
     return s + 2 * BN_LANES <= spatial ? s + BN_LANES : spatial - BN_LANES;
 }
 
-/* y = x * scale + shift, or with `relu` adir_relu's `v < 0 ? 0 : v` of it (v kept where not
- * below 0: -0 and NaN as the select keeps them). */
-static void bn8_lanes_affine_row(const float *restrict x, float scale, float shift, int relu,
-                                 int32_t spatial, float *restrict y)
+/* y = (x - centre) * scale + beta, or with `relu` adir_relu's `v < 0 ? 0 : v` of it (v kept
+ * where not below 0: -0 and NaN as the select keeps them). */
+static void bn8_lanes_affine_row(const float *restrict x, float centre, float scale, float beta,
+                                 int relu, int32_t spatial, float *restrict y)
 {
     int32_t s = 0;
     for (;;) {
         bn8_lanes v;
         memcpy(&v, x + s, sizeof v);
-        v = v * scale + shift;
+        v = (v - centre) * scale + beta;
         if (relu) {
             v = (bn8_lanes)((bn8_lanes_mask)v & ~(bn8_lanes_mask)(v < 0.0f));
         }
@@ -325,7 +326,7 @@ static void bn8_lanes_dx_row(const float *restrict x, const float *restrict dy,
         memcpy(&v, x + s, sizeof v);
         memcpy(&g, dy + s, sizeof g);
         if (relu != NULL) {
-            const bn8_lanes y = v * relu->scale + relu->shift;
+            const bn8_lanes y = (v - relu->centre) * relu->scale + relu->beta;
             g = (bn8_lanes)((bn8_lanes_mask)g & ~(bn8_lanes_mask)(y <= 0.0f));
         }
         d = v - centre;
@@ -357,7 +358,6 @@ static ADIR_INLINE void bn8_forward_block(const float *x, const float *gamma, co
         const float invstd = 1.0f / sqrtf(squares[k] / m + eps);
         const float unbiased = squares[k] / (float)(count - 1u);
         const float scale = gamma[c + k] * invstd;
-        const float shift = beta[c + k] - mean[k] * scale;
         batch_mean[c + k] = mean[k];
         batch_invstd[c + k] = invstd;
         /* The running statistics may be updated in place: channel c + k read just before it
@@ -370,15 +370,15 @@ static ADIR_INLINE void bn8_forward_block(const float *x, const float *gamma, co
             const float *row = x + at;
             float *out = y + at;
             if (spatial >= BN_LANES && y != x) {
-                bn8_lanes_affine_row(row, scale, shift, relu, spatial, out);
+                bn8_lanes_affine_row(row, mean[k], scale, beta[c + k], relu, spatial, out);
             } else if (relu) {
                 for (s = 0; s < spatial; ++s) {
-                    const float v = row[s] * scale + shift;
+                    const float v = (row[s] - mean[k]) * scale + beta[c + k];
                     out[s] = v < 0.0f ? 0.0f : v;
                 }
             } else {
                 for (s = 0; s < spatial; ++s) {
-                    out[s] = row[s] * scale + shift;
+                    out[s] = (row[s] - mean[k]) * scale + beta[c + k];
                 }
             }
         }
@@ -480,15 +480,16 @@ static ADIR_INLINE void bn8_grad_block(const float *x, const float *gamma, const
     const float m = (float)((size_t)batch * (size_t)spatial);
     float dbeta[BN_CHANNELS], dot[BN_CHANNELS], centre[BN_CHANNELS];
     /* with beta (adir_batchnorm_relu_grad), the relu's affine values, by the forward's
-     * expressions of scale and shift */
+     * expressions */
     struct bn8_relu relus[BN_CHANNELS];
     const struct bn8_relu *relu = beta != NULL ? relus : NULL;
     int relu_in_x_grad;
     int32_t i, k, s;
     for (k = 0; k < lanes; ++k) {
         centre[k] = mean[c + k];
+        relus[k].centre = centre[k];
         relus[k].scale = gamma[c + k] * invstd[c + k];
-        relus[k].shift = beta != NULL ? beta[c + k] - centre[k] * relus[k].scale : 0.0f;
+        relus[k].beta = beta != NULL ? beta[c + k] : 0.0f;
     }
     relu_in_x_grad = bn8_grad_sums(x, dy, centre, relu, lanes, batch, channels, spatial, c,
                                    x_grad, dbeta, dot);
@@ -559,7 +560,7 @@ void adir_tuned_batchnorm_channels(const float *x, const float *gamma, const flo
 #endif
 }
 
-/* adir_batchnorm_relu in one pass over the output: relu(x * scale + shift) written. */
+/* adir_batchnorm_relu in one pass over the output: relu((x - mean) * scale + beta) written. */
 void adir_tuned_batchnorm_relu_channels(const float *x, const float *gamma, const float *beta,
                                         const float *running_mean, const float *running_var,
                                         float *y, float *batch_mean, float *batch_invstd,
