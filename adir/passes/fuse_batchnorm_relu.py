@@ -14,11 +14,12 @@ becomes
     %dx, %dgamma, %dbeta = adir.batchnorm_relu_grad %x, %gamma, %beta, %mean, %invstd, %da
 
 The relu's gradient is 0 where the relu's output is <= 0, which is where the batchnorm's
-output y = (x - mean) * scale + beta is <= 0: the fused gradient recomputes y from the forward's input
-and statistics by the forward's own expression (`adir.batchnorm_relu_grad`), so the same bits
-as the two ops, and the relu's output (or its packed mask) is not read again; a `relu_mask`
-left with no reader goes too. DS-CNN (examples/ds_cnn.mlir) has nine such pairs: its batch-16
-step loses 9 relu passes, 8 relu_grad and 2 mask_grad passes (docs/benchmarks.md).
+output y = (x - mean) * scale + beta is <= 0: the fused gradient recomputes y from the
+forward's input and statistics by the forward's own expression (`adir.batchnorm_relu_grad`),
+so the same bits as the two ops, and the relu's output (or its packed mask) is not read
+again; a `relu_mask` left with no reader goes too. DS-CNN (examples/ds_cnn.mlir) has nine
+such pairs: its batch-16 step loses 9 relu passes, 8 relu_grad and 2 mask_grad passes
+(docs/benchmarks.md).
 
 Fused only where the intermediate is dead otherwise: the batchnorm's output has the relu as its
 only use (a tensor with one use has no other reader, so bufferization gives it no buffer that
