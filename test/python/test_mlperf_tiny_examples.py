@@ -255,12 +255,14 @@ def test_example_trains_in_c_like_pytorch_with_sgd(name: str, batch: int) -> Non
     and 3.6e-7; measured with this test's data).
 
     Not 1e-4 alone: DS-CNN at batch 1 is ill-conditioned with SGD too. At step 0 the last
-    batch norm's output (features.31) at channel 28, pixel 13 is -6.9e-7 in float64, and
-    float32 rounding decides the ReLU's side: PyTorch float32 -1.14e-6, the C with batchnorm's
-    sums element after element -1.22e-6, with its eight partial sums a row +6.0e-8 (each
-    within 7.5e-7 of float64). On the side float64 is not, the losses part by 1.9e-4 within 12
-    steps and bn1's beta by 20% of its largest entry; PyTorch float32 does the same on one of
-    its 9 draws (2.4e-4 and 18.5%; measured 2026-11-27)."""
+    batch norm's output (features.31) at channel 28, pixel 13 is -6.93e-7 in float64, near
+    the ReLU's 0. PyTorch's `x * scale + shift` rounds it to -1.14e-6 in float32, and the C
+    with that form and its sums in eight partial sums a row to +6.0e-8: the two products
+    nearly cancel there, and their rounding decides the side. adir's `(x - mean) * scale +
+    beta` (the interpreter in float32: -7.04e-7, against -1.28e-6 in the other form) keeps
+    it. On the side float64 is not, the losses part by 1.9e-4 within 12 steps and bn1's beta
+    by 20% of its largest entry; PyTorch float32 does the same at a later step on one of its
+    9 draws (2.4e-4 and 18.5%; measured 2026-11-27)."""
     data = training_data(name, batch)
     c_losses, c_params = c_training(name, "sgd", data)
     assert_as_close_to_float64_as_float32(name, "sgd", data, c_losses, c_params)
