@@ -10,7 +10,8 @@
   Adam; CI runs the `ci` cases (each model at one batch and one optimizer at least), the
   documented longer run (`ADIR_EXAMPLES_MATRIX=1`, docs/frontends.md) all of them.
 - `float32_draws(data)`: the data and FLOAT32_DRAWS copies moved by one float32 ulp, for the
-  ill-conditioned runs, where one PyTorch float32 run is one draw of a chaotic spread.
+  ill-conditioned runs, where one PyTorch float32 run is one draw of a chaotic spread;
+  `float32_runs(data)`: each of them on 1 and on 2 threads, the referee's runs.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import importlib.util
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -171,3 +172,21 @@ def float32_draws(data: list[tuple[np.ndarray, ...]]) -> list[list[tuple[np.ndar
             moved.append((np.where(rng.random(x.shape) < 0.5, up, x), *rest))
         draws.append(moved)
     return draws
+
+
+def float32_runs(
+    data: list[tuple[np.ndarray, ...]],
+) -> Iterator[tuple[int, int, list[tuple[np.ndarray, ...]]]]:
+    """PyTorch float32's runs for the referee of an ill-conditioned test: each of
+    `float32_draws(data)` on 1 and on 2 threads, as `(threads, draw, draw_data)`, with torch's
+    thread count set while the caller runs it and restored after. Two threads' kernels sum in
+    other orders than one thread's, as the C's do, and decide a kink differently
+    (test_mlperf_tiny_ic_vww.py's `test_resnet8_adam_batch_1_puts_a_relu_on_its_kink`)."""
+    threads = torch.get_num_threads()
+    for count in (1, 2):
+        for draw, draw_data in enumerate(float32_draws(data)):
+            torch.set_num_threads(count)
+            try:
+                yield count, draw, draw_data
+            finally:
+                torch.set_num_threads(threads)

@@ -43,7 +43,7 @@ from adir_dropout_masks import with_adir_masks
 from adir_testing import parse_example
 from c_testing import build_c, c_compilers, run_pipeline
 from cancelled_biases import adam_step_bound, batchnorm_after, bias_free_running_mean
-from examples_testing import STEPS, float32_draws, load_example, training_matrix
+from examples_testing import STEPS, float32_draws, float32_runs, load_example, training_matrix
 from state_distance import largest_tensor_distance, state_distance
 from torch import nn
 
@@ -217,13 +217,8 @@ def assert_as_close_to_float64_as_float32(
     reference = np.array(float64_losses)
     loss_spread = 0.0
     state_spread = {symbol: 0.0 for symbol in float64_state}
-    threads = torch.get_num_threads()  # 1 (conftest.py)
-    for count, draw_data in itertools.product((1, 2), float32_draws(data)):
-        torch.set_num_threads(count)
-        try:
-            losses32, state32 = torch_training(name, optimizer, draw_data)
-        finally:
-            torch.set_num_threads(threads)
+    for _, _, draw_data in float32_runs(data):
+        losses32, state32 = torch_training(name, optimizer, draw_data)
         loss_spread = max(loss_spread, float(np.max(np.abs(np.array(losses32) / reference - 1))))
         for symbol, expected in float64_state.items():
             distance = float(np.abs(state32[symbol] - expected).max())

@@ -27,9 +27,16 @@ same batches (batch 2, plain SGD at lr 0.01, 3 steps, batch norms in training mo
   of its kink switches a gradient element (in the first step,
   one of the 11th block's ReLU inputs is 8.7e-6 from 0), and the next steps spread that, so
   PyTorch's own float32 run strays from its float64 run by 6e-5 after one step and by 6e-3
-  to 1e-2 after two (measured here, each run). The C's losses must stay within that spread of
-  PyTorch float64 (or 1e-4, if larger); its first loss (the forward pass, same weights)
-  within 1e-5.
+  to 1e-2 after two (measured here, each run). Its losses after three steps are one draw of
+  that spread, so the C's are held, as in issue 19's matrix below, to twice the largest of
+  PyTorch float32's 18 runs (`float32_runs`: the data and 8 copies moved by one ulp, on 1 and
+  on 2 threads), or 1e-4 if larger; its first loss (the forward pass, same weights) within
+  1e-5. Measured on Zen 4 (2026-11-27), the largest loss error over the three steps on the
+  9 data: PyTorch float32 1.9e-3 to 3.5e-2 (ReLU6: 1.6e-3 to 3.3e-2) over the 18 runs; the C,
+  with batchnorm's current output form, 3.2e-3 to 3.1e-2 (ReLU6: 1.9e-3 to 3.6e-2), and with
+  its earlier `x * scale + shift` form 2.8e-4 to 4.0e-2 (2.2e-3 to 3.8e-2): the same spread.
+  One run's distance was the bound before: 2.0e-2 (ReLU6 2.5e-2) on the C's data, which the
+  earlier form's C met there (2.2e-3) and missed on 4 of the 8 moved copies (both models).
 
 Issue 19's matrix (`test_trains_20_steps_in_c_like_pytorch`): ResNet-8, MobileNetV1 and
 MobileNetV2 (test_mobilenet_v2_example.py's model), 20 steps at batch 1 and 8 with SGD (lr
@@ -73,7 +80,7 @@ from cancelled_biases import (
 )
 from examples_testing import STEPS as STEPS_20
 from examples_testing import batches as batches_of_20
-from examples_testing import float32_draws, load_example, training_matrix
+from examples_testing import float32_runs, load_example, training_matrix
 from state_distance import largest_tensor_distance, state_distance
 from torch import nn
 
@@ -311,10 +318,16 @@ def test_model_trains_like_pytorch(case: str) -> None:
         assert len(outputs) == STEPS + len(params)
         assert_params_close(dict(zip(params, outputs[STEPS:], strict=True)), state32, RTOL)
     else:
-        spread = np.max(np.abs(losses32 / losses64 - 1))
-        assert spread > 1e-3  # the ill-conditioning the docstring describes
+        assert np.max(np.abs(losses32 / losses64 - 1)) > 1e-3  # the docstring's ill-conditioning
         assert abs(c_losses[0] / losses64[0] - 1) < 1e-5
-        assert np.max(np.abs(c_losses / losses64 - 1)) <= max(RTOL, spread)
+        spread = max(
+            float(np.max(np.abs(losses / losses64 - 1)))
+            for losses, _ in (
+                torch_training(reference, draw_data, torch.float32)
+                for _, _, draw_data in float32_runs(data)
+            )
+        )
+        assert np.max(np.abs(c_losses / losses64 - 1)) <= max(RTOL, 2 * spread)
 
 
 def arena_bytes(factory: str) -> int:
@@ -529,12 +542,15 @@ def test_trains_20_steps_in_c_like_pytorch(name: str, optimizer: str, batch: int
     if ill_conditioned:
         # One PyTorch float32 run's distance is one draw of the chaotic spread, not the spread:
         # as for the autoencoder (test_mlperf_tiny_examples.py), PyTorch float32 also runs on
-        # the data moved by one float32 ulp (`float32_draws`), and each of the 1 + FLOAT32_DRAWS
-        # data on 1 and on 2 threads, whose kernels decide a kink differently
-        # (test_resnet8_adam_batch_1_puts_a_relu_on_its_kink): 17 runs besides the one above,
-        # which alone decides the losses and `ill_conditioned`. The C is held to STATE_FACTOR
-        # times the largest of the 18. MobileNetV2 with Adam needs it: the C's moments are 37
-        # (batch 8) and 2.1 to 2.2 (batch 1) from float64 on Intel and on AMD Zen 4 alike,
+        # the data moved by one float32 ulp, and each of the 1 + FLOAT32_DRAWS data on 1 and on
+        # 2 threads (`float32_runs`): 17 runs besides the one above, which alone decides
+        # `ill_conditioned`. The C's state is held to STATE_FACTOR times the largest distance
+        # of the 18, its losses to twice their largest spread. MobileNetV2 with Adam at batch 1
+        # needs the losses' too (Zen 4, 2026-11-27, the C on the 9 data): the C's largest loss
+        # errors 1.1e-2 to 3.9e-2, with batchnorm's earlier output form 1.0e-2 to 3.1e-2, where
+        # PyTorch float32's run on the C's data alone strays 1.6e-2. Its moments need the 18
+        # runs as well: with the earlier form the C's moments were 37 (batch 8) and 2.1 to 2.2
+        # (batch 1) from float64 on Intel and on AMD Zen 4 alike (now 1.0 at batch 1 on Zen 4),
         # PyTorch float32's on the C's data 29 and 1.3 on Intel, 2.0 and 1.04 on Zen 4. The
         # measure is heavy-tailed there (one exp_avg_sq tensor decides it: the C's
         # features_14_conv_1_weight_exp_avg_sq 615 from float64): on Zen 4 the 18 runs span
@@ -542,22 +558,15 @@ def test_trains_20_steps_in_c_like_pytorch(name: str, optimizer: str, batch: int
         # 2.03 times; 16 more ulp draws on 1 thread reached no farther) and 1.03 to 4.58 at
         # batch 1 (docs/frontends.md).
         threads = torch.get_num_threads()  # 1 (conftest.py)
-        draws = [
-            (count, draw_data)
-            for count in (1, 2)
-            for draw, draw_data in enumerate(float32_draws(data))
-            if (count, draw) != (threads, 0)  # the run above
-        ]
-        for count, draw_data in draws:
+        for count, draw, draw_data in float32_runs(data):
+            if (count, draw) == (threads, 0):
+                continue  # the run above
             draw_trace: list = []
             draw_moments: dict | None = {} if optimizer == "adam" else None
-            torch.set_num_threads(count)
-            try:
-                _, draw_state = trained_in_torch(
-                    model, draw_data, optimizer, lr, torch.float32, draw_trace, draw_moments
-                )
-            finally:
-                torch.set_num_threads(threads)
+            draw_losses, draw_state = trained_in_torch(
+                model, draw_data, optimizer, lr, torch.float32, draw_trace, draw_moments
+            )
+            spread = max(spread, float(np.max(np.abs(draw_losses / losses64 - 1))))
             draw_groups = {
                 "state": bias_free(draw_state, draw_trace),
                 "Adam's moments": draw_moments,
