@@ -148,6 +148,17 @@ def process_directory(prefix: str) -> Path:
     return directory
 
 
+def c_flags(optimize: str = "-O1", sanitize: bool = False, multiversion: bool = False) -> list[str]:
+    """The tests' C flags (`build_c`'s). One version of the tuned kernels unless `multiversion`,
+    SSE2 and no fused multiply-add on x86-64, the numbers every tolerance here was measured
+    with: a multiversioned build's AVX versions fuse (ADIR_FMA is fmaf there, whatever
+    -ffp-contract says), which moves the ill-conditioned examples' runs (ResNet-8 with Adam at
+    batch 1 puts a ReLU on its kink) as far from PyTorch float64 as any other float32 program.
+    test_c_multiversion.py builds both."""
+    flags = [*WARNINGS, optimize, "-ffp-contract=off", *(SANITIZERS if sanitize else [])]
+    return flags + ([] if multiversion else ["-DADIR_NO_MULTIVERSION"])
+
+
 @functools.cache
 def runtime_objects(compiler: str, flags: tuple[str, ...]) -> list[str]:
     """The runtime's kernels compiled once per compiler and flags in this test process (each
@@ -258,14 +269,7 @@ def build_c(
     if driver is None:
         driver = driver_source(module, name, steps, state_each_step)
     (directory / "driver.c").write_text(driver)
-    flags = [*WARNINGS, optimize, "-ffp-contract=off", *(SANITIZERS if sanitize else [])]
-    # One version of the tuned kernels, SSE2 and no fused multiply-add on x86-64, the numbers
-    # every tolerance here was measured with: a multiversioned build's AVX versions fuse
-    # (ADIR_FMA is fmaf there, whatever -ffp-contract says), which moves the ill-conditioned
-    # examples' runs (ResNet-8 with Adam at batch 1 puts a ReLU on its kink) as far from
-    # PyTorch float64 as any other float32 program. test_c_multiversion.py builds both.
-    flags += [] if multiversion else ["-DADIR_NO_MULTIVERSION"]
-    flags += extra_flags
+    flags = [*c_flags(optimize, sanitize, multiversion), *extra_flags]
     runtime = set(runtime_files())
     sources = sorted(str(p) for p in directory.glob("*.c") if p.name not in runtime)
     objects = [
