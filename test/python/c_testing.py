@@ -36,7 +36,9 @@ from adir.output_files import write_directory
 from adir.passes import PLANNING_PIPELINE
 
 WARNINGS = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
-SANITIZERS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g"]
+# -g1: line tables, so that a sanitizer's report names file and line; full -g doubled the
+# sanitized builds' compile time (the AVX-512 versions of the tuned kernels: 82 s -> 43 s).
+SANITIZERS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g1"]
 PREFIX = "m_"
 
 

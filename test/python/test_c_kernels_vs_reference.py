@@ -170,7 +170,7 @@ def host_builds() -> list[object]:
     # Every kernel under AddressSanitizer (a tile's overlapping last block, a scratch panel
     # read past its end), UndefinedBehaviorSanitizer and LeakSanitizer (the driver's own
     # cases: a leak once ran the Cortex-M4F's heap out), with the host's vector target.
-    # (About 2.5 minutes of one core: slow.)
+    # (About 1.5 minutes of one core: slow.)
     if {"avx512f", "avx512vl", "avx512bw", "avx512dq", "avx2", "fma"} <= flags:
         sanitized = (c_compilers()[0], ("-O1", "-DVERSION_UNDER_TEST=avx512", *SANITIZERS),
                      "x86-avx512")  # fmt: skip
