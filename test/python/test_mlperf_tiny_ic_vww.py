@@ -318,15 +318,14 @@ def test_model_trains_like_pytorch(case: str) -> None:
         assert len(outputs) == STEPS + len(params)
         assert_params_close(dict(zip(params, outputs[STEPS:], strict=True)), state32, RTOL)
     else:
-        assert np.max(np.abs(losses32 / losses64 - 1)) > 1e-3  # the docstring's ill-conditioning
+        spread = float(np.max(np.abs(losses32 / losses64 - 1)))
+        assert spread > 1e-3  # the ill-conditioning the docstring describes
         assert abs(c_losses[0] / losses64[0] - 1) < 1e-5
-        spread = max(
-            float(np.max(np.abs(losses / losses64 - 1)))
-            for losses, _ in (
-                torch_training(reference, draw_data, torch.float32)
-                for _, _, draw_data in float32_runs(data)
-            )
-        )
+        threads = torch.get_num_threads()  # 1 (conftest.py)
+        for count, draw, draw_data in float32_runs(data):
+            if (count, draw) != (threads, 0):  # the run above
+                losses, _ = torch_training(reference, draw_data, torch.float32)
+                spread = max(spread, float(np.max(np.abs(losses / losses64 - 1))))
         assert np.max(np.abs(c_losses / losses64 - 1)) <= max(RTOL, 2 * spread)
 
 

@@ -6,11 +6,12 @@
  * (adir/interpreter/normalization.py, after PyTorch's CPU kernels), in float: two passes for
  * the statistics (the mean, then the squared deviations from it), and the output as
  * `(x - mean) * scale + beta` (PyTorch's `x * scale + shift` loses y's side of 0 to rounding
- * where y is near it: reference/adir_normalization.c, adir_channel_affine). Every sum over a channel (the statistics; sum(dy) and
- * sum(dy * (x - mean)) in the gradient) is a sum per sample over its row of `spatial` values,
- * in eight interleaved partial sums added pairwise and then the rest of the row in order
- * (adir_row_sum's order, numpy's pairwise sum of a row of up to 128), and then the samples'
- * sums in sample order. Every kernel of the family, reference or tuned, sums in that order.
+ * where y is near it: reference/adir_normalization.c, adir_channel_affine). Every sum over a
+ * channel (the statistics; sum(dy) and sum(dy * (x - mean)) in the gradient) is a sum per
+ * sample over its row of `spatial` values, in eight interleaved partial sums added pairwise
+ * and then the rest of the row in order (adir_row_sum's order, numpy's pairwise sum of a row
+ * of up to 128), and then the samples' sums in sample order. Every kernel of the family,
+ * reference or tuned, sums in that order.
  */
 #ifndef ADIR_NORMALIZATION_H
 #define ADIR_NORMALIZATION_H
@@ -57,9 +58,9 @@ void adir_batchnorm_grad(const float *x, const float *gamma, const float *mean,
 #define ADIR_BATCHNORM_GRAD adir_batchnorm_grad
 #endif
 
-/* adir.batchnorm_relu: adir_batchnorm whose output y is relu((x - mean) * scale + beta) (adir_relu's
- * `v < 0 ? 0 : v`), the other results as adir_batchnorm's. No buffers overlap but the running
- * statistics (as adir_batchnorm). */
+/* adir.batchnorm_relu: adir_batchnorm whose output y is relu((x - mean) * scale + beta)
+ * (adir_relu's `v < 0 ? 0 : v`), the other results as adir_batchnorm's. No buffers overlap
+ * but the running statistics (as adir_batchnorm). */
 void adir_batchnorm_relu(const float *x, const float *gamma, const float *beta,
                          const float *running_mean, const float *running_var, float *y,
                          float *batch_mean, float *batch_invstd, float *new_running_mean,

@@ -3,11 +3,10 @@
  *
  * adir_transpose16: a 16 x 16 block of floats transposed in registers, for the kernels that
  * need a block's columns as vectors (the pointwise weight gradient's x^T,
- * adir_tuned_conv_pointwise.c). Where a vector holds 16
- * floats (ADIR_DOT_LANES 16: AVX-512) and the compiler has __builtin_shufflevector (gcc 12,
- * clang), ADIR_TRANSPOSE16 is 1 and it swaps the rows' off-diagonal blocks of 8, 4, 2, then 1
- * lanes (four rounds of shuffles, 64 in all); elsewhere ADIR_TRANSPOSE16 is 0 and the kernels
- * keep their scalar loops.
+ * adir_tuned_conv_pointwise.c). Where a vector holds 16 floats (ADIR_DOT_LANES 16: AVX-512)
+ * and the compiler has __builtin_shufflevector (gcc 12, clang), ADIR_TRANSPOSE16 is 1 and it
+ * swaps the rows' off-diagonal blocks of 8, 4, 2, then 1 lanes (four rounds of shuffles, 64 in
+ * all); elsewhere ADIR_TRANSPOSE16 is 0 and the kernels keep their scalar loops.
  *
  * adir_transpose: a matrix into another buffer (the implicit-GEMM weight gradient's dy^T, the
  * pointwise weight gradient's x^T), in 16 x 16 blocks by adir_transpose16 where both sides
