@@ -178,6 +178,11 @@ def runtime_objects(compiler: str, flags: tuple[str, ...]) -> list[str]:
     return objects
 
 
+PORTABLE_FLAGS = (*WARNINGS, "-O2")
+"""A user's portable build (`cc -O2`, multiversioned on x86-64), as test_c_multiversion.py and
+test_c_kernels_vs_reference.py compile the runtime for it (`runtime_objects`)."""
+
+
 @dataclass
 class CBuild:
     """A built test driver for one function of a planned module."""

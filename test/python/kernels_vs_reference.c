@@ -463,30 +463,134 @@ static int32_t depthwise_3x3_scratch_floats(struct conv c, int32_t height, int32
     return hp * wp > dy_plane ? hp * wp : dy_plane;
 }
 
+/* One shape's data and its reference results, kept while the next cases run the same shape:
+ * scratch_convs and the others run a shape at many scratch sizes (20 or more) and through
+ * several kernels, and the reference convolutions were most of the driver's time (natively
+ * 3/4 of it; under QEMU's soft float more). The sums of |a_p b_p| for the bound are made the
+ * first time a random case differs from its reference (never where a kernel is bit for bit
+ * the reference's). `extra` rows and columns past the last window's (an image whose bottom and
+ * right no window reads: a stride-2 conv of an even size) are in the image. */
+enum conv_result { Y_BIAS, Y, X_GRAD, W_GRAD, CONV_RESULTS };
+
+static struct conv_reference {
+    int valid, exact;
+    struct conv c;
+    int32_t extra, height, width;
+    size_t sizes[CONV_RESULTS];
+    float *x, *w, *dy, *bias;
+    float *ref[CONV_RESULTS], *sums[CONV_RESULTS]; /* sums: NULL until first needed */
+} shape_reference;
+
+static void release_conv_reference(void)
+{
+    struct conv_reference *r = &shape_reference;
+    int k;
+    if (!r->valid) {
+        return;
+    }
+    free(r->x), free(r->w), free(r->dy), free(r->bias);
+    for (k = 0; k < CONV_RESULTS; ++k) {
+        free(r->ref[k]), free(r->sums[k]);
+    }
+    r->valid = 0;
+}
+
+static int same_conv(struct conv a, struct conv b)
+{
+    return a.batch == b.batch && a.channels == b.channels && a.out_channels == b.out_channels &&
+           a.groups == b.groups && a.kh == b.kh && a.kw == b.kw && a.out_h == b.out_h &&
+           a.out_w == b.out_w && a.stride == b.stride && a.pad == b.pad &&
+           a.dilation == b.dilation;
+}
+
+#define CONV_SIZES(r)                                                                         \
+    (r)->c.batch, (r)->c.channels, (r)->height, (r)->width, (r)->c.out_channels, (r)->c.out_h, \
+        (r)->c.out_w, (r)->c.kh, (r)->c.kw, (r)->c.stride, (r)->c.stride, (r)->c.pad,         \
+        (r)->c.pad, (r)->c.dilation, (r)->c.dilation, (r)->c.groups
+
+/* The reference results of shape c (new data unless the last case's shape was c). */
+static struct conv_reference *conv_reference(struct conv c, int32_t extra, int exact)
+{
+    struct conv_reference *r = &shape_reference;
+    const int32_t group_channels = c.channels / c.groups;
+    int k;
+    if (r->valid && same_conv(r->c, c) && r->extra == extra && r->exact == exact) {
+        return r;
+    }
+    release_conv_reference();
+    r->valid = 1, r->exact = exact, r->c = c, r->extra = extra;
+    r->height = (c.out_h - 1) * c.stride + c.dilation * (c.kh - 1) + 1 - 2 * c.pad + extra;
+    r->width = (c.out_w - 1) * c.stride + c.dilation * (c.kw - 1) + 1 - 2 * c.pad + extra;
+    r->sizes[X_GRAD] = (size_t)c.batch * (size_t)c.channels * (size_t)r->height *
+                       (size_t)r->width;
+    r->sizes[W_GRAD] =
+        (size_t)c.out_channels * (size_t)group_channels * (size_t)c.kh * (size_t)c.kw;
+    r->sizes[Y] = r->sizes[Y_BIAS] =
+        (size_t)c.batch * (size_t)c.out_channels * (size_t)c.out_h * (size_t)c.out_w;
+    r->x = filled(r->sizes[X_GRAD], exact), r->w = filled(r->sizes[W_GRAD], exact);
+    r->dy = filled(r->sizes[Y], exact), r->bias = filled((size_t)c.out_channels, exact);
+    for (k = 0; k < CONV_RESULTS; ++k) {
+        r->ref[k] = allocated(r->sizes[k]), r->sums[k] = NULL;
+    }
+    adir_conv2d(r->x, r->w, r->bias, r->ref[Y_BIAS], CONV_SIZES(r));
+    adir_conv2d(r->x, r->w, NULL, r->ref[Y], CONV_SIZES(r));
+    adir_conv2d_grad_input(r->dy, r->w, r->ref[X_GRAD], CONV_SIZES(r));
+    adir_conv2d_grad_weight(r->x, r->dy, r->ref[W_GRAD], CONV_SIZES(r));
+    return r;
+}
+
+/* The reference of result k on |inputs|: the sums the bound of a differing random case needs. */
+static const float *conv_sums(struct conv_reference *r, enum conv_result k)
+{
+    if (r->sums[k] == NULL) {
+        const size_t x_size = r->sizes[X_GRAD], w_size = r->sizes[W_GRAD];
+        float *abs_x = absolute(r->x, x_size), *abs_w = absolute(r->w, w_size);
+        float *abs_dy = absolute(r->dy, r->sizes[Y]);
+        float *abs_bias = absolute(r->bias, (size_t)r->c.out_channels);
+        r->sums[k] = allocated(r->sizes[k]);
+        if (k == Y_BIAS || k == Y) {
+            adir_conv2d(abs_x, abs_w, k == Y_BIAS ? abs_bias : NULL, r->sums[k], CONV_SIZES(r));
+        } else if (k == X_GRAD) {
+            adir_conv2d_grad_input(abs_dy, abs_w, r->sums[k], CONV_SIZES(r));
+        } else {
+            adir_conv2d_grad_weight(abs_x, abs_dy, r->sums[k], CONV_SIZES(r));
+        }
+        free(abs_x), free(abs_w), free(abs_dy), free(abs_bias);
+    }
+    return r->sums[k];
+}
+
+/* compare() of a tuned result against reference result k, with the bound's sums where a
+ * random case differs. */
+static void compare_conv(const char *name, const char *shape, struct conv_reference *r,
+                         enum conv_result k, const float *tuned, long terms)
+{
+    const float *sums = NULL;
+    size_t i;
+    if (!r->exact) {
+        for (i = 0; i < r->sizes[k]; ++i) {
+            if (!same(tuned[i], r->ref[k][i])) {
+                sums = conv_sums(r, k);
+                break;
+            }
+        }
+    }
+    compare(name, shape, r->exact, tuned, r->ref[k], sums, terms, r->sizes[k]);
+}
+
 /* One shape through the GEMM kernels (`floats` floats of scratch) or the depthwise ones,
- * against the references: the same data, bound and term counts as conv_case. `extra` rows and
- * columns past the last window's (an image whose bottom and right no window reads: a stride-2
- * conv of an even size) are in the image. */
+ * against the references (conv_reference): the same data, bound and term counts as
+ * conv_case. */
 static void scratch_conv_case_of(struct conv c, int32_t floats, enum scratch_kernels kernels,
                                  int32_t extra, int exact)
 {
-    const int32_t height =
-        (c.out_h - 1) * c.stride + c.dilation * (c.kh - 1) + 1 - 2 * c.pad + extra;
-    const int32_t width =
-        (c.out_w - 1) * c.stride + c.dilation * (c.kw - 1) + 1 - 2 * c.pad + extra;
+    struct conv_reference *r = conv_reference(c, extra, exact);
     const int32_t group_channels = c.channels / c.groups;
-    const size_t x_size = (size_t)c.batch * (size_t)c.channels * (size_t)height * (size_t)width;
-    const size_t w_size =
-        (size_t)c.out_channels * (size_t)group_channels * (size_t)c.kh * (size_t)c.kw;
-    const size_t y_size = (size_t)c.batch * (size_t)c.out_channels * (size_t)c.out_h *
-                          (size_t)c.out_w;
-    float *x = filled(x_size, exact), *w = filled(w_size, exact), *dy = filled(y_size, exact);
-    float *bias = filled((size_t)c.out_channels, exact);
-    float *abs_x = absolute(x, x_size), *abs_w = absolute(w, w_size);
-    float *abs_dy = absolute(dy, y_size), *abs_bias = absolute(bias, (size_t)c.out_channels);
-    const size_t most = x_size > y_size ? (x_size > w_size ? x_size : w_size)
-                                        : (y_size > w_size ? y_size : w_size);
-    float *tuned = filled(most, 0), *ref = filled(most, 0), *sums = filled(most, 0);
+    const size_t most = r->sizes[X_GRAD] > r->sizes[Y]
+                            ? (r->sizes[X_GRAD] > r->sizes[W_GRAD] ? r->sizes[X_GRAD]
+                                                                   : r->sizes[W_GRAD])
+                            : (r->sizes[Y] > r->sizes[W_GRAD] ? r->sizes[Y] : r->sizes[W_GRAD]);
+    float *tuned = filled(most, 0);
     /* garbage in: the kernels must not read it */
     float *scratch;
     const char *names[3];
@@ -505,7 +609,7 @@ static void scratch_conv_case_of(struct conv c, int32_t floats, enum scratch_ker
         grad_input = adir_tuned_conv2d_grad_input_depthwise;
         grad_weight = adir_tuned_conv2d_grad_weight_depthwise;
     } else if (kernels == DEPTHWISE_3X3) {
-        floats = depthwise_3x3_scratch_floats(c, height, width);
+        floats = depthwise_3x3_scratch_floats(c, r->height, r->width);
         names[0] = "conv2d_depthwise_3x3", names[1] = "conv2d_grad_input_depthwise_3x3";
         names[2] = "conv2d_grad_weight_depthwise_3x3";
         forward = adir_tuned_conv2d_depthwise_3x3;
@@ -525,31 +629,18 @@ static void scratch_conv_case_of(struct conv c, int32_t floats, enum scratch_ker
             (int)c.batch, (int)c.channels, (int)c.out_channels, (int)c.groups, (int)c.kh,
             (int)c.kw, (int)c.out_h, (int)c.out_w, (int)c.stride, (int)c.pad, (int)c.dilation,
             (int)extra, (int)floats);
-#define CONV_SIZES                                                                              \
-    c.batch, c.channels, height, width, c.out_channels, c.out_h, c.out_w, c.kh, c.kw, c.stride, \
-        c.stride, c.pad, c.pad, c.dilation, c.dilation, c.groups
-    forward(x, w, bias, tuned, CONV_SIZES, scratch, floats);
-    adir_conv2d(x, w, bias, ref, CONV_SIZES);
-    adir_conv2d(abs_x, abs_w, abs_bias, sums, CONV_SIZES);
-    compare(names[0], shape, exact, tuned, ref, sums, (long)group_channels * c.kh * c.kw + 1,
-            y_size);
-    forward(x, w, NULL, tuned, CONV_SIZES, scratch, floats);
-    adir_conv2d(x, w, NULL, ref, CONV_SIZES);
-    adir_conv2d(abs_x, abs_w, NULL, sums, CONV_SIZES);
-    compare(names[0], shape, exact, tuned, ref, sums, (long)group_channels * c.kh * c.kw, y_size);
-    grad_input(dy, w, tuned, CONV_SIZES, scratch, floats);
-    adir_conv2d_grad_input(dy, w, ref, CONV_SIZES);
-    adir_conv2d_grad_input(abs_dy, abs_w, sums, CONV_SIZES);
-    compare(names[1], shape, exact, tuned, ref, sums,
-            (long)(c.out_channels / c.groups) * c.kh * c.kw, x_size);
-    grad_weight(x, dy, tuned, CONV_SIZES, scratch, floats);
-    adir_conv2d_grad_weight(x, dy, ref, CONV_SIZES);
-    adir_conv2d_grad_weight(abs_x, abs_dy, sums, CONV_SIZES);
-    compare(names[2], shape, exact, tuned, ref, sums, (long)c.batch * c.out_h * c.out_w, w_size);
-#undef CONV_SIZES
-    free(x), free(w), free(bias), free(dy), free(abs_x), free(abs_w), free(abs_dy);
-    free(abs_bias), free(tuned), free(ref), free(sums), free(scratch);
+    forward(r->x, r->w, r->bias, tuned, CONV_SIZES(r), scratch, floats);
+    compare_conv(names[0], shape, r, Y_BIAS, tuned, (long)group_channels * c.kh * c.kw + 1);
+    forward(r->x, r->w, NULL, tuned, CONV_SIZES(r), scratch, floats);
+    compare_conv(names[0], shape, r, Y, tuned, (long)group_channels * c.kh * c.kw);
+    grad_input(r->dy, r->w, tuned, CONV_SIZES(r), scratch, floats);
+    compare_conv(names[1], shape, r, X_GRAD, tuned,
+                 (long)(c.out_channels / c.groups) * c.kh * c.kw);
+    grad_weight(r->x, r->dy, tuned, CONV_SIZES(r), scratch, floats);
+    compare_conv(names[2], shape, r, W_GRAD, tuned, (long)c.batch * c.out_h * c.out_w);
+    free(tuned), free(scratch);
 }
+#undef CONV_SIZES
 
 static void scratch_conv_case(struct conv c, int32_t floats, int depthwise, int exact)
 {
@@ -1518,6 +1609,7 @@ int main(void)
     updates();
     pointwise_convs();
     depthwise_same_convs();
+    release_conv_reference();
     for (i = 0; i < kernel_count; ++i) {
         printf("kernel %s cases %ld failures %ld random_identical %d\n", kernel_stats[i].name,
                kernel_stats[i].cases, kernel_stats[i].failures,

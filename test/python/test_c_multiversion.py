@@ -18,11 +18,13 @@ from pathlib import Path
 import pytest
 from adir_testing import parse_example
 from c_testing import (
+    PORTABLE_FLAGS,
     WARNINGS,
     build_c,
     c_compilers,
     check_c_against_interpreter,
     function_body,
+    runtime_objects,
 )
 from test_c_examples import OPTIMIZERS, training_steps
 from test_c_kernels_vs_reference import cpu_flags
@@ -109,14 +111,24 @@ int main(void)
 """
 
 
-def portable_build(compiler: str, directory: Path, *flags: str) -> Path:
-    write_directory(str(directory), runtime_files())
+def portable_build(compiler: str, directory: Path, version_max: int | None = None) -> Path:
+    """`cc -O2` of the runtime and WHICH_VERSION, with -DADIR_X86_VERSION_MAX=`version_max`
+    if given. The runtime is compiled once a test process (c_testing.runtime_objects, shared
+    with test_c_kernels_vs_reference.py's -O2 builds); the cap is adir_tuned_dispatch.c's
+    alone, so only that file is compiled again for it."""
+    objects = runtime_objects(compiler, PORTABLE_FLAGS)
+    runtime = Path(objects[0]).parent
+    sources = [str(directory / "which_version.c")]
     (directory / "which_version.c").write_text(WHICH_VERSION)
+    if version_max is not None:
+        dispatch = str(runtime / "adir_tuned_dispatch.o")
+        objects = [path for path in objects if path != dispatch]
+        sources.append(str(runtime / "adir_tuned_dispatch.c"))
+    flags = [] if version_max is None else [f"-DADIR_X86_VERSION_MAX={version_max}"]
     executable = directory / "which_version"
     completed = subprocess.run(
-        [compiler, *WARNINGS, "-O2", "-rdynamic", *flags, f"-I{directory}",
-         *sorted(str(path) for path in directory.glob("*.c")), "-o", str(executable), "-lm",
-         "-ldl"],
+        [compiler, *PORTABLE_FLAGS, "-rdynamic", *flags, f"-I{runtime}", *sources, *objects,
+         "-o", str(executable), "-lm", "-ldl"],
         capture_output=True, text=True,
     )  # fmt: skip
     assert completed.returncode == 0, completed.stderr
@@ -154,7 +166,7 @@ def test_version_cap_binds_a_narrower_version(
     """-DADIR_X86_VERSION_MAX=N: at most version N, whatever wider one the CPU runs (how the
     AVX2 kernels are timed on an AVX-512 core)."""
     x86_64_with_avx2()
-    executable = portable_build(compiler, tmp_path, f"-DADIR_X86_VERSION_MAX={cap}")
+    executable = portable_build(compiler, tmp_path, cap)
     bound = subprocess.run([str(executable)], capture_output=True, text=True, check=True)
     assert bound.stdout.strip() == version
 
