@@ -14,7 +14,10 @@ abort on the first report.
 from __future__ import annotations
 
 import atexit
+import fcntl
 import functools
+import hashlib
+import os
 import shutil
 import subprocess
 import tempfile
@@ -163,18 +166,31 @@ def c_flags(optimize: str = "-O1", sanitize: bool = False, multiversion: bool = 
 
 @functools.cache
 def runtime_objects(compiler: str, flags: tuple[str, ...]) -> list[str]:
-    """The runtime's kernels compiled once per compiler and flags in this test process (each
-    model's build then compiles only its own source and driver)."""
-    directory = process_directory("adir-c-runtime-")
-    write_directory(str(directory), runtime_files())
-    objects = []
-    for source in sorted(directory.glob("*.c")):
-        target = source.with_suffix(".o")
-        completed = subprocess.run(
-            [compiler, *flags, "-c", str(source), "-o", str(target)], capture_output=True, text=True
-        )
-        assert completed.returncode == 0, f"{compiler} failed on {source.name}:\n{completed.stderr}"
-        objects.append(str(target))
+    """The runtime's kernels compiled once per compiler and flags in this test run (each
+    model's build then compiles only its own source and driver), in the directory the run's
+    processes share (conftest.py's ADIR_TEST_SHARED_DIR; this process's own outside a pytest
+    run): the first process to need them compiles them under a lock, the others wait for it and
+    link them. The directory is named by a hash of the compiler, the flags and the sources."""
+    files = runtime_files()
+    key = hashlib.sha256(repr((compiler, flags, sorted(files.items()))).encode()).hexdigest()
+    shared = os.environ.get("ADIR_TEST_SHARED_DIR")
+    root = Path(shared) if shared else process_directory("adir-c-runtime-")
+    directory = root / f"runtime-{key[:16]}"
+    with open(root / f"runtime-{key[:16]}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        sources = [directory / name for name in sorted(files) if name.endswith(".c")]
+        objects = [str(source.with_suffix(".o")) for source in sources]
+        if (directory / "complete").exists():
+            return objects
+        write_directory(str(directory), files)
+        for source, target in zip(sources, objects, strict=True):
+            completed = subprocess.run(
+                [compiler, *flags, "-c", str(source), "-o", target], capture_output=True, text=True
+            )
+            assert completed.returncode == 0, (
+                f"{compiler} failed on {source.name}:\n{completed.stderr}"
+            )
+        (directory / "complete").touch()
     return objects
 
 

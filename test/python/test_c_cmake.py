@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from adir_testing import parse_example
-from c_testing import PREFIX
+from c_testing import PREFIX, runtime_objects
 from cmsis_testing import cmsis_dsp_root
 from cortex_m_testing import BoardBuild, parse_run, require_arm_tools
 from test_c_examples import training_steps
@@ -32,6 +32,7 @@ from test_cortex_m import STEPS, planned_example
 
 from adir.backends.c.cmake import library_name
 from adir.backends.c.cortex_m import MPS2_AN386, qemu_flags
+from adir.backends.c.files import runtime_files
 from adir.interpreter.session import Session
 from adir.tools.adir_opt import main as adir_opt
 
@@ -82,10 +83,16 @@ def test_host_cmake_build_trains_like_the_cc_build(example: str, tmp_path: Path)
     cmake("-S", str(model), "-B", str(tmp_path / "build"), f"-DCMAKE_C_FLAGS={WARNINGS}")
     cmake("--build", str(tmp_path / "build"), "-j2")
     assert (tmp_path / "build" / "libnet.a").is_file()
+    # The same sources by `cc -O2`: the runtime's compiled once a test run (runtime_objects:
+    # the runtime files the directory holds, byte for byte), the model's here.
     plain = tmp_path / "plain"
-    sources = sorted(str(path) for path in model.glob("*.c"))
+    flags = ["-std=c99", "-O2", *WARNINGS.split()]
+    runtime = runtime_files()
+    assert all((model / name).read_text() == text for name, text in runtime.items())
+    sources = sorted(str(path) for path in model.glob("*.c") if path.name not in runtime)
     compiled = subprocess.run(
-        ["cc", "-std=c99", "-O2", *WARNINGS.split(), *sources, "-o", str(plain), "-lm"],
+        ["cc", *flags, f"-I{model}", *sources, *runtime_objects("cc", tuple(flags)), "-o",
+         str(plain), "-lm"],
         capture_output=True, text=True,
     )  # fmt: skip
     assert compiled.returncode == 0, compiled.stderr
