@@ -1,23 +1,23 @@
 #!/usr/bin/env python3
 """One training step of adir's generated C against PyTorch eager, torch.compile and JAX jit.
 
-    python tools/bench.py                          every row: ~2-3 minutes
+    python tools/bench.py                          every row: ~15 minutes
     python tools/bench.py --quick                  short timings (a smoke test, figures noisy)
     python tools/bench.py --models mlp_s --opts sgd --min-time 2 --json out.json
 
 For each model, batch and optimizer (`ROWS`) it builds the model with adir's `ModelBuilder` (the
-MLPerf Tiny models: imports examples/torch/<model>.py as `adir-import` does),
-runs the compiler (infer-shapes, autodiff, insert-optimizer, fuse-weight-updates, bufferize,
-plan-memory, then the C printer), builds the C twice (`-O3 -march=native` and portable `-O2`)
-around a timing `main` written here, and times the same step, from the same weights and batch,
-in PyTorch eager, under torch.compile (inductor) and, if it can be imported, JAX jit (the
-imported models through tools/torch_to_jax.py). Every system runs in its own process on
-one pinned CPU with one thread. It prints one table: median microseconds per step, adir's time
-over the best peer's, the GFLOP/s adir reaches against a single-core numpy float32 GEMM timed
-in the same run, the loss of step 10 of every system (checked against the same ten steps in
-PyTorch float64: within `--rtol`, or twice PyTorch float32's own distance where a row is that
-ill-conditioned; so nobody is fast by being wrong), the arena against the memory planner's
-lower bound, and the time the compiler took. `docs/benchmarks.md` has the method and the figures.
+MLPerf Tiny models: imports examples/torch/<model>.py as `adir-import` does), runs the compiler
+(infer-shapes, autodiff, insert-optimizer, fuse-weight-updates, bufferize, plan-memory, then the C
+printer), builds the C twice (`-O3 -march=native` and portable `-O2`; the runtime compiled once a
+run for each) around a timing `main` written here, and times the same step, from the same weights
+and batch, in PyTorch eager, under torch.compile (inductor) and, if it can be imported, JAX jit (the
+imported models through tools/torch_to_jax.py). Every system runs in its own process on one pinned
+CPU with one thread. It prints one table: median microseconds per step, adir's time over the best
+peer's, the GFLOP/s adir reaches against a single-core numpy float32 GEMM timed in the same run, the
+loss of step 10 of every system (checked against the same ten steps in PyTorch float64: within
+`--rtol`, or twice PyTorch float32's own distance where a row is that ill-conditioned; so nobody is
+fast by being wrong), the arena against the memory planner's lower bound, and the time the compiler
+took. `docs/benchmarks.md` has the method and the figures.
 """
 
 from __future__ import annotations
@@ -456,35 +456,60 @@ int main(int argc, char **argv)
 
 
 def build_c(
-    directory: Path, compiled: Compiled, main: str, cc: str, extra: Sequence[str] = ()
+    directory: Path, compiled: Compiled, main: str, cc: str, extra: Sequence[str], work: Path
 ) -> dict[str, Path | str]:
     """Write the C and build it once per `C_BUILDS` entry (plus `extra` flags): the
-    executable, or the error."""
+    executable, or the error. The runtime's files, the same in every row, are compiled once a
+    run for each build, in `work` (`runtime_objects`); a row compiles its model and main."""
+    from adir.backends.c.files import runtime_files
+
     directory.mkdir(parents=True, exist_ok=True)
-    for name, text in {**compiled.files, "bench_main.c": main}.items():
+    model_files = {**compiled.files, "bench_main.c": main}
+    runtime = set(runtime_files())
+    for name, text in model_files.items():
         (directory / name).write_text(text)
-    sources = sorted(str(path) for path in directory.glob("*.c"))
+    sources = sorted(str(directory / name) for name in model_files if name.endswith(".c"))
+    sources = [source for source in sources if Path(source).name not in runtime]
     built: dict[str, Path | str] = {}
     for build, flags in C_BUILDS.items():
+        command = [cc, "-std=c99", *flags, *extra]
+        objects = runtime_objects(work, tuple(command))
+        if isinstance(objects, str):
+            built[build] = objects
+            continue
         executable = directory / f"bench_{build}"
         completed = subprocess.run(
-            [
-                cc,
-                "-std=c99",
-                *flags,
-                *extra,
-                "-I",
-                str(directory),
-                *sources,
-                "-o",
-                str(executable),
-                "-lm",
-            ],
+            [*command, "-I", str(directory), *sources, *objects, "-o", str(executable), "-lm"],
             capture_output=True,
             text=True,
         )
         built[build] = executable if completed.returncode == 0 else completed.stderr.strip()[-300:]
     return built
+
+
+@functools.cache
+def runtime_objects(work: Path, command: tuple[str, ...]) -> list[str] | str:
+    """The runtime compiled by `command` (the compiler and its flags) into a folder of `work`,
+    once a run: its objects, or the compiler's error."""
+    from adir.backends.c.files import runtime_files
+
+    directory = work / ("runtime_" + "_".join(flag.strip("-") for flag in command[1:]))
+    directory.mkdir(parents=True, exist_ok=True)
+    files = runtime_files()
+    objects = []
+    for name, text in files.items():
+        (directory / name).write_text(text)
+    for name in sorted(files):
+        if name.endswith(".c"):
+            objects.append(str(directory / name.replace(".c", ".o")))
+            completed = subprocess.run(
+                [*command, "-I", str(directory), "-c", str(directory / name), "-o", objects[-1]],
+                capture_output=True,
+                text=True,
+            )
+            if completed.returncode != 0:
+                return completed.stderr.strip()[-300:]
+    return objects
 
 
 # --- the peers (each in its own process: `bench.py --worker SYSTEM ...`) ---------------------
@@ -768,7 +793,7 @@ def run_row(model: str, batch: int, opt: str, args: argparse.Namespace, work: Pa
     row.compile_s, row.passes = compiled.seconds, compiled.pass_seconds
     row.arena, row.arena_bound = compiled.arena, compiled.arena_bound
     built = build_c(
-        directory / "c", compiled, timing_main(model, batch), args.cc, flush_flags(args)
+        directory / "c", compiled, timing_main(model, batch), args.cc, flush_flags(args), work
     )
     timing = [str(args.min_time), str(args.max_steps)]
     commands: dict[str, list[str] | str] = {}
