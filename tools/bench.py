@@ -461,21 +461,22 @@ def build_c(
     """Write the C and build it once per `C_BUILDS` entry (plus `extra` flags): the
     executable, or the error. The runtime's files, the same in every row, are compiled once a
     run for each build, in `work` (`runtime_objects`); a row compiles its model and main."""
-    from adir.backends.c.files import runtime_files
+    tools = str(Path(__file__).resolve().parent)
+    if tools not in sys.path:  # tools/c_runtime.py, beside this file
+        sys.path.insert(0, tools)
+    from c_runtime import model_sources, runtime_objects
 
     directory.mkdir(parents=True, exist_ok=True)
-    model_files = {**compiled.files, "bench_main.c": main}
-    runtime = set(runtime_files())
-    for name, text in model_files.items():
+    for name, text in {**compiled.files, "bench_main.c": main}.items():
         (directory / name).write_text(text)
-    sources = sorted(str(directory / name) for name in model_files if name.endswith(".c"))
-    sources = [source for source in sources if Path(source).name not in runtime]
+    sources = model_sources(directory)
     built: dict[str, Path | str] = {}
     for build, flags in C_BUILDS.items():
         command = [cc, "-std=c99", *flags, *extra]
-        objects = runtime_objects(work, tuple(command))
-        if isinstance(objects, str):
-            built[build] = objects
+        try:
+            objects = runtime_objects(work, tuple(command))
+        except subprocess.CalledProcessError as error:
+            built[build] = error.stderr.strip()[-300:]
             continue
         executable = directory / f"bench_{build}"
         completed = subprocess.run(
@@ -485,31 +486,6 @@ def build_c(
         )
         built[build] = executable if completed.returncode == 0 else completed.stderr.strip()[-300:]
     return built
-
-
-@functools.cache
-def runtime_objects(work: Path, command: tuple[str, ...]) -> list[str] | str:
-    """The runtime compiled by `command` (the compiler and its flags) into a folder of `work`,
-    once a run: its objects, or the compiler's error."""
-    from adir.backends.c.files import runtime_files
-
-    directory = work / ("runtime_" + "_".join(flag.strip("-") for flag in command[1:]))
-    directory.mkdir(parents=True, exist_ok=True)
-    files = runtime_files()
-    objects = []
-    for name, text in files.items():
-        (directory / name).write_text(text)
-    for name in sorted(files):
-        if name.endswith(".c"):
-            objects.append(str(directory / name.replace(".c", ".o")))
-            completed = subprocess.run(
-                [*command, "-I", str(directory), "-c", str(directory / name), "-o", objects[-1]],
-                capture_output=True,
-                text=True,
-            )
-            if completed.returncode != 0:
-                return completed.stderr.strip()[-300:]
-    return objects
 
 
 # --- the peers (each in its own process: `bench.py --worker SYSTEM ...`) ---------------------

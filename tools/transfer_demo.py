@@ -39,6 +39,7 @@ from adir.limits import parse_size
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+from c_runtime import model_sources, runtime_objects  # noqa: E402  (tools/c_runtime.py)
 from digits import write_adirdata  # noqa: E402  (tools/digits.py, beside this file)
 
 OLD, NEW = range(0, 5), range(5, 10)
@@ -127,11 +128,14 @@ def fine_tune_in_c(
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     trained = re.search(r"--train=(\S+)", compiled.stderr) if scheme == "suggested" else None
-    sources = sorted(str(path) for path in out.glob("*.c"))
+    # The runtime compiled once a run (tools/c_runtime.py), each run's model and main here.
+    command = ("cc", "-std=c99", "-O2")
+    objects = runtime_objects(out.parent, command)
     program = out / "train"
     subprocess.run(
-        ["cc", "-std=c99", "-O2", *sources, "-o", str(program), "-lm"], check=True
-    )  # fmt: skip
+        [*command, f"-I{out}", *model_sources(out), *objects, "-o", str(program), "-lm"],
+        check=True,
+    )
     run = subprocess.run(
         [str(program), str(out.parent / "new_train.bin"), str(out.parent / "new_test.bin"),
          str(epochs)],
