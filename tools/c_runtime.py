@@ -20,8 +20,8 @@ from adir.backends.c.files import runtime_files
 def runtime_objects(work: Path, command: tuple[str, ...]) -> list[str]:
     """The runtime compiled by `command` (a compiler and its flags) into a folder of `work`:
     its objects. A compiler's error raises CalledProcessError, its output in `stderr`."""
-    name = "_".join(part.strip("-").replace("/", "_") for part in command)
-    directory = work / f"runtime_{name}"
+    label = "_".join(part.strip("-").replace("/", "_") for part in command)
+    directory = work / f"runtime_{label}"
     directory.mkdir(parents=True, exist_ok=True)
     files = runtime_files()
     for name, text in files.items():

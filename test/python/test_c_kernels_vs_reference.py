@@ -181,7 +181,7 @@ def build_id(value: object) -> str:
 def test_tuned_kernels_match_their_references(
     compiler: str, flags: tuple[str, ...], target: str, tmp_path: Path
 ) -> None:
-    # The runtime compiled once a test process for each compiler and flags: a version under
+    # The runtime compiled once a test run for each compiler and flags: a version under
     # test is the driver's choice alone, so the portable -O2 build's three cases (and
     # test_c_multiversion.py's portable builds) link one compilation of the runtime, whose
     # AVX2 and AVX-512 versions are most of its compile time.

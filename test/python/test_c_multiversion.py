@@ -113,7 +113,7 @@ int main(void)
 
 def portable_build(compiler: str, directory: Path, version_max: int | None = None) -> Path:
     """`cc -O2` of the runtime and WHICH_VERSION, with -DADIR_X86_VERSION_MAX=`version_max`
-    if given. The runtime is compiled once a test process (c_testing.runtime_objects, shared
+    if given. The runtime is compiled once a test run (c_testing.runtime_objects, shared
     with test_c_kernels_vs_reference.py's -O2 builds); the cap is adir_tuned_dispatch.c's
     alone, so only that file is compiled again for it."""
     objects = runtime_objects(compiler, PORTABLE_FLAGS)

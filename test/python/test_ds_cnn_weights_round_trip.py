@@ -87,7 +87,7 @@ def test_ds_cnn_trained_in_c_predicts_in_torch_as_in_c(tmp_path: Path) -> None:
     (tmp_path / "test.f32").write_bytes(test_x.tobytes())
     (c_dir / "predict_main.c").write_text(PREDICT_MAIN)
 
-    # The runtime as the other C tests build it, once a process (`runtime_objects`): a user's
+    # The runtime as the other C tests build it, once a test run (`runtime_objects`): a user's
     # `cc DIR/*.c` on x86-64 would also compile the AVX2 and AVX-512 versions of the tuned
     # kernels, 130 s under ASan, which test_c_multiversion.py and test_c_kernels_vs_reference.py
     # build and check; what this test checks is the weights' round trip.
